@@ -1,0 +1,173 @@
+#include "harness/cli.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "harness/environment.h"
+#include "harness/registry.h"
+#include "harness/signals.h"
+#include "harness/suite_runner.h"
+
+namespace optbench {
+namespace {
+
+using json = nlohmann::json;
+
+std::string default_out_path(DeviceKind d) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
+  return std::string("optbench-") + to_string(d) + "-" + buf + ".json";
+}
+
+// Exact names given on the command line become an anchored alternation filter;
+// an unknown one is an error that lists the valid names.
+std::string names_to_filter(const std::vector<std::string>& names) {
+  const auto valid = Registry::instance().names();
+  std::string alt;
+  for (const auto& n : names) {
+    if (std::find(valid.begin(), valid.end(), n) == valid.end()) {
+      std::string list;
+      for (const auto& v : valid) list += "\n  " + v;
+      throw std::invalid_argument("unknown experiment '" + n + "'; valid names:" + list);
+    }
+    alt += (alt.empty() ? "" : "|") + n;
+  }
+  return "^(" + alt + ")$";
+}
+
+int cmd_list(const std::string& filter, bool as_json) {
+  json out = json::array();
+  for (const Experiment* e : Registry::instance().match(filter)) {
+    const auto i = e->info();
+    json devices = json::array();
+    for (auto d : i.devices) devices.push_back(to_string(d));
+    out.push_back({{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
+                   {"claims", i.claims}, {"devices", devices}, {"description", i.description}});
+  }
+  if (as_json) {
+    std::cout << out.dump(2) << '\n';
+    return 0;
+  }
+  for (const auto& e : out) {
+    std::string devices;
+    for (const auto& d : e["devices"]) devices += (devices.empty() ? "" : ",") + d.get<std::string>();
+    std::printf("%-28s %-10s %s\n", e["name"].get<std::string>().c_str(), devices.c_str(),
+                e["title"].get<std::string>().c_str());
+  }
+  return 0;
+}
+
+int cmd_report(const std::vector<std::string>& args) {
+  // The report is a Python package in the source tree; run it with the system
+  // interpreter, which is where Debian's matplotlib lives.
+  std::vector<std::string> argv = {"/usr/bin/python3", "-m", "report"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  setenv("PYTHONPATH", OPTBENCH_SOURCE_DIR, 1);
+  std::vector<char*> cargv;
+  for (auto& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  execv(cargv[0], cargv.data());
+  std::perror("optbench report: cannot start /usr/bin/python3");
+  return kExitUsage;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv) {
+  CLI::App app{"optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("optbench ") + OPTBENCH_VERSION);
+
+  std::string filter = ".*";
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "List the experiments");
+  list->add_option("--filter", filter, "Regex over experiment names");
+  list->add_flag("--json", list_json, "Print JSON instead of a table");
+
+  std::vector<std::string> names;
+  std::string device = "auto", out, interleave = "random";
+  bool quick = false, full = false, overwrite = false, no_progress = false;
+  double time_budget = 0, max_time = 0, target_ci = 0;
+  int min_samples = 0;
+  std::uint64_t seed = 42;
+  auto* run = app.add_subcommand("run", "Run experiments and write a results JSON file");
+  run->add_option("names", names, "Experiment names (exact); default: all, or those matching --filter");
+  run->add_option("--filter", filter, "Regex over experiment names (search, like --benchmark_filter)");
+  auto* q = run->add_flag("--quick", quick, "Short warm-up, 5% CI target, 1.5 s cap per case");
+  auto* f = run->add_flag("--full", full, "Long warm-up, 1% CI target, 60 s cap per case");
+  q->excludes(f);
+  run->add_option("--device", device, "cuda, cpu, or auto (GPU when present)")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  run->add_option("--out", out, "Results file (default: optbench-DEVICE-DATE.json)");
+  run->add_flag("--overwrite", overwrite, "Replace --out if it exists");
+  run->add_option("--time-budget", time_budget, "Seconds for the whole run, shared among cases")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-time", max_time, "Cap on sampling time per case, seconds")->check(CLI::PositiveNumber);
+  run->add_option("--min-samples", min_samples, "Minimum interleaved rounds per case")->check(CLI::PositiveNumber);
+  run->add_option("--target-ci", target_ci, "Stop when every ratio's CI is narrower than this (relative)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--seed", seed, "Seed of the interleaving order and the bootstrap");
+  run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
+  run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
+
+  std::string env_device = "auto";
+  auto* env = app.add_subcommand("env", "Print the environment block as JSON");
+  env->add_option("--device", env_device, "cuda, cpu, or auto")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+
+  std::vector<std::string> report_args;
+  auto* report = app.add_subcommand("report", "Render, compare or validate results (runs python3 -m report)");
+  report->prefix_command();
+  report->allow_extras();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  const std::vector<std::string> args(argv, argv + argc);
+  try {
+    if (*list) return cmd_list(filter, list_json);
+    if (*report) return cmd_report(report->remaining());
+    if (*env) {
+      const DeviceKind d = env_device == "auto" ? best_device() : parse_device(env_device);
+      std::cout << capture_environment(d, args).dump(2) << '\n';
+      return 0;
+    }
+    SuiteOptions opts;
+    opts.device = device == "auto" ? best_device() : parse_device(device);
+    opts.profile = quick ? Profile::quick : full ? Profile::full : Profile::standard;
+    opts.measure = measure_config_for(opts.profile);
+    if (max_time > 0) opts.measure.stopping.max_time_s = max_time;
+    if (min_samples > 0) opts.measure.stopping.min_samples = min_samples;
+    if (target_ci > 0) opts.measure.stopping.target_rel_ci = target_ci;
+    opts.measure.seed = seed;
+    opts.measure.order = parse_interleave_order(interleave);
+    opts.filter = names.empty() ? filter : names_to_filter(names);
+    if (time_budget > 0) opts.time_budget_s = time_budget;
+    opts.out_path = out.empty() ? default_out_path(opts.device) : out;
+    if (!overwrite && std::filesystem::exists(opts.out_path))
+      throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
+    opts.argv = args;
+    opts.progress = !no_progress;
+    install_stop_handlers();
+    return run_suite(opts);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (auto nl = msg.find("\nException raised from"); nl != std::string::npos) msg.resize(nl);
+    std::fprintf(stderr, "optbench: error: %s\n", msg.c_str());
+    return kExitUsage;
+  }
+}
+
+}  // namespace optbench

@@ -1,0 +1,55 @@
+#pragma once
+// Numerics flags that change what a benchmark measures, read and set the same way
+// on LibTorch 1.13 and 2.x. (2.x adds a per-backend fp32 precision API; the
+// allowTF32 accessors still exist and are what both versions agree on.)
+#include <ATen/Context.h>
+
+#include <nlohmann/json.hpp>
+
+namespace optbench::compat {
+
+struct NumericsFlags {
+  bool tf32_matmul = false;      // cuBLAS may use TF32 for fp32 matmul
+  bool tf32_cudnn = true;        // cuDNN may use TF32 for fp32 convolution
+  bool cudnn_benchmark = false;
+  bool cudnn_deterministic = false;
+  bool deterministic_algorithms = false;
+};
+
+inline NumericsFlags read_numerics_flags() {
+  auto& ctx = at::globalContext();
+  return {ctx.allowTF32CuBLAS(), ctx.allowTF32CuDNN(), ctx.benchmarkCuDNN(), ctx.deterministicCuDNN(),
+          ctx.deterministicAlgorithms()};
+}
+
+inline void apply_numerics_flags(const NumericsFlags& f) {
+  auto& ctx = at::globalContext();
+  ctx.setAllowTF32CuBLAS(f.tf32_matmul);
+  ctx.setAllowTF32CuDNN(f.tf32_cudnn);
+  ctx.setBenchmarkCuDNN(f.cudnn_benchmark);
+  ctx.setDeterministicCuDNN(f.cudnn_deterministic);
+  ctx.setDeterministicAlgorithms(f.deterministic_algorithms, /*warn_only=*/false);
+}
+
+inline nlohmann::json to_json(const NumericsFlags& f) {
+  return {{"tf32_matmul", f.tf32_matmul},
+          {"tf32_cudnn", f.tf32_cudnn},
+          {"cudnn_benchmark", f.cudnn_benchmark},
+          {"cudnn_deterministic", f.cudnn_deterministic},
+          {"deterministic_algorithms", f.deterministic_algorithms}};
+}
+
+// Sets flags for a scope and restores the previous ones (experiments that flip
+// TF32 or cudnn.benchmark must not leak them into the next experiment).
+class NumericsFlagsGuard {
+ public:
+  explicit NumericsFlagsGuard(const NumericsFlags& f) : saved_(read_numerics_flags()) { apply_numerics_flags(f); }
+  ~NumericsFlagsGuard() { apply_numerics_flags(saved_); }
+  NumericsFlagsGuard(const NumericsFlagsGuard&) = delete;
+  NumericsFlagsGuard& operator=(const NumericsFlagsGuard&) = delete;
+
+ private:
+  NumericsFlags saved_;
+};
+
+}  // namespace optbench::compat

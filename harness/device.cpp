@@ -1,0 +1,86 @@
+#include "harness/device.h"
+
+#include <c10/util/Exception.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+
+#if OPTBENCH_WITH_CUDA
+#include "harness/cuda/cuda_backend.h"
+#endif
+
+namespace optbench {
+
+DeviceKind parse_device(const std::string& s) {
+  if (s == "cpu") return DeviceKind::cpu;
+  if (s == "cuda") return DeviceKind::cuda;
+  throw std::invalid_argument("unknown device '" + s + "' (valid: cpu, cuda)");
+}
+
+const char* to_string(DeviceKind d) { return d == DeviceKind::cpu ? "cpu" : "cuda"; }
+const char* to_string(TimingMode m) { return m == TimingMode::batched ? "batched" : "sync"; }
+
+c10::Device torch_device(DeviceKind d) {
+  return d == DeviceKind::cpu ? c10::Device(c10::kCPU) : c10::Device(c10::kCUDA, 0);
+}
+
+bool cuda_compiled() {
+#if OPTBENCH_WITH_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool cuda_available() {
+#if OPTBENCH_WITH_CUDA
+  return cuda::device_count() > 0;
+#else
+  return false;
+#endif
+}
+
+DeviceKind best_device() { return cuda_available() ? DeviceKind::cuda : DeviceKind::cpu; }
+
+namespace {
+
+// Host clock only; the device is the host, so there is nothing to synchronise.
+class CpuBackend final : public DeviceBackend {
+ public:
+  DeviceKind kind() const override { return DeviceKind::cpu; }
+  void synchronize() override {}
+  Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t i = 0; i < iters; ++i) step();
+    const auto t1 = std::chrono::steady_clock::now();
+    Sample s;
+    s.iters = iters;
+    s.host_s = std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(iters);
+    return s;
+  }
+  std::optional<MemoryPeak> current_memory() override { return std::nullopt; }
+  std::optional<MemoryPeak> peak_memory() override { return std::nullopt; }
+};
+
+}  // namespace
+
+std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind) {
+  if (kind == DeviceKind::cpu) return std::make_unique<CpuBackend>();
+#if OPTBENCH_WITH_CUDA
+  if (!cuda_available()) throw std::runtime_error("no CUDA device is visible (CUDA_VISIBLE_DEVICES, driver?)");
+  return cuda::make_cuda_backend();
+#else
+  throw std::runtime_error("this optbench was built against a LibTorch without CUDA; use --device cpu");
+#endif
+}
+
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return true;
+  const char* what = e.what();
+  return std::strstr(what, "out of memory") != nullptr || std::strstr(what, "Out of memory") != nullptr;
+}
+
+}  // namespace optbench

@@ -1,0 +1,109 @@
+#include "harness/environment.h"
+
+#include <ATen/Parallel.h>
+#include <sys/utsname.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <thread>
+
+#include "harness/compat/numerics_flags.h"
+#include "harness/nvml.h"
+
+#if OPTBENCH_WITH_CUDA
+#include "harness/cuda/cuda_backend.h"
+#endif
+
+namespace optbench {
+namespace {
+
+using json = nlohmann::json;
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Output of a command, "" when it fails (git absent, not a checkout).
+std::string command_output(const std::string& cmd) {
+  std::array<char, 256> buf{};
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>/dev/null").c_str(), "r"), pclose);
+  if (!pipe) return "";
+  while (fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+  return trim(out);
+}
+
+std::string file_field(const std::string& path, const std::string& key, char sep) {
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    auto pos = line.find(sep);
+    if (pos == std::string::npos) continue;
+    std::string v = line.substr(pos + 1);
+    v.erase(0, v.find_first_not_of(" \t\""));
+    while (!v.empty() && (v.back() == '"' || v.back() == ' ')) v.pop_back();
+    return v;
+  }
+  return "";
+}
+
+std::string utc_now_iso() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+json git_info() {
+  const std::string dir = OPTBENCH_SOURCE_DIR;
+  const std::string sha = command_output("git -C '" + dir + "' rev-parse HEAD");
+  if (sha.empty()) return {{"sha", nullptr}, {"dirty", nullptr}};
+  const std::string status = command_output("git -C '" + dir + "' status --porcelain --untracked-files=no");
+  return {{"sha", sha}, {"dirty", !status.empty()}};
+}
+
+}  // namespace
+
+json capture_environment(DeviceKind device, const std::vector<std::string>& argv) {
+  json env;
+  env["date"] = utc_now_iso();
+  env["optbench_version"] = OPTBENCH_VERSION;
+  env["git"] = git_info();
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  env["command_line"] = cmd;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  env["host"] = host;
+  utsname u{};
+  uname(&u);
+  env["os"] = {{"name", file_field("/etc/os-release", "PRETTY_NAME", '=')},
+               {"kernel", std::string(u.sysname) + " " + u.release},
+               {"arch", u.machine}};
+  env["cpu"] = {{"model", file_field("/proc/cpuinfo", "model name", ':')},
+                {"logical_cores", std::thread::hardware_concurrency()},
+                {"torch_threads", at::get_num_threads()}};
+  env["libtorch"] = {{"version", TORCH_VERSION}, {"cuda", cuda_compiled()}};
+  env["device"] = to_string(device);
+  env["numerics"] = compat::to_json(compat::read_numerics_flags());
+#if OPTBENCH_WITH_CUDA
+  env["cuda"] = cuda::environment();
+#else
+  env["cuda"] = nullptr;
+#endif
+  env["nvml"] = {{"available", nvml::available()}, {"driver_version", nvml::driver_version()}};
+  if (!nvml::available()) env["nvml"]["reason"] = nvml::unavailable_reason();
+  return env;
+}
+
+}  // namespace optbench

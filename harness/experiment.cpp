@@ -1,0 +1,41 @@
+#include "harness/experiment.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace optbench {
+
+Profile parse_profile(const std::string& s) {
+  if (s == "quick") return Profile::quick;
+  if (s == "standard") return Profile::standard;
+  if (s == "full") return Profile::full;
+  throw std::invalid_argument("unknown profile '" + s + "' (valid: quick, standard, full)");
+}
+
+const char* to_string(Profile p) {
+  switch (p) {
+    case Profile::quick: return "quick";
+    case Profile::standard: return "standard";
+    case Profile::full: return "full";
+  }
+  return "standard";
+}
+
+Tolerance tolerance_for(c10::ScalarType dtype) {
+  // Same defaults as torch.testing.assert_close.
+  switch (dtype) {
+    case c10::ScalarType::Half: return {1e-3, 1e-5};
+    case c10::ScalarType::BFloat16: return {1.6e-2, 1e-5};
+    case c10::ScalarType::Float: return {1.3e-6, 1e-5};
+    case c10::ScalarType::Double: return {1e-7, 1e-7};
+    default: return {0, 0};
+  }
+}
+
+std::string Experiment::unsupported_reason(const RunContext& ctx) const {
+  const auto devices = info().devices;
+  if (std::find(devices.begin(), devices.end(), ctx.device) != devices.end()) return "";
+  return std::string("not meaningful on ") + to_string(ctx.device);
+}
+
+}  // namespace optbench

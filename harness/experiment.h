@@ -1,0 +1,96 @@
+#pragma once
+// The extension point. An experiment is one optimization from the checklists: it
+// declares what it tests and produces cases; each case is a set of variants of the
+// same work (variants[0] is the baseline) that the runner times interleaved and
+// compares. Adding an experiment = one file in workloads/ with
+// OPTBENCH_REGISTER_EXPERIMENT at the bottom.
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/device.h"
+
+namespace optbench {
+
+enum class Profile { quick, standard, full };
+Profile parse_profile(const std::string& s);
+const char* to_string(Profile p);
+
+// One variant instantiated for one case: state is built in the factory, step()
+// is the timed unit of work. GPU work must be enqueued on the current stream, or
+// joined back to it before step() returns, so the stream's events bracket it all.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void step() = 0;
+  // What verification compares with the baseline's output (untimed). An
+  // undefined tensor means "nothing to compare".
+  virtual at::Tensor output() { return {}; }
+};
+
+struct Variant {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<Workload>()> make;
+};
+
+// Work done by one step, so the runner can derive throughputs.
+struct WorkUnits {
+  double bytes = 0;
+  double flops = 0;
+  double items = 0;
+  std::string item_name = "samples";
+};
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-8;
+};
+// The tolerance an output computed in this dtype is held to.
+Tolerance tolerance_for(c10::ScalarType dtype);
+
+struct Case {
+  std::string name;
+  nlohmann::json params = nlohmann::json::object();
+  TimingMode timing = TimingMode::batched;
+  bool hold_stream = false;  // kernel-level cases only: hide enqueue latency (nvbench)
+  WorkUnits units;
+  std::vector<Variant> variants;       // [0] is the baseline
+  std::optional<Tolerance> tolerance;  // compare every output with the baseline's
+  // Custom check in place of (or beside) the tolerance: returns "" when it
+  // passes, else what is wrong. Called with instantiated variants ([0] = baseline).
+  std::function<std::string(std::vector<Workload*>&)> verify;
+  std::string skip_reason;  // non-empty: recorded as skipped, nothing runs
+  nlohmann::json notes = nlohmann::json::object();  // extra facts for the report (peaks, link)
+};
+
+struct RunContext {
+  DeviceKind device = DeviceKind::cpu;
+  Profile profile = Profile::standard;
+};
+
+struct ExperimentInfo {
+  std::string name;          // stable id, used by --filter and the report
+  std::string title;
+  std::string optimization;  // what is switched on in the optimized variant
+  std::vector<std::string> claims;  // ids in report/claims.json
+  std::string description;
+  std::vector<DeviceKind> devices = {DeviceKind::cpu, DeviceKind::cuda};
+};
+
+class Experiment {
+ public:
+  virtual ~Experiment() = default;
+  virtual ExperimentInfo info() const = 0;
+  virtual std::vector<Case> cases(const RunContext& ctx) const = 0;
+  // Empty when the experiment can run in ctx, else why not (recorded as skipped).
+  virtual std::string unsupported_reason(const RunContext& ctx) const;
+};
+
+}  // namespace optbench

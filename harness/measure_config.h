@@ -1,0 +1,33 @@
+#pragma once
+// How hard to measure: warm-up, sample length, stopping rule, interleaving. The
+// three profiles trade time for precision; every field can be overridden.
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/device.h"
+#include "harness/experiment.h"
+#include "harness/interleave.h"
+#include "harness/stopping_rule.h"
+
+namespace optbench {
+
+struct MeasureConfig {
+  StoppingConfig stopping;
+  double warmup_min_s = 0.2;
+  double warmup_max_s = 2.0;
+  // A sample is a batch of steps grown to last at least this long, so event and
+  // launch overhead stay negligible (torch.utils.benchmark's block size).
+  double target_sample_s = 2e-3;
+  std::int64_t max_iters_per_sample = 100000;
+  InterleaveOrder order = InterleaveOrder::random;
+  std::uint64_t seed = 42;
+  int bootstrap_resamples = 2000;  // final CIs
+  int stopping_resamples = 300;    // CIs checked by the stopping rule while sampling
+  double throttle_fraction = 0.9;  // a sample below this share of max SM clock counts as throttled
+};
+
+MeasureConfig measure_config_for(Profile p);
+nlohmann::json to_json(const MeasureConfig& c);
+
+}  // namespace optbench

@@ -1,0 +1,26 @@
+#pragma once
+// One progress line per case on stderr, with elapsed time and an ETA, so a long
+// run shows where it is and a log shows what each case concluded.
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace optbench {
+
+class Progress {
+ public:
+  Progress(std::size_t total_cases, bool enabled);
+  void case_started(const std::string& label);
+  void case_finished(const std::string& label, const nlohmann::json& result);
+  static std::string format_duration(double seconds);
+  static std::string headline(const nlohmann::json& result);  // "pinned 2.41x [2.38, 2.44]" etc.
+
+ private:
+  std::size_t total_, done_ = 0;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace optbench

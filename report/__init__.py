@@ -1,0 +1,1 @@
+"""optbench report: results JSON -> tables, plots, claim verdicts, regression gate."""

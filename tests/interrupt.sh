@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Incremental writing: SIGINT mid-run records the case as interrupted and exits
+# 130; SIGKILL mid-run leaves a valid file with every finished case.
+set -u
+OPTBENCH=$1; SRC=$2; FILTER=$3
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+finished_cases() {
+  /usr/bin/python3 -c 'import json,sys
+try: d=json.load(open(sys.argv[1]))
+except Exception: print(0); sys.exit()
+print(sum(1 for e in d["experiments"] for c in e["cases"] if c["status"] in ("ok","skipped","failed")))' "$1"
+}
+wait_for_cases() {  # file, count
+  for _ in $(seq 1 600); do
+    [ -f "$1" ] && [ "$(finished_cases "$1")" -ge "$2" ] && return 0
+    sleep 0.2
+  done
+  fail "no finished case in $1 after 120 s"
+}
+
+for sig in INT KILL; do
+  f="$tmp/$sig.json"
+  # A long per-case cap so the run is surely still going when the signal lands.
+  "$OPTBENCH" run --device cpu --filter "$FILTER" --max-time 30 --target-ci 1e-9 --no-progress --out "$f" &
+  pid=$!
+  wait_for_cases "$f" 1
+  kill -s $sig $pid
+  wait $pid; rc=$?
+  PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$f" || fail "$sig: file not schema-valid"
+  status=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$f")
+  [ "$(finished_cases "$f")" -ge 1 ] || fail "$sig: finished case lost"
+  if [ $sig = INT ]; then
+    [ $rc -eq 130 ] || fail "SIGINT: exit $rc, expected 130"
+    [ "$status" = interrupted ] || fail "SIGINT: status $status"
+    /usr/bin/python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+assert any(c["status"]=="interrupted" for e in d["experiments"] for c in e["cases"]), "no interrupted case"' "$f" \
+      || fail "SIGINT: the case in flight is not recorded as interrupted"
+  else
+    [ "$status" = running ] || fail "SIGKILL: status $status"
+  fi
+done
+echo "interrupt: ok"

@@ -1,0 +1,73 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/environment.h"
+#include "harness/measure_config.h"
+#include "harness/results_writer.h"
+#include "tests/schema_check.h"
+
+using optbench::testing::schema_valid;
+
+using namespace optbench;
+using json = nlohmann::json;
+
+namespace {
+
+json read(const std::string& p) {
+  std::ifstream f(p);
+  return json::parse(f);
+}
+
+json minimal_config() {
+  return {{"device", "cpu"}, {"profile", "quick"}, {"filter", ".*"}, {"time_budget_s", nullptr},
+          {"measure", to_json(measure_config_for(Profile::quick))}};
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("optbench_test_" + name + ".json")).string();
+}
+
+}  // namespace
+
+TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
+  const std::string path = temp_path("steps");
+  ResultsWriter w(path, capture_environment(DeviceKind::cpu, {"test"}), minimal_config());
+  EXPECT_EQ(read(path)["status"], "running");
+  EXPECT_TRUE(schema_valid(path));
+
+  const auto idx = w.begin_experiment({{"name", "demo"}, {"title", "t"}, {"optimization", "o"},
+                                       {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}});
+  EXPECT_EQ(read(path)["experiments"][0]["status"], "running");
+  EXPECT_TRUE(schema_valid(path));
+
+  w.add_case(idx, {{"name", "c"}, {"params", json::object()}, {"status", "skipped"}, {"reason", "why"}});
+  EXPECT_EQ(read(path)["experiments"][0]["cases"].size(), 1u);
+  w.end_experiment(idx, "ok");
+  w.finish("complete");
+  EXPECT_EQ(read(path)["status"], "complete");
+  EXPECT_TRUE(schema_valid(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsWriter, SchemaRejectsAForeignDocument) {
+  const std::string path = temp_path("foreign");
+  std::ofstream(path) << R"({"schema": "optbench-results", "schema_version": 1, "status": "complete"})";
+  EXPECT_FALSE(schema_valid(path));
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsWriter, UnwritablePathFailsAtOnce) {
+  EXPECT_THROW(ResultsWriter("/nonexistent-dir/x.json", json::object(), minimal_config()), std::runtime_error);
+}
+
+TEST(Environment, CarriesTheRequiredKeys) {
+  const json env = capture_environment(DeviceKind::cpu, {"optbench", "env"});
+  for (const char* key : {"date", "git", "host", "os", "cpu", "libtorch", "numerics", "cuda", "nvml", "command_line"})
+    EXPECT_TRUE(env.contains(key)) << key;
+  EXPECT_EQ(env["command_line"], "optbench env");
+  EXPECT_FALSE(env["libtorch"]["version"].get<std::string>().empty());
+}

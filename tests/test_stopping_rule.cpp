@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include "harness/stopping_rule.h"
+
+using namespace optbench;
+
+namespace {
+StoppingConfig cfg() { return {10, 0.5, 5.0, 1000, 0.02, 0.95}; }
+}  // namespace
+
+TEST(StoppingRule, NeedsMinimumSamplesAndTimeBeforePrecision) {
+  EXPECT_EQ(should_stop(cfg(), {9, 1.0, 1.0, 0.001, false}), StopReason::none);
+  EXPECT_EQ(should_stop(cfg(), {10, 0.4, 1.0, 0.001, false}), StopReason::none);
+  EXPECT_EQ(should_stop(cfg(), {10, 0.5, 1.0, 0.001, false}), StopReason::precision);
+}
+
+TEST(StoppingRule, KeepsGoingWhileImprecise) {
+  EXPECT_EQ(should_stop(cfg(), {50, 3.0, 3.0, 0.05, false}), StopReason::none);
+}
+
+TEST(StoppingRule, CapWinsOverPrecisionAndMinimums) {
+  EXPECT_EQ(should_stop(cfg(), {5, 5.0, 5.0, 0.5, false}), StopReason::max_time);
+  // Fewer rounds than a CI needs: keep going until twice the cap.
+  EXPECT_EQ(should_stop(cfg(), {2, 5.0, 5.0, 0.5, false}), StopReason::none);
+  EXPECT_EQ(should_stop(cfg(), {1, 10.0, 10.0, 0.5, false}), StopReason::max_time);
+}
+
+TEST(StoppingRule, MaxSamplesAndInterrupt) {
+  EXPECT_EQ(should_stop(cfg(), {1000, 3.0, 3.0, 0.5, false}), StopReason::max_samples);
+  EXPECT_EQ(should_stop(cfg(), {1, 0.0, 0.0, 0.5, true}), StopReason::interrupted);
+}
+
+TEST(StoppingRule, ValidatesConfig) {
+  StoppingConfig c = cfg();
+  EXPECT_NO_THROW(validate(c));
+  c.target_rel_ci = 0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = cfg();
+  c.max_samples = 1;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+  c = cfg();
+  c.confidence = 1.0;
+  EXPECT_THROW(validate(c), std::invalid_argument);
+}
+
+TEST(StoppingRule, ReasonNames) {
+  EXPECT_STREQ(to_string(StopReason::precision), "precision");
+  EXPECT_STREQ(to_string(StopReason::max_time), "max_time");
+}
