@@ -88,6 +88,25 @@ json summary_json(const std::vector<double>& xs) {
           {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
 }
 
+const WorkUnits& units_of(const Case& c, const VariantState& v) { return v.spec->units ? *v.spec->units : c.units; }
+
+// The amount of work speedups are normalised by: FLOPs, else bytes, else items.
+double work_amount(const WorkUnits& u) {
+  if (u.flops > 0) return u.flops;
+  if (u.bytes > 0) return u.bytes;
+  if (u.items > 0) return u.items;
+  return 1.0;
+}
+
+// Primary times per unit of work relative to the baseline's work, so variants
+// doing different amounts of work (4095 vs 4096) compare fairly.
+std::vector<double> normalised_times(const Case& c, const VariantState& v, const VariantState& base) {
+  const double scale = work_amount(units_of(c, base)) / work_amount(units_of(c, v));
+  std::vector<double> out(v.primary);
+  for (auto& t : out) t *= scale;
+  return out;
+}
+
 json throughput_json(const WorkUnits& u, double seconds) {
   json t = json::object();
   if (!(seconds > 0)) return t;
@@ -106,7 +125,8 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
                   double throttle_fraction) {
   json j = {{"name", v.spec->name},
             {"description", v.spec->description},
-            {"role", index == 0 ? "baseline" : "optimized"},
+            {"role", index == 0 ? "baseline"
+                     : v.spec->role == VariantRole::reference ? "reference" : "optimized"},
             {"status", v.status}};
   if (!v.error.empty()) j["error"] = v.error;
   j["first_run_s"] = v.warmup.iters ? json(v.warmup.first_run_s) : json(nullptr);
@@ -118,8 +138,19 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
   j["stats"] = summary_json(v.primary);
   j["host_stats"] = summary_json(v.host);
   j["device_stats"] = summary_json(v.device);
-  j["throughput"] = v.primary.empty() ? json::object() : throughput_json(c.units, median(v.primary));
+  j["throughput"] = v.primary.empty() ? json::object() : throughput_json(units_of(c, v), median(v.primary));
   j["memory"] = memory_json(v.memory);
+  if (v.spec->units) {
+    const auto& u = *v.spec->units;
+    j["units"] = {{"bytes", u.bytes}, {"flops", u.flops}, {"items", u.items}, {"item_name", u.item_name}};
+  }
+  if (v.work) {
+    try {
+      j["metrics"] = v.work->metrics();
+    } catch (const std::exception& e) {
+      j["metrics"] = {{"error", e.what()}};
+    }
+  }
   if (limits.sm_clock_max_mhz && !v.clock.empty()) {
     const double floor = throttle_fraction * *limits.sm_clock_max_mhz;
     j["throttled_samples"] = std::count_if(v.clock.begin(), v.clock.end(), [&](double f) { return f < floor; });
@@ -239,8 +270,9 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
       cmp["speedup"] = nullptr;
       cmp["verification"] = {{"status", "not_checked"}, {"message", "a variant has no samples"}};
     } else {
-      const double est = median(vs[0].primary) / median(vs[i].primary);
-      const Interval ci = bootstrap_ratio_ci(vs[0].primary, vs[i].primary, final_boot);
+      const auto times = normalised_times(c, vs[i], vs[0]);
+      const double est = median(vs[0].primary) / median(times);
+      const Interval ci = bootstrap_ratio_ci(vs[0].primary, times, final_boot);
       cmp["speedup"] = est;
       cmp["ci_low"] = ci.low;
       cmp["ci_high"] = ci.high;
@@ -253,6 +285,13 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     comparisons.push_back(std::move(cmp));
   }
   out["comparisons"] = std::move(comparisons);
+  if (c.derive) {
+    try {
+      out["derived"] = c.derive(out);
+    } catch (const std::exception& e) {
+      out["derived"] = {{"error", e.what()}};
+    }
+  }
 
   if (reason == StopReason::interrupted) {
     out["status"] = "interrupted";

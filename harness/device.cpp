@@ -9,6 +9,7 @@
 
 #if OPTBENCH_WITH_CUDA
 #include "harness/cuda/cuda_backend.h"
+#include "harness/nvml.h"
 #endif
 
 namespace optbench {
@@ -43,6 +44,21 @@ bool cuda_available() {
 }
 
 DeviceKind best_device() { return cuda_available() ? DeviceKind::cuda : DeviceKind::cpu; }
+
+std::string device_name(DeviceKind d) {
+#if OPTBENCH_WITH_CUDA
+  if (d == DeviceKind::cuda) return cuda::device_name(0);
+#endif
+  return d == DeviceKind::cpu ? "CPU" : "";
+}
+
+nlohmann::json gpu_nvml_info(DeviceKind d) {
+#if OPTBENCH_WITH_CUDA
+  if (d == DeviceKind::cuda) return nvml::device_environment(cuda::pci_bus_id(0));
+#endif
+  (void)d;
+  return nullptr;
+}
 
 namespace {
 

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace optbench {
 
 enum class DeviceKind { cpu, cuda };
@@ -20,6 +22,10 @@ c10::Device torch_device(DeviceKind d);
 bool cuda_compiled();   // this binary was built against a LibTorch with CUDA
 bool cuda_available();  // ... and a GPU is usable now
 DeviceKind best_device();
+// "CPU" model or the GPU's name, as the report matches it against datasheet peaks.
+std::string device_name(DeviceKind d);
+// NVML facts (PCIe link, clocks) of the GPU in use; null for the CPU.
+nlohmann::json gpu_nvml_info(DeviceKind d);
 
 enum class TimingMode {
   batched,  // N back-to-back steps between two events: for asynchronous GPU work

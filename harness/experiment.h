@@ -32,12 +32,9 @@ class Workload {
   // What verification compares with the baseline's output (untimed). An
   // undefined tensor means "nothing to compare".
   virtual at::Tensor output() { return {}; }
-};
-
-struct Variant {
-  std::string name;
-  std::string description;
-  std::function<std::unique_ptr<Workload>()> make;
+  // Facts the workload measured about itself (e.g. time waiting for data),
+  // stored with the variant's result.
+  virtual nlohmann::json metrics() { return nlohmann::json::object(); }
 };
 
 // Work done by one step, so the runner can derive throughputs.
@@ -46,6 +43,21 @@ struct WorkUnits {
   double flops = 0;
   double items = 0;
   std::string item_name = "samples";
+};
+
+enum class VariantRole {
+  optimized,  // a way of doing the baseline's work faster
+  reference,  // a bound or a component (compute alone, data already on the device)
+};
+
+struct Variant {
+  std::string name;
+  std::string description;
+  std::function<std::unique_ptr<Workload>()> make;
+  VariantRole role = VariantRole::optimized;
+  // Set when this variant does a different amount of work than the case's units
+  // (aligned vs odd sizes): speedups then compare time per unit of work.
+  std::optional<WorkUnits> units;
 };
 
 struct Tolerance {
@@ -68,6 +80,9 @@ struct Case {
   std::function<std::string(std::vector<Workload*>&)> verify;
   std::string skip_reason;  // non-empty: recorded as skipped, nothing runs
   nlohmann::json notes = nlohmann::json::object();  // extra facts for the report (peaks, link)
+  // Figures computed from the finished result (e.g. the share of a copy hidden
+  // behind compute); stored under "derived".
+  std::function<nlohmann::json(const nlohmann::json& result)> derive;
 };
 
 struct RunContext {

@@ -4,10 +4,14 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <vector>
 #include <string>
 
 #include "harness/device.h"
+#include "harness/experiment.h"
 
 namespace optbench::workloads {
 
@@ -27,6 +31,35 @@ inline std::string size_label(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, bytes == static_cast<std::int64_t>(bytes) ? "%.0f%s" : "%.1f%s", bytes, units[u]);
   return buf;
+}
+
+// Variants whose outputs cannot be compared with each other (different shapes)
+// check themselves against a float64 reference of their own inputs instead.
+class CheckedAgainstFp64 {
+ public:
+  virtual ~CheckedAgainstFp64() = default;
+  // max |out - ref| / max |ref| over what the workload checks.
+  virtual double error_vs_fp64() = 0;
+};
+
+inline double normalised_error(const at::Tensor& out, const at::Tensor& ref) {
+  const auto r = ref.to(at::kDouble);
+  const double scale = std::max(r.abs().max().item<double>(), 1e-30);
+  return (out.to(at::kDouble) - r).abs().max().item<double>() / scale;
+}
+
+// A Case::verify that holds every variant to `tolerance` against float64.
+inline std::function<std::string(std::vector<Workload*>&)> verify_against_fp64(double tolerance) {
+  return [tolerance](std::vector<Workload*>& ws) -> std::string {
+    for (Workload* w : ws) {
+      auto* c = dynamic_cast<CheckedAgainstFp64*>(w);
+      if (!c) return "workload cannot check itself against float64";
+      const double err = c->error_vs_fp64();
+      if (!(err <= tolerance))
+        return "error vs float64 " + std::to_string(err) + " exceeds " + std::to_string(tolerance);
+    }
+    return "";
+  };
 }
 
 }  // namespace optbench::workloads

@@ -52,4 +52,18 @@ class NumericsFlagsGuard {
   NumericsFlags saved_;
 };
 
+// Just TF32 for matmul, for a scope (variants that differ only in that flag).
+class Tf32MatmulGuard {
+ public:
+  explicit Tf32MatmulGuard(bool on) : saved_(at::globalContext().allowTF32CuBLAS()) {
+    at::globalContext().setAllowTF32CuBLAS(on);
+  }
+  ~Tf32MatmulGuard() { at::globalContext().setAllowTF32CuBLAS(saved_); }
+  Tf32MatmulGuard(const Tf32MatmulGuard&) = delete;
+  Tf32MatmulGuard& operator=(const Tf32MatmulGuard&) = delete;
+
+ private:
+  bool saved_;
+};
+
 }  // namespace optbench::compat

@@ -92,6 +92,12 @@ std::string pci_bus_id(int device) {
   return buf;
 }
 
+std::string device_name(int device) {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return "";
+  return p.name;
+}
+
 std::unique_ptr<DeviceBackend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
 
 }  // namespace optbench::cuda

@@ -11,6 +11,7 @@ namespace optbench::cuda {
 
 int device_count();  // 0 when no driver or no device, never throws
 std::string pci_bus_id(int device);
+std::string device_name(int device);
 std::unique_ptr<DeviceBackend> make_cuda_backend();
 nlohmann::json environment();  // GPU properties, runtime/driver/cuDNN/NCCL versions
 
