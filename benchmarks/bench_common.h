@@ -15,15 +15,20 @@ namespace optbench::bench {
 DeviceBackend& backend();
 DeviceKind device();
 
-// One Google Benchmark iteration = one harness sample of `iters` steps; the
-// manual time is the per-step primary time (events on a GPU, host clock on a CPU).
+// One Google Benchmark iteration = one harness sample of `iters` steps; its
+// manual time is the sample's primary time (events on a GPU, host clock on a
+// CPU), and the counter per_step_s is the time of one step.
 inline void run_manual(benchmark::State& state, const std::function<void()>& step, std::int64_t iters,
                        TimingMode mode = TimingMode::batched) {
+  double per_step_sum = 0;
   for (auto _ : state) {
     const Sample s = backend().time(step, iters, mode);
-    state.SetIterationTime(primary_time(s, mode));
+    const double per_step = primary_time(s, mode);
+    per_step_sum += per_step;
+    state.SetIterationTime(per_step * static_cast<double>(iters));
   }
-  state.counters["iters_per_sample"] = static_cast<double>(iters);
+  state.counters["per_step_s"] = benchmark::Counter(per_step_sum, benchmark::Counter::kAvgIterations);
+  state.counters["steps_per_iteration"] = static_cast<double>(iters);
 }
 
 void register_harness_overhead();

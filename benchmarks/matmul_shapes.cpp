@@ -20,9 +20,11 @@ void matmul(benchmark::State& state, at::ScalarType dtype) {
   auto step = [&] { at::mm_out(c, a, b); };
   backend().hold_stream(true);
   const WarmupResult w = warm_up(backend(), step, TimingMode::batched, 0.05, 0.5);
-  run_manual(state, step, iters_per_sample(w.step_s, 2e-3, 256));
+  const std::int64_t iters = iters_per_sample(w.step_s, 2e-3, 256);
+  run_manual(state, step, iters);
   backend().hold_stream(false);
-  state.counters["TFLOP/s"] = benchmark::Counter(2.0 * n * n * n / 1e12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(2.0 * n * n * n * iters / 1e12, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace

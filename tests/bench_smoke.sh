@@ -4,7 +4,7 @@
 set -u
 BENCH=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-"$BENCH" --benchmark_filter='harness/|matmul/fp32/256$' --benchmark_min_time=0.01 \
+"$BENCH" --benchmark_filter='harness/empty|harness/tiny_kernel/100/|matmul/fp32/256/' --benchmark_min_time=0.01 \
   --benchmark_out="$tmp/b.json" --benchmark_out_format=json >/dev/null || { echo "FAIL: bench exited $?"; exit 1; }
 /usr/bin/python3 - "$tmp/b.json" <<'PY'
 import json, sys
@@ -18,5 +18,7 @@ for b in d["benchmarks"]:
     assert b["real_time"] > 0
 mm = [b for b in d["benchmarks"] if b["name"].startswith("matmul/")][0]
 assert mm["TFLOP/s"] > 0
+# Consistency of the conventions: TFLOP/s == 2 n^3 / per-step time.
+assert abs(mm["TFLOP/s"] - 2 * 256**3 / mm["per_step_s"] / 1e12) / mm["TFLOP/s"] < 0.05, mm
 print("bench smoke ok")
 PY
