@@ -5,6 +5,7 @@
 #include <torch/version.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -64,6 +65,23 @@ std::string utc_now_iso() {
   return buf;
 }
 
+// BLAS/oneDNN libraries mapped into this process: CPU numbers depend on them
+// (Debian's default reference BLAS is an order of magnitude slower than OpenBLAS).
+json math_libraries() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  json libs = json::array();
+  while (std::getline(maps, line)) {
+    const auto pos = line.find('/');
+    if (pos == std::string::npos) continue;
+    const std::string path = line.substr(pos);
+    const bool math = path.find("blas") != std::string::npos || path.find("mkl") != std::string::npos ||
+                      path.find("dnnl") != std::string::npos || path.find("lapack") != std::string::npos;
+    if (math && std::find(libs.begin(), libs.end(), path) == libs.end()) libs.push_back(path);
+  }
+  return libs;
+}
+
 json git_info() {
   const std::string dir = OPTBENCH_SOURCE_DIR;
   const std::string sha = command_output("git -C '" + dir + "' rev-parse HEAD");
@@ -92,7 +110,8 @@ json capture_environment(DeviceKind device, const std::vector<std::string>& argv
                {"arch", u.machine}};
   env["cpu"] = {{"model", file_field("/proc/cpuinfo", "model name", ':')},
                 {"logical_cores", std::thread::hardware_concurrency()},
-                {"torch_threads", at::get_num_threads()}};
+                {"torch_threads", at::get_num_threads()},
+                {"math_libraries", math_libraries()}};
   env["libtorch"] = {{"version", TORCH_VERSION}, {"cuda", cuda_compiled()}};
   env["device"] = to_string(device);
   env["numerics"] = compat::to_json(compat::read_numerics_flags());

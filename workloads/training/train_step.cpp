@@ -1,0 +1,117 @@
+#include "workloads/training/train_step.h"
+
+#include "harness/compat/autocast.h"
+
+namespace optbench::workloads {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::amp_fp16: return "amp_fp16";
+    case Precision::amp_bf16: return "amp_bf16";
+  }
+  return "?";
+}
+
+namespace {
+
+void to_channels_last(torch::nn::Module& m) {
+  torch::NoGradGuard g;
+  for (auto& p : m.parameters())
+    if (p.dim() == 4) p.set_data(p.contiguous(at::MemoryFormat::ChannelsLast));
+}
+
+}  // namespace
+
+TrainStep::TrainStep(NetFactory factory, BatchSource batches, TrainOptions opts, const torch::Device& device)
+    : factory_(std::move(factory)), batches_(std::move(batches)), opts_(opts), device_(device) {
+  state_ = build(65536.0, 0.01, 0.9);  // Python's GradScaler default scale; a usual SGD
+}
+
+TrainStep::State TrainStep::build(double init_scale, double lr, double momentum, bool float64) const {
+  State s;
+  s.net = factory_();
+  s.net.module->to(device_);
+  if (float64) s.net.module->to(torch::kDouble);
+  s.net.module->train();
+  if (opts_.channels_last) to_channels_last(*s.net.module);
+  s.opt = std::make_unique<torch::optim::SGD>(s.net.module->parameters(),
+                                              torch::optim::SGDOptions(lr).momentum(momentum));
+  if (opts_.precision == Precision::amp_fp16 && !float64) {
+    GradScalerOptions o;
+    o.init_scale = init_scale;
+    s.scaler = std::make_unique<GradScaler>(o);
+  }
+  return s;
+}
+
+compat::NumericsFlags TrainStep::flags() const {
+  compat::NumericsFlags f;  // the defaults: TF32 off for matmul, on for cuDNN convolutions
+  if (opts_.precision == Precision::fp32) f.tf32_cudnn = false;
+  if (opts_.precision == Precision::tf32) f.tf32_matmul = true;
+  f.cudnn_benchmark = opts_.cudnn_benchmark;
+  f.cudnn_deterministic = opts_.cudnn_deterministic;
+  return f;
+}
+
+torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const {
+  compat::NumericsFlagsGuard flags_guard(flags());
+  auto [x, y] = batches_(i);
+  if (float64 && x.is_floating_point()) x = x.to(torch::kDouble);
+  if (opts_.channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+  s.opt->zero_grad();
+  torch::Tensor loss;
+  {
+    const bool amp = !float64 && (opts_.precision == Precision::amp_fp16 || opts_.precision == Precision::amp_bf16);
+    const auto dtype = opts_.precision == Precision::amp_fp16 ? torch::kHalf : torch::kBFloat16;
+    compat::AutocastGuard autocast(device_.type(), dtype, amp);
+    auto logits = s.net.forward(x);
+    loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2).to(float64 ? torch::kDouble : torch::kFloat),
+                                                y.flatten());
+  }
+  if (s.scaler) {
+    s.scaler->scale(loss).backward();
+    s.scaler->step(*s.opt);
+    s.scaler->update();
+  } else {
+    loss.backward();
+    s.opt->step();
+  }
+  return loss.detach();
+}
+
+void TrainStep::step() { run_step(state_, step_++); }
+
+torch::Tensor TrainStep::trace(bool float64) const {
+  // From fresh weights, so every variant starts where the baseline starts. A
+  // small initial scale keeps fp16's first steps from being skipped, and small
+  // plain SGD steps keep rounding differences from growing (either would fail
+  // the check for reasons that are not the variant's numerics).
+  State fresh = build(1024.0, 1e-3, 0.0, float64);
+  std::vector<torch::Tensor> losses;
+  for (int i = 0; i < kTraceSteps; ++i) losses.push_back(run_step(fresh, i, float64).to(torch::kCPU, torch::kDouble));
+  return torch::stack(losses);
+}
+
+at::Tensor TrainStep::output() {
+  if (!trace_.defined()) trace_ = trace(false);
+  return trace_;
+}
+
+at::Tensor TrainStep::float64_trace() {
+  if (!trace64_.defined()) trace64_ = trace(true);
+  return trace64_;
+}
+
+double TrainStep::loss_tolerance() const {
+  switch (opts_.precision) {
+    case Precision::amp_fp16:
+    case Precision::amp_bf16: return 5e-2;
+    case Precision::tf32: return 1e-2;
+    case Precision::fp32: return 1e-3;
+  }
+  return 0;
+}
+
+}  // namespace optbench::workloads

@@ -1,0 +1,76 @@
+#pragma once
+// One full training step (forward, loss, backward, optimizer step) of any C++
+// frontend model, in a chosen precision and memory format, with the numerics
+// flags it needs set for exactly its duration. Shared by the precision,
+// cudnn.benchmark and other training experiments.
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "harness/compat/numerics_flags.h"
+#include "harness/experiment.h"
+#include "workloads/training/grad_scaler.h"
+
+namespace optbench::workloads {
+
+enum class Precision { fp32, tf32, amp_fp16, amp_bf16 };
+const char* to_string(Precision p);
+
+struct Net {
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<torch::Tensor(const torch::Tensor&)> forward;
+};
+using NetFactory = std::function<Net()>;  // must seed itself: every call builds the same weights
+
+template <class Holder>
+Net make_net(Holder m) {
+  return {m.ptr(), [m](const torch::Tensor& x) mutable { return m->forward(x); }};
+}
+
+struct TrainOptions {
+  Precision precision = Precision::fp32;
+  bool channels_last = false;
+  bool cudnn_benchmark = false;
+  bool cudnn_deterministic = false;
+};
+
+// Input and target for step i; the same for every variant. Fixed-shape work
+// returns the same tensors every time.
+using BatchSource = std::function<std::pair<torch::Tensor, torch::Tensor>(std::int64_t step)>;
+
+class TrainStep : public Workload {
+ public:
+  TrainStep(NetFactory factory, BatchSource batches, TrainOptions opts, const torch::Device& device);
+  void step() override;
+  // Losses of kTraceSteps steps from fresh weights: what verification compares
+  // (computed once, untimed).
+  at::Tensor output() override;
+  // The same trace with the model and data in float64: the reference.
+  at::Tensor float64_trace();
+  // Relative deviation from the float64 trace this precision is allowed.
+  double loss_tolerance() const;
+  static constexpr int kTraceSteps = 3;
+
+ private:
+  struct State {
+    Net net;
+    std::unique_ptr<torch::optim::SGD> opt;
+    std::unique_ptr<GradScaler> scaler;
+  };
+  State build(double init_scale, double lr, double momentum, bool float64 = false) const;
+  torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false) const;
+  torch::Tensor trace(bool float64) const;
+  compat::NumericsFlags flags() const;
+
+  NetFactory factory_;
+  BatchSource batches_;
+  TrainOptions opts_;
+  torch::Device device_;
+  State state_;
+  std::int64_t step_ = 0;
+  at::Tensor trace_, trace64_;
+};
+
+}  // namespace optbench::workloads
