@@ -25,7 +25,7 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 struct VariantState {
   const Variant* spec = nullptr;
   std::unique_ptr<Workload> work;
-  std::string status = "ok";  // ok | oom | error
+  std::string status = "ok";  // ok | oom | error | not_run
   std::string error;
   WarmupResult warmup;
   std::int64_t iters = 1;
@@ -50,13 +50,13 @@ std::optional<MemoryPeak> minus(std::optional<MemoryPeak> a, std::optional<Memor
 
 // Builds and warms one variant, measuring what it adds to device memory at peak.
 void prepare(VariantState& v, DeviceBackend& backend, TimingMode mode, const MeasureConfig& cfg,
-             std::int64_t max_iters) {
+             double warmup_max_s, std::int64_t max_iters) {
   const auto before = backend.current_memory();
   backend.reset_peak_memory();
   try {
     v.work = v.spec->make();
     auto* w = v.work.get();
-    v.warmup = warm_up(backend, [w] { w->step(); }, mode, cfg.warmup_min_s, cfg.warmup_max_s);
+    v.warmup = warm_up(backend, [w] { w->step(); }, mode, std::min(cfg.warmup_min_s, warmup_max_s), warmup_max_s);
     v.iters = iters_per_sample(v.warmup.step_s, cfg.target_sample_s, max_iters);
   } catch (const std::exception& e) {
     record_failure(v, e, backend);
@@ -205,11 +205,17 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   // Held batches are capped so the launch queue cannot fill while the stream waits.
   const std::int64_t max_iters = c.hold_stream ? std::min<std::int64_t>(cfg.max_iters_per_sample, 256)
                                                : cfg.max_iters_per_sample;
+  // Warm-up counts against a tight per-case cap too (a small --time-budget).
+  const double warmup_max_s =
+      std::clamp(limits.max_time_s / static_cast<double>(c.variants.size()), 0.01, cfg.warmup_max_s);
   std::vector<VariantState> vs(c.variants.size());
   for (std::size_t i = 0; i < vs.size(); ++i) {
     vs[i].spec = &c.variants[i];
-    if (stop_requested) break;
-    prepare(vs[i], backend, c.timing, cfg, max_iters);
+    if (stop_requested) {
+      vs[i].status = "not_run";
+      continue;
+    }
+    prepare(vs[i], backend, c.timing, cfg, warmup_max_s, max_iters);
   }
 
   StopReason reason = StopReason::none;
