@@ -10,6 +10,8 @@
 #include <iostream>
 #include <regex>
 
+#include "harness/distributed/launch_command.h"
+#include "harness/distributed/session.h"
 #include "harness/environment.h"
 #include "harness/registry.h"
 #include "harness/signals.h"
@@ -129,6 +131,8 @@ int cli_main(int argc, char** argv) {
   report->prefix_command();
   report->allow_extras();
 
+  auto distributed_commands = distributed::add_distributed_commands(app);  // launch, hidden ddp-check
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -137,6 +141,7 @@ int cli_main(int argc, char** argv) {
 
   const std::vector<std::string> args(argv, argv + argc);
   try {
+    if (auto rc = distributed_commands->dispatch()) return *rc;
     if (*list) return cmd_list(filter, list_json);
     if (*report) return cmd_report(report->remaining());
     if (*env) {
@@ -161,6 +166,9 @@ int cli_main(int argc, char** argv) {
     opts.argv = args;
     opts.progress = !no_progress;
     install_stop_handlers();
+    // Under a launcher (WORLD_SIZE > 1) ranks > 0 serve rank 0 here; only rank 0 runs the suite.
+    auto ranks = distributed::join_run(opts.device, opts.profile);
+    if (auto rc = ranks.follower_exit_code()) return *rc;
     return run_suite(opts);
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -38,6 +38,10 @@ missing_packages() {
   if [ "$want_cpu_torch" = 1 ] && [ ! -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
     pkgs+=(libtorch-dev)
   fi
+  # Gloo headers for the CPU process group (DDP across processes on the CPU).
+  if [ "$want_cpu_torch" = 1 ]; then
+    [ -f /usr/include/gloo/config.h ] || pkgs+=(libgloo-dev)
+  fi
   [ -x "$PY" ] || pkgs+=(python3)
   if [ -x "$PY" ]; then
     "$PY" -c 'import matplotlib' 2>/dev/null || pkgs+=(python3-matplotlib)

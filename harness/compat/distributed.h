@@ -1,0 +1,156 @@
+#pragma once
+// c10d (stores, process groups, collectives) the same way on LibTorch 1.13 and
+// 2.x. Every difference between the two lives here:
+//  - 1.13: ProcessGroupGloo / ProcessGroupNCCL derive from c10d::ProcessGroup and
+//    are the process groups.
+//  - 2.x: they derive from c10d::Backend (a c10d::ProcessGroup wraps backends per
+//    device type). We hold the backend itself: it has the same collectives with
+//    the same signatures, and is what c10d's own C++ tests drive directly.
+// Gloo needs its headers (Debian: libgloo-dev; pip wheels may lack them) and a
+// LibTorch built with USE_C10D_GLOO; NCCL needs a CUDA LibTorch and nccl.h (pip:
+// site-packages/nvidia/nccl/include, which harness/CMakeLists.txt adds). Where one
+// is missing the factory throws a clear error instead of failing to compile.
+#include <torch/version.h>
+
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/csrc/distributed/c10d/Types.hpp>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
+
+#if defined(USE_C10D_GLOO) && __has_include(<gloo/config.h>)
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#define OPTBENCH_HAVE_GLOO 1
+#else
+#define OPTBENCH_HAVE_GLOO 0
+#endif
+
+#if defined(OPTBENCH_WITH_CUDA) && OPTBENCH_WITH_CUDA && __has_include(<nccl.h>) && \
+    __has_include(<torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>)
+// The header is guarded by the macro LibTorch itself was built with; the pip
+// wheel always has NCCL but its CMake config may not export the definition.
+#ifndef USE_C10D_NCCL
+#define USE_C10D_NCCL
+#endif
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#define OPTBENCH_HAVE_NCCL 1
+#else
+#define OPTBENCH_HAVE_NCCL 0
+#endif
+
+namespace optbench::compat {
+
+#if TORCH_VERSION_MAJOR >= 2
+using Collectives = c10d::Backend;
+#else
+using Collectives = c10d::ProcessGroup;
+#endif
+using CollectivesPtr = c10::intrusive_ptr<Collectives>;
+using StorePtr = c10::intrusive_ptr<c10d::Store>;
+using WorkPtr = c10::intrusive_ptr<c10d::Work>;
+
+inline constexpr bool kHaveGloo = OPTBENCH_HAVE_GLOO;
+inline constexpr bool kHaveNccl = OPTBENCH_HAVE_NCCL;
+
+// A TCPStore client, or the server too when is_server. Port 0 with is_server
+// binds a free port (read it back with tcp_store_port).
+inline StorePtr make_tcp_store(const std::string& host, std::uint16_t port, bool is_server, int world_size,
+                               std::chrono::milliseconds timeout) {
+  c10d::TCPStoreOptions o;
+  o.port = port;
+  o.isServer = is_server;
+  o.numWorkers = static_cast<std::size_t>(world_size);
+  o.waitWorkers = false;  // the process group's own rendezvous waits for every rank
+  o.timeout = timeout;
+  return c10::make_intrusive<c10d::TCPStore>(host, o);
+}
+
+inline std::uint16_t tcp_store_port(const StorePtr& store) {
+  auto* tcp = dynamic_cast<c10d::TCPStore*>(store.get());
+  return tcp ? tcp->getPort() : 0;
+}
+
+inline StorePtr prefix_store(const std::string& prefix, StorePtr store) {
+  return c10::make_intrusive<c10d::PrefixStore>(prefix, std::move(store));
+}
+
+// Gloo over TCP. Loopback rendezvous binds the loopback interface; otherwise
+// GLOO_SOCKET_IFNAME picks the interface as in torch.distributed, else the
+// address this host's name resolves to.
+inline CollectivesPtr make_gloo(const StorePtr& store, int rank, int size, std::chrono::milliseconds timeout,
+                                const std::string& master_addr) {
+#if OPTBENCH_HAVE_GLOO
+  auto opts = c10d::ProcessGroupGloo::Options::create(timeout);
+  const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+  const bool loopback = master_addr.rfind("127.", 0) == 0 || master_addr == "localhost" || master_addr == "::1";
+  if (ifname && *ifname) {
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(ifname));
+  } else if (loopback) {
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+  } else {
+    opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+  }
+  opts->threads = 2;
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, opts);
+#else
+  (void)store, (void)rank, (void)size, (void)timeout, (void)master_addr;
+  throw std::runtime_error(
+      "this LibTorch has no Gloo backend (or its headers are missing: install libgloo-dev); CPU collectives "
+      "are unavailable");
+#endif
+}
+
+// NCCL on the calling thread's current CUDA device (set it first). Operations
+// time out after `timeout` through NCCL's watchdog, which tears the process down.
+inline CollectivesPtr make_nccl(const StorePtr& store, int rank, int size, std::chrono::milliseconds timeout) {
+#if OPTBENCH_HAVE_NCCL
+  auto opts = c10d::ProcessGroupNCCL::Options::create();
+  opts->timeout = timeout;
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, opts);
+#else
+  (void)store, (void)rank, (void)size, (void)timeout;
+  throw std::runtime_error(
+      "this build has no NCCL process group (CPU LibTorch, or nccl.h was not found when building)");
+#endif
+}
+
+inline WorkPtr allreduce_async(Collectives& pg, const at::Tensor& t, c10d::ReduceOp op = c10d::ReduceOp::SUM) {
+  std::vector<at::Tensor> ts{t};
+  c10d::AllreduceOptions o;
+  o.reduceOp = op;
+  return pg.allreduce(ts, o);
+}
+
+inline WorkPtr broadcast_async(Collectives& pg, const at::Tensor& t, int root) {
+  std::vector<at::Tensor> ts{t};
+  c10d::BroadcastOptions o;
+  o.rootRank = root;
+  o.rootTensor = 0;
+  return pg.broadcast(ts, o);
+}
+
+// Waits for a collective. Host-blocking backends (Gloo) wait at most `timeout`
+// and throw; NCCL's wait only orders the current stream after the collective
+// (a host wait would serialise every step), its watchdog enforces the timeout.
+inline void wait(const WorkPtr& work, std::chrono::milliseconds timeout, bool host_blocking) {
+  if (host_blocking) {
+    work->wait(timeout);
+  } else {
+    work->wait();
+  }
+}
+
+}  // namespace optbench::compat

@@ -1,0 +1,346 @@
+#include "harness/distributed/launcher.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace optbench::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+volatile sig_atomic_t g_signal = 0;
+volatile sig_atomic_t g_signal_count = 0;
+
+void on_signal(int sig) {
+  g_signal = sig;
+  g_signal_count = g_signal_count + 1;
+}
+
+struct Child {
+  int rank = 0;
+  pid_t pid = -1;
+  int fd[2] = {-1, -1};    // its stdout, stderr (read ends)
+  std::string pending[2];  // partial lines
+  bool exited = false;
+  int status = 0;
+};
+
+void write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+void say(const std::string& msg) { write_all(STDERR_FILENO, "optbench launch: " + msg + "\n"); }
+
+// Emits every complete line of child output with its rank prefix; at EOF the
+// rest too.
+void emit(Child& c, int stream, bool eof) {
+  std::string& buf = c.pending[stream];
+  const std::string prefix = "[rank " + std::to_string(c.rank) + "] ";
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1)
+    out += prefix + buf.substr(start, nl - start + 1);
+  buf.erase(0, start);
+  if (eof && !buf.empty()) {
+    out += prefix + buf + "\n";
+    buf.clear();
+  }
+  if (!out.empty()) write_all(stream == 0 ? STDOUT_FILENO : STDERR_FILENO, out);
+}
+
+// Reads what is available on every open pipe; waits up to timeout_ms for some.
+void pump(std::vector<Child>& children, int timeout_ms) {
+  std::vector<pollfd> fds;
+  std::vector<std::pair<std::size_t, int>> who;
+  for (std::size_t i = 0; i < children.size(); ++i)
+    for (int s = 0; s < 2; ++s)
+      if (children[i].fd[s] >= 0) {
+        fds.push_back({children[i].fd[s], POLLIN, 0});
+        who.emplace_back(i, s);
+      }
+  if (fds.empty()) {
+    if (timeout_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(timeout_ms));
+    return;
+  }
+  const int n = ::poll(fds.data(), fds.size(), timeout_ms);
+  if (n <= 0) return;  // timeout or EINTR (a signal to forward)
+  char buf[65536];
+  for (std::size_t k = 0; k < fds.size(); ++k) {
+    if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    Child& c = children[who[k].first];
+    const int s = who[k].second;
+    const ssize_t got = ::read(c.fd[s], buf, sizeof buf);
+    if (got > 0) {
+      c.pending[s].append(buf, static_cast<std::size_t>(got));
+      emit(c, s, false);
+    } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+      emit(c, s, true);
+      ::close(c.fd[s]);
+      c.fd[s] = -1;
+    }
+  }
+}
+
+int default_threads(int nproc) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1, static_cast<int>(cores) / std::max(1, nproc));
+}
+
+std::vector<std::string> child_environment(const LaunchOptions& o, int rank, int port) {
+  const std::vector<std::pair<std::string, std::string>> ours = {
+      {"RANK", std::to_string(rank)},
+      {"WORLD_SIZE", std::to_string(o.nproc)},
+      {"LOCAL_RANK", std::to_string(rank)},
+      {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
+      {"GROUP_RANK", "0"},
+      {"OPTBENCH_LAUNCHER", "optbench launch"},
+      {"MASTER_ADDR", o.master_addr},
+      {"MASTER_PORT", std::to_string(port)},
+  };
+  auto replaced = [&](const std::string& entry) {
+    const std::string key = entry.substr(0, entry.find('='));
+    if (key == "TORCHELASTIC_USE_AGENT_STORE") return true;  // we host no agent store
+    for (const auto& kv : ours)
+      if (kv.first == key) return true;
+    return false;
+  };
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e)
+    if (!replaced(*e)) env.emplace_back(*e);
+  for (const auto& kv : ours) env.push_back(kv.first + "=" + kv.second);
+  // As torchrun does: N ranks on one machine must not each start a thread per core.
+  if (!std::getenv("OMP_NUM_THREADS")) env.push_back("OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc)));
+  return env;
+}
+
+pid_t spawn(const LaunchOptions& o, int rank, int port, Child& c) {
+  int out[2], err[2];
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  // Everything the child needs is built before fork (no allocation after it).
+  std::vector<std::string> env = child_environment(o, rank, port);
+  std::vector<char*> envp;
+  for (auto& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  // The real path, so the ranks show up as optbench (not "exe") in ps and top.
+  std::string exe = o.executable;
+  if (char real[4096]; exe == "/proc/self/exe") {
+    const ssize_t n = ::readlink(exe.c_str(), real, sizeof real - 1);
+    if (n > 0) exe.assign(real, static_cast<std::size_t>(n));
+  }
+  std::vector<std::string> args = {exe};
+  args.insert(args.end(), o.args.begin(), o.args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    // Own process group: a terminal's Ctrl-C reaches the launcher, which forwards
+    // it once. Dies with the launcher.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    ::signal(SIGINT, SIG_DFL);
+    ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGPIPE, SIG_DFL);
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(err[1], STDERR_FILENO);
+    ::execve(argv[0], argv.data(), envp.data());
+    const char msg[] = "optbench launch: cannot execute the program\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  ::close(err[1]);
+  c.fd[0] = out[0];
+  c.fd[1] = err[0];
+  c.pid = pid;
+  c.rank = rank;
+  return pid;
+}
+
+std::string rank_list(const std::vector<Child>& children) {
+  std::string s;
+  for (const auto& c : children)
+    if (!c.exited) s += (s.empty() ? "" : ", ") + std::to_string(c.rank);
+  return s;
+}
+
+}  // namespace
+
+int find_free_port(const std::string& addr) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = 0;
+  if (::inet_pton(AF_INET, addr.c_str(), &a.sin_addr) != 1) a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(fd);
+    throw std::runtime_error("cannot find a free port on " + addr + ": " + why);
+  }
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = ::strsignal(sig);
+    return "was killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : "");
+  }
+  return "ended with wait status " + std::to_string(status);
+}
+
+int exit_code_of_wait_status(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int launch(const LaunchOptions& o) {
+  if (o.nproc < 1) throw std::invalid_argument("--nproc must be at least 1");
+  if (o.args.empty()) throw std::invalid_argument("nothing to launch: give the optbench arguments after --");
+  const int port = o.master_port > 0 ? o.master_port : find_free_port(o.master_addr);
+
+  struct sigaction sa{};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0;  // no SA_RESTART: poll returns so the signal is forwarded at once
+  struct sigaction old_int{}, old_term{};
+  ::sigaction(SIGINT, &sa, &old_int);
+  ::sigaction(SIGTERM, &sa, &old_term);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  say("starting " + std::to_string(o.nproc) + " rank(s) with MASTER_ADDR=" + o.master_addr +
+      " MASTER_PORT=" + std::to_string(port) +
+      (std::getenv("OMP_NUM_THREADS") ? "" : ", OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc))) +
+      (o.timeout_s > 0 ? ", timeout " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" : ""));
+  std::vector<Child> children(static_cast<std::size_t>(o.nproc));
+  for (int r = 0; r < o.nproc; ++r) spawn(o, r, port, children[static_cast<std::size_t>(r)]);
+
+  const auto t0 = Clock::now();
+  bool stopping = false, killed = false, timed_out = false, interrupted = false;
+  int first_failure = 0;
+  std::string failure;
+  Clock::time_point kill_at{};
+  int forwarded = 0;
+  auto stop_others = [&] {
+    for (auto& c : children)
+      if (!c.exited) ::kill(c.pid, SIGTERM);
+    stopping = true;
+    kill_at = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(o.grace_s * 1000));
+  };
+
+  for (;;) {
+    while (forwarded < g_signal_count) {
+      ++forwarded;
+      interrupted = true;
+      for (auto& c : children)
+        if (!c.exited) ::kill(c.pid, g_signal);
+    }
+    pump(children, 100);
+
+    int status = 0;
+    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+      for (auto& c : children) {
+        if (c.pid != pid) continue;
+        c.exited = true;
+        c.status = status;
+        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (!ok && !stopping && !interrupted) {
+          first_failure = exit_code_of_wait_status(status);
+          failure = "rank " + std::to_string(c.rank) + " " + describe_wait_status(status);
+          const std::string others = rank_list(children);
+          say(failure + (others.empty() ? "" : "; stopping the other ranks (" + others + ")"));
+          stop_others();
+        }
+      }
+    }
+    const bool all_exited = rank_list(children).empty();
+    if (all_exited) break;
+
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!stopping && o.timeout_s > 0 && elapsed > o.timeout_s) {
+      timed_out = true;
+      say("timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s with rank(s) " +
+          rank_list(children) + " still running; stopping them");
+      stop_others();
+    }
+    if (stopping && !killed && Clock::now() > kill_at) {
+      say("rank(s) " + rank_list(children) + " did not stop within " +
+          std::to_string(static_cast<long long>(o.grace_s)) + " s of SIGTERM; killing them");
+      for (auto& c : children)
+        if (!c.exited) ::kill(c.pid, SIGKILL);
+      killed = true;
+    }
+  }
+  // What the ranks wrote just before exiting.
+  const auto drain_until = Clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    bool open = false;
+    for (const auto& c : children) open = open || c.fd[0] >= 0 || c.fd[1] >= 0;
+    if (!open || Clock::now() > drain_until) break;
+    pump(children, 50);
+  }
+  for (auto& c : children)
+    for (int s = 0; s < 2; ++s)
+      if (c.fd[s] >= 0) {
+        emit(c, s, true);
+        ::close(c.fd[s]);
+      }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGTERM, &old_term, nullptr);
+
+  if (timed_out) {
+    say("failed: timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s");
+    return 124;
+  }
+  if (!failure.empty()) {
+    say("failed: " + failure + " (the first rank to fail; the others were stopped)");
+    return first_failure != 0 ? first_failure : 1;
+  }
+  if (interrupted) {
+    int code = 0;
+    for (const auto& c : children) code = std::max(code, exit_code_of_wait_status(c.status));
+    return code != 0 ? code : 130;
+  }
+  return 0;
+}
+
+}  // namespace optbench::distributed

@@ -1,0 +1,300 @@
+#include "harness/distributed/session.h"
+
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/registry.h"
+#include "harness/signals.h"
+#include "harness/suite_runner.h"
+
+#if OPTBENCH_WITH_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#endif
+
+namespace optbench::distributed {
+namespace {
+
+using json = nlohmann::json;
+
+Session* g_current = nullptr;
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+std::string first_line(std::string s) {
+  if (auto nl = s.find('\n'); nl != std::string::npos) s.resize(nl);
+  return s;
+}
+
+std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::string text(const std::vector<std::uint8_t>& b) { return {b.begin(), b.end()}; }
+
+// Polls instead of Store::wait so a follower stays responsive to signals while
+// rank 0 measures other experiments (which can take long).
+bool wait_key(c10d::Store& store, const std::string& key) {
+  while (!store.check({key})) {
+    if (stop_requested()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+struct FaultSpec {
+  int rank = -1;
+  std::int64_t job = -1;  // -1: count steps over the whole process
+  std::int64_t step = -1;
+  std::string mode;
+};
+
+// Which announced job a follower is serving (for fault injection), and the
+// steps taken in it.
+std::atomic<std::int64_t> g_job{-1};
+std::atomic<std::int64_t> g_job_steps{0};
+
+FaultSpec parse_fault(const char* spec) {
+  FaultSpec f;
+  if (!spec || !*spec) return f;
+  std::string s(spec);
+  std::size_t pos = 0;
+  while (pos <= s.size()) {
+    const auto comma = s.find(',', pos);
+    const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const auto eq = item.find('=');
+    if (eq != std::string::npos) {
+      const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+      if (k == "rank") f.rank = std::atoi(v.c_str());
+      if (k == "step") f.step = std::atoll(v.c_str());
+      if (k == "job") f.job = std::atoll(v.c_str());
+      if (k == "mode") f.mode = v;
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return f;
+}
+
+}  // namespace
+
+std::chrono::milliseconds collective_timeout() {
+  double s = 300;
+  if (const char* v = std::getenv("OPTBENCH_DIST_TIMEOUT"); v && *v) {
+    char* end = nullptr;
+    const double parsed = std::strtod(v, &end);
+    if (end != v && parsed > 0) s = parsed;
+  }
+  return std::chrono::milliseconds(static_cast<std::int64_t>(s * 1000));
+}
+
+Session::Session(RendezvousInfo info, DeviceKind kind)
+    : info_(std::move(info)), kind_(kind), device_(c10::kCPU), timeout_(collective_timeout()) {}
+
+Session::~Session() {
+  if (g_current == this) g_current = nullptr;
+  // The group before the store it rendezvoused through.
+  pg_.reset();
+  store_.reset();
+}
+
+std::shared_ptr<Session> Session::join(const RendezvousInfo& info, DeviceKind device) {
+  std::shared_ptr<Session> s(new Session(info, device));
+  s->connect();
+  return s;
+}
+
+std::shared_ptr<Session> Session::local(DeviceKind device) {
+  RendezvousInfo info;
+  info.source = "local";
+  std::shared_ptr<Session> s(new Session(info, device));
+  s->connect();
+  return s;
+}
+
+void Session::connect() {
+  const std::string where = info_.master_addr + ":" + std::to_string(info_.master_port);
+  const std::string who = "rank " + std::to_string(info_.rank) + " of " + std::to_string(info_.world_size);
+  const double timeout_s = static_cast<double>(timeout_.count()) / 1e3;
+  if (kind_ == DeviceKind::cuda) {
+#if OPTBENCH_WITH_CUDA
+    const int count = static_cast<int>(c10::cuda::device_count());
+    if (count < 1) throw std::runtime_error(who + ": no CUDA device is visible");
+    if (info_.local_rank >= count && count != 1)
+      throw std::runtime_error(who + ": LOCAL_RANK=" + std::to_string(info_.local_rank) + " but only " +
+                               std::to_string(count) + " CUDA devices are visible (NCCL needs one GPU per rank)");
+    const int index = count == 1 ? 0 : info_.local_rank;
+    c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+    device_ = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
+    backend_ = "nccl";
+#else
+    throw std::runtime_error("this build has no CUDA support");
+#endif
+  } else {
+    backend_ = "gloo";
+  }
+
+  const bool server = info_.rank == 0 && !info_.agent_store;
+  try {
+    store_ = compat::make_tcp_store(info_.master_addr, info_.master_port, server, info_.world_size, timeout_);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(who + ": cannot " + std::string(server ? "open" : "reach") +
+                             " the rendezvous TCPStore at " + where + " within " + seconds(timeout_s) + ": " +
+                             first_line(e.what()));
+  }
+  if (info_.source == "local") info_.master_port = compat::tcp_store_port(store_);
+  try {
+    auto pg_store = compat::prefix_store("optbench/pg", store_);
+    pg_ = backend_ == "nccl" ? compat::make_nccl(pg_store, info_.rank, info_.world_size, timeout_)
+                             : compat::make_gloo(pg_store, info_.rank, info_.world_size, timeout_, info_.master_addr);
+    // Everyone is there and the collectives work: an all-reduce of ones.
+    auto one = at::ones({1}, at::TensorOptions().dtype(at::kFloat).device(device_));
+    compat::wait(compat::allreduce_async(*pg_, one), timeout_, /*host_blocking=*/true);
+    const float got = one.cpu().item<float>();
+    if (got != static_cast<float>(info_.world_size))
+      throw std::runtime_error("a check all-reduce gave " + std::to_string(got) + ", expected " +
+                               std::to_string(info_.world_size));
+  } catch (const std::exception& e) {
+    throw std::runtime_error(who + ": " + backend_ + " rendezvous through " + where + " failed (are all " +
+                             std::to_string(info_.world_size) + " ranks started, with the same MASTER_ADDR and "
+                             "MASTER_PORT? waited up to " + seconds(timeout_s) + "): " +
+                             first_line(e.what()));
+  }
+}
+
+void Session::mark_broken(const std::string& why) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!broken_.exchange(true)) broken_reason_ = first_line(why);
+}
+
+void Session::check_usable() const {
+  if (!broken_.load()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  throw std::runtime_error("the process group is unusable after an earlier failure: " + broken_reason_);
+}
+
+std::string Session::job_key(std::int64_t n) const { return "optbench/job/" + std::to_string(n); }
+
+void Session::announce(const std::string& experiment, const std::string& case_name, const std::string& variant) {
+  if (info_.rank != 0) return;
+  check_usable();
+  const json job = {{"type", "variant"}, {"experiment", experiment}, {"case", case_name}, {"variant", variant}};
+  store_->set(job_key(next_job_++), bytes(job.dump()));
+}
+
+void Session::finish() {
+  if (info_.rank != 0 || info_.world_size < 2 || !store_) return;
+  try {
+    store_->set(job_key(next_job_++), bytes(json{{"type", "done"}}.dump()));
+    // After a failed collective some rank is dead or stuck: do not wait for it.
+    if (broken()) return;
+    std::vector<std::string> acks;
+    for (int r = 1; r < info_.world_size; ++r) acks.push_back("optbench/ack/" + std::to_string(r));
+    // The other ranks read the last job from rank 0's store: keep it up until they have.
+    store_->wait(acks, std::min(timeout_, std::chrono::milliseconds(30000)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "optbench: rank 0: not every rank acknowledged the end of the run: %s\n",
+                 first_line(e.what()).c_str());
+  }
+}
+
+int Session::serve(const RunContext& ctx) {
+  std::map<std::string, std::vector<Case>> cases;  // per experiment, built once
+  try {
+    for (;;) {
+      const std::string key = job_key(next_job_++);
+      if (!wait_key(*store_, key)) return kExitInterrupted;
+      const json job = json::parse(text(store_->get(key)));
+      const std::string type = job.value("type", "");
+      if (type == "done") {
+        store_->set("optbench/ack/" + std::to_string(info_.rank), bytes("1"));
+        return 0;
+      }
+      if (type != "variant") throw std::runtime_error("unknown job from rank 0: " + job.dump());
+      const std::string exp = job.at("experiment"), cname = job.at("case"), vname = job.at("variant");
+      if (!cases.count(exp)) {
+        const Experiment* found = nullptr;
+        for (const auto& e : Registry::instance().all())
+          if (e->info().name == exp) found = e.get();
+        if (!found) throw std::runtime_error("rank 0 announced unknown experiment '" + exp + "'");
+        cases[exp] = found->cases(ctx);
+      }
+      const Variant* variant = nullptr;
+      for (const auto& c : cases[exp])
+        if (c.name == cname)
+          for (const auto& v : c.variants)
+            if (v.name == vname) variant = &v;
+      if (!variant)
+        throw std::runtime_error("rank 0 announced " + exp + "/" + cname + "/" + vname +
+                                 ", which this rank does not have (different arguments or binaries?)");
+      g_job = next_job_ - 1;
+      g_job_steps = 0;
+      auto work = variant->make();
+      auto* dist = dynamic_cast<DistributedWorkload*>(work.get());
+      if (!dist) throw std::runtime_error(exp + "/" + cname + "/" + vname + " is not a distributed workload");
+      dist->follow();
+      if (stop_requested()) return kExitInterrupted;
+    }
+  } catch (const std::exception& e) {
+    if (stop_requested()) return kExitInterrupted;
+    std::fprintf(stderr, "optbench: rank %d: error: %s\n", info_.rank, first_line(e.what()).c_str());
+    return 1;
+  }
+}
+
+Session* current_session() { return g_current; }
+
+void fault_injection_point(int rank) {
+  static const FaultSpec spec = parse_fault(std::getenv("OPTBENCH_FAULT_INJECT"));
+  static std::atomic<std::int64_t> steps{0};
+  if (spec.rank != rank) return;
+  const std::int64_t total = ++steps, in_job = ++g_job_steps;
+  const std::int64_t n = spec.job >= 0 ? in_job : total;
+  if (n != spec.step || (spec.job >= 0 && g_job.load() != spec.job)) return;
+  if (spec.mode == "hang") {
+    std::fprintf(stderr, "optbench: rank %d: injected fault: hanging at step %lld\n", rank,
+                 static_cast<long long>(n));
+    std::fflush(stderr);
+    for (;;) pause();
+  }
+  std::fprintf(stderr, "optbench: rank %d: injected fault: exiting at step %lld\n", rank, static_cast<long long>(n));
+  std::fflush(stderr);
+  std::_Exit(3);
+}
+
+DistributedRun::~DistributedRun() {
+  if (!session_) return;
+  session_->finish();
+  session_.reset();
+}
+
+DistributedRun join_run(DeviceKind device, Profile profile) {
+  DistributedRun run;
+  auto info = rendezvous_from_environment();
+  if (!info) return run;
+  auto session = Session::join(*info, device);
+  if (info->rank != 0) {
+    g_current = session.get();
+    std::fprintf(stderr, "optbench: rank %d of %d serving rank 0 (%s on %s)\n", info->rank, info->world_size,
+                 session->backend().c_str(), session->device().str().c_str());
+    run.follower_exit_ = session->serve(RunContext{device, profile});
+    g_current = nullptr;
+    return run;
+  }
+  std::fprintf(stderr, "optbench: rank 0 of %d (%s; %s on %s): only rank 0 measures and writes results\n",
+               info->world_size, info->source.c_str(), session->backend().c_str(), session->device().str().c_str());
+  g_current = session.get();
+  run.session_ = std::move(session);
+  return run;
+}
+
+}  // namespace optbench::distributed

@@ -1,0 +1,280 @@
+// Distributed pieces that need no second process: the launchers' environment,
+// bucket assignment, nccl-tests' bandwidth formulas, the DDP wrapper on a group
+// of one (Gloo), and the launcher's process handling. Multi-rank behaviour is
+// tested by tests/ddp_gloo.sh.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+
+#include "harness/distributed/ddp.h"
+#include "harness/distributed/launcher.h"
+#include "harness/distributed/rendezvous.h"
+#include "harness/distributed/session.h"
+
+using namespace optbench;
+using namespace optbench::distributed;
+
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+std::optional<RendezvousInfo> parse(const Env& env) {
+  return parse_rendezvous_env([&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+// The message of the RendezvousError parse throws, or "" when it does not.
+std::string error_of(const Env& env) {
+  try {
+    parse(env);
+  } catch (const RendezvousError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const Env kTorchrun = {{"RANK", "3"},          {"WORLD_SIZE", "8"},         {"LOCAL_RANK", "1"},
+                       {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+
+const Env kSlurm = {{"SLURM_STEP_ID", "0"},   {"SLURM_NTASKS", "4"},       {"SLURM_PROCID", "2"},
+                    {"SLURM_LOCALID", "0"},   {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "12345"}};
+
+Env with(Env env, const std::string& k, const std::string& v) {
+  env[k] = v;
+  return env;
+}
+Env without(Env env, const std::string& k) {
+  env.erase(k);
+  return env;
+}
+
+}  // namespace
+
+TEST(Rendezvous, NoLauncherIsAPlainRun) {
+  EXPECT_FALSE(parse({}).has_value());
+  EXPECT_FALSE(parse({{"PATH", "/bin"}}).has_value());
+}
+
+TEST(Rendezvous, Torchrun) {
+  const auto r = parse(kTorchrun);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->rank, 3);
+  EXPECT_EQ(r->world_size, 8);
+  EXPECT_EQ(r->local_rank, 1);
+  EXPECT_EQ(r->master_addr, "node0");
+  EXPECT_EQ(r->master_port, 29500);
+  EXPECT_FALSE(r->agent_store);
+  EXPECT_EQ(r->source, "torchrun");
+  EXPECT_TRUE(parse(with(kTorchrun, "TORCHELASTIC_USE_AGENT_STORE", "True"))->agent_store);
+  EXPECT_EQ(parse(with(kTorchrun, "OPTBENCH_LAUNCHER", "optbench launch"))->source, "optbench launch");
+}
+
+TEST(Rendezvous, WorldSizeOneIsAPlainRun) {
+  EXPECT_FALSE(parse({{"RANK", "0"}, {"WORLD_SIZE", "1"}, {"LOCAL_RANK", "0"}}).has_value());
+}
+
+TEST(Rendezvous, TorchrunErrorsNameTheVariable) {
+  EXPECT_NE(error_of(without(kTorchrun, "RANK")).find("RANK is not set"), std::string::npos);
+  EXPECT_NE(error_of(without(kTorchrun, "LOCAL_RANK")).find("LOCAL_RANK is not set"), std::string::npos);
+  EXPECT_NE(error_of(without(kTorchrun, "MASTER_ADDR")).find("MASTER_ADDR is not set"), std::string::npos);
+  EXPECT_NE(error_of(without(kTorchrun, "MASTER_PORT")).find("MASTER_PORT is not set"), std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "RANK", "8")).find("not below WORLD_SIZE=8"), std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "RANK", "-1")).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "WORLD_SIZE", "two")).find("WORLD_SIZE='two' is not an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "WORLD_SIZE", "0")).find("out of range"), std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "MASTER_PORT", "70000")).find("MASTER_PORT=70000 is out of range"),
+            std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "MASTER_PORT", "29500x")).find("not an integer"), std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "LOCAL_RANK", "5")).find("LOCAL_RANK=5 is larger than RANK=3"),
+            std::string::npos);
+  EXPECT_NE(error_of({{"RANK", "1"}}).find("WORLD_SIZE is not"), std::string::npos);
+}
+
+TEST(Rendezvous, Slurm) {
+  const auto r = parse(kSlurm);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->rank, 2);
+  EXPECT_EQ(r->world_size, 4);
+  EXPECT_EQ(r->local_rank, 0);
+  EXPECT_EQ(r->master_addr, "10.0.0.1");
+  EXPECT_EQ(r->master_port, 12345);
+  EXPECT_EQ(r->source, "slurm");
+  EXPECT_TRUE(parse(without(with(kSlurm, "SLURM_STEPID", "0"), "SLURM_STEP_ID")).has_value());
+}
+
+TEST(Rendezvous, SlurmBatchScriptIsOneProcess) {
+  // A batch script sees the allocation's SLURM_NTASKS and SLURM_PROCID=0 but is
+  // not in a step: one process.
+  EXPECT_FALSE(parse(without(kSlurm, "SLURM_STEP_ID")).has_value());
+  EXPECT_FALSE(parse(with(kSlurm, "SLURM_NTASKS", "1")).has_value());
+}
+
+TEST(Rendezvous, SlurmErrors) {
+  const std::string no_addr = error_of(without(kSlurm, "MASTER_ADDR"));
+  EXPECT_NE(no_addr.find("MASTER_ADDR is not set"), std::string::npos);
+  EXPECT_NE(no_addr.find("scontrol show hostnames"), std::string::npos) << no_addr;
+  EXPECT_NE(error_of(without(kSlurm, "SLURM_PROCID")).find("SLURM_PROCID is not set"), std::string::npos);
+  EXPECT_NE(error_of(with(kSlurm, "SLURM_PROCID", "4")).find("not below SLURM_NTASKS=4"), std::string::npos);
+  EXPECT_NE(error_of(with(kSlurm, "SLURM_LOCALID", "3")).find("SLURM_LOCALID=3 is larger"), std::string::npos);
+}
+
+TEST(Rendezvous, TorchrunWinsOverSlurm) {
+  // torchrun started by srun: one agent per node, the workers count every GPU.
+  Env both = kSlurm;
+  for (const auto& kv : kTorchrun) both[kv.first] = kv.second;
+  const auto r = parse(both);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->world_size, 8);
+  EXPECT_EQ(r->rank, 3);
+  EXPECT_EQ(r->source, "torchrun");
+}
+
+TEST(Buckets, ReverseOrderUpToTheCap) {
+  // Parameters 0..4 of 10, 20, 30, 40, 50 bytes; cap 55: from the last, 50 | 40 | 30+20 | 10.
+  const std::vector<BucketParam> ps = {{10, 0}, {20, 0}, {30, 0}, {40, 0}, {50, 0}};
+  const std::vector<std::vector<std::size_t>> want = {{4}, {3}, {2, 1}, {0}};
+  EXPECT_EQ(assign_buckets(ps, 55), want);
+  // Exactly at the cap still fits: 30+20+10 = 60.
+  const std::vector<std::vector<std::size_t>> at_cap = {{4}, {3}, {2, 1, 0}};
+  EXPECT_EQ(assign_buckets(ps, 60), at_cap);
+}
+
+TEST(Buckets, LargeParameterAloneAndKeysSplit) {
+  const std::vector<BucketParam> ps = {{4, 0}, {4, 0}, {100, 0}, {4, 1}, {4, 1}};
+  const auto b = assign_buckets(ps, 16);
+  // 4+4 (key 1) | 100 (over the cap, alone) | 4+4 (key 0)
+  const std::vector<std::vector<std::size_t>> want = {{4, 3}, {2}, {1, 0}};
+  EXPECT_EQ(b, want);
+  // No cap: one bucket per run of equal keys.
+  const std::vector<std::vector<std::size_t>> one = {{4, 3}, {2, 1, 0}};
+  EXPECT_EQ(assign_buckets(ps, 0), one);
+}
+
+TEST(Buckets, EveryParameterExactlyOnce) {
+  std::vector<BucketParam> ps;
+  for (int i = 0; i < 57; ++i) ps.push_back({(i * 37) % 101 + 1, i % 3 == 0 ? 1 : 0});
+  for (std::int64_t cap : {1, 50, 200, 100000}) {
+    std::multiset<std::size_t> seen;
+    for (const auto& bucket : assign_buckets(ps, cap)) {
+      std::int64_t bytes = 0;
+      for (std::size_t i : bucket) {
+        seen.insert(i);
+        bytes += ps[i].bytes;
+        EXPECT_EQ(ps[i].key, ps[bucket.front()].key);
+      }
+      EXPECT_TRUE(bytes <= cap || bucket.size() == 1) << "cap " << cap;
+    }
+    EXPECT_EQ(seen.size(), ps.size());
+    EXPECT_EQ(std::set<std::size_t>(seen.begin(), seen.end()).size(), ps.size());
+  }
+  EXPECT_TRUE(assign_buckets({}, 10).empty());
+}
+
+TEST(BusBandwidth, NcclTestsFormula) {
+  // 1 GB in 10 ms: algbw 100 GB/s; busbw = algbw * 2(n-1)/n.
+  EXPECT_DOUBLE_EQ(allreduce_algbw(1e9, 0.01), 1e11);
+  EXPECT_DOUBLE_EQ(allreduce_busbw(1e9, 0.01, 2), 1e11);
+  EXPECT_DOUBLE_EQ(allreduce_busbw(1e9, 0.01, 4), 1.5e11);
+  EXPECT_DOUBLE_EQ(allreduce_busbw(1e9, 0.01, 8), 1.75e11);
+  EXPECT_DOUBLE_EQ(allreduce_busbw(1e9, 0.01, 1), 0.0);
+  EXPECT_DOUBLE_EQ(allreduce_algbw(1e9, 0.0), 0.0);
+}
+
+TEST(Ddp, GroupOfOneKeepsGradientsAndOverlaps) {
+  if (!compat::kHaveGloo) GTEST_SKIP() << "no Gloo in this build";
+  auto session = Session::local(DeviceKind::cpu);
+  ASSERT_EQ(session->world_size(), 1);
+  EXPECT_EQ(session->backend(), "gloo");
+  auto gen = at::detail::createCPUGenerator(3);
+  std::vector<at::Tensor> ps = {at::randn({5}, gen),  // never used by the loss
+                                at::randn({8, 16}, gen), at::randn({16, 4}, gen)};
+  std::vector<at::Tensor> ref;
+  for (auto& p : ps) {
+    ref.push_back(p.clone().requires_grad_(true));
+    p.requires_grad_(true);
+  }
+  DistributedDataParallel ddp(ps, *session, DdpOptions{300, /*control_slot=*/true});
+  // From the last: 64 floats (256 B) | 128 floats (512 B, over the cap) | 5 floats.
+  ASSERT_EQ(ddp.num_buckets(), 3u);
+  EXPECT_EQ(ddp.gradient_bytes(), (5 + 128 + 64) * 4);
+  ddp.broadcast_parameters(0);
+  EXPECT_TRUE(at::equal(ps[1], ref[1]));
+  const auto x = at::randn({3, 8}, gen);
+  auto loss = [&x](const std::vector<at::Tensor>& p) { return x.mm(p[1]).tanh().mm(p[2]).pow(2).sum(); };
+  for (int step = 0; step < 2; ++step) {
+    ddp.set_control(2.5f);
+    loss(ps).backward();
+    ddp.finish_gradients();
+    loss(ref).backward();
+    EXPECT_TRUE(at::equal(ps[1].grad(), ref[1].grad())) << "step " << step;
+    EXPECT_TRUE(at::equal(ps[2].grad(), ref[2].grad())) << "step " << step;
+    ASSERT_TRUE(ps[0].grad().defined());  // unused: all-reduced zeros
+    EXPECT_EQ(ps[0].grad().abs().sum().item<float>(), 0.0f);
+    EXPECT_FLOAT_EQ(ddp.control_result(), 2.5f);  // a group of one sums one value
+    // The two buckets whose parameters get gradients went out from the hooks.
+    EXPECT_EQ(ddp.last_overlapped_buckets(), 2);
+    for (auto* v : {&ps, &ref})
+      for (auto& p : *v) p.mutable_grad() = at::Tensor();
+  }
+  EXPECT_EQ(ddp.steps(), 2);
+}
+
+TEST(Launcher, WaitStatusWords) {
+  const pid_t a = fork();
+  if (a == 0) _exit(3);
+  int st = 0;
+  waitpid(a, &st, 0);
+  EXPECT_EQ(describe_wait_status(st), "exited with status 3");
+  EXPECT_EQ(exit_code_of_wait_status(st), 3);
+  const pid_t b = fork();
+  if (b == 0) {
+    pause();
+    _exit(0);
+  }
+  kill(b, SIGKILL);
+  waitpid(b, &st, 0);
+  EXPECT_EQ(describe_wait_status(st).rfind("was killed by signal 9", 0), 0u) << describe_wait_status(st);
+  EXPECT_EQ(exit_code_of_wait_status(st), 137);
+  EXPECT_GT(find_free_port(), 0);
+}
+
+TEST(Launcher, AllRanksSucceed) {
+  LaunchOptions o;
+  o.nproc = 3;
+  o.executable = "/bin/sh";
+  o.args = {"-c", "test \"$WORLD_SIZE\" = 3 && test \"$RANK\" = \"$LOCAL_RANK\" && test -n \"$MASTER_PORT\""};
+  EXPECT_EQ(launch(o), 0);
+}
+
+TEST(Launcher, OneRankFailingStopsTheOthers) {
+  LaunchOptions o;
+  o.nproc = 2;
+  o.executable = "/bin/sh";
+  o.args = {"-c", "if [ \"$RANK\" = 1 ]; then exit 5; fi; exec sleep 60"};
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(launch(o), 5);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
+
+TEST(Launcher, Timeout) {
+  LaunchOptions o;
+  o.nproc = 2;
+  o.timeout_s = 0.5;
+  o.executable = "/bin/sh";
+  o.args = {"-c", "exec sleep 60"};
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(launch(o), 124);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+}
