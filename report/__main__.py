@@ -1,36 +1,157 @@
-"""python3 -m report {validate,...} -- see --help."""
+"""python3 -m report {validate,render,compare,gpus} -- see --help of each.
+
+Exit status: 0 success, 1 a regression (compare) , 2 bad input or usage.
+Errors are one line on stderr starting with 'error:'. Input files are never modified."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from pathlib import Path
 
-from .results import ResultsError, load_results, schema_errors
+from .results import ResultsError, expand_paths, load_inputs, load_results, validator_name
+
+EXIT_BAD_INPUT = 2
+COMPARE_HELP = """\
+Pair variants by (experiment, case, variant) and test each pair's raw primary
+samples (per-step times) with a Mann-Whitney U test. change = median(current) /
+median(baseline) - 1 (positive = slower), with a (1 - alpha) bootstrap CI.
+  slower    p < alpha, change > threshold and CI lower end > min-effect
+  faster    p < alpha, change < -threshold and CI upper end < -min-effect
+  ambiguous otherwise, if the CI reaches beyond +-threshold
+  same      otherwise
+The speedups of both runs' comparisons are listed too. Runs from different GPUs
+(environment.cuda.gpus[0].name, or the CPU model) are refused unless
+--allow-different-gpus. Exit status: 1 if any pair is 'slower', 0 otherwise,
+2 on bad input."""
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    print(f"validator: {validator_name()}")
     bad = 0
-    for path in args.files:
+    try:
+        paths = expand_paths(args.files)
+    except ResultsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    for path in paths:
         try:
             load_results(path)
             print(f"{path}: valid")
         except ResultsError as e:
             print(f"error: {e}", file=sys.stderr)
             bad += 1
-    return 1 if bad else 0
+    return EXIT_BAD_INPUT if bad else 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    from .render import render
+
+    inputs = load_inputs(args.files, allow_gbench=True)
+    written = render(inputs, Path(args.out), plots=not args.no_plots)
+    print(f"report: {written['markdown']}")
+    print(f"report: {written['html']}")
+    print(f"csv:    {written['csv']}")
+    if written.get("gbench_csv"):
+        print(f"csv:    {written['gbench_csv']}")
+    if written["plots"]:
+        print(f"plots:  {len(written['plots'])} in {Path(args.out) / 'plots'}")
+    return 0
+
+
+def _one(path: str, what: str) -> dict:
+    inputs = load_inputs([path])
+    if len(inputs) != 1:
+        raise ResultsError(f"{path}: {what} must be one results file, found {len(inputs)} .json files")
+    return inputs[0].doc
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    try:
+        from .compare import run
+    except ImportError as e:
+        raise ResultsError(f"compare needs numpy ({e}); install python3-numpy") from None
+
+    base, cur = _one(args.baseline, "BASELINE"), _one(args.current, "CURRENT")
+    code, text = run(base, cur, args.threshold, args.min_effect, args.alpha,
+                     allow_different=args.allow_different_gpus, markdown=args.markdown)
+    print(text)
+    return code
+
+
+def cmd_gpus(args: argparse.Namespace) -> int:
+    from .gpus import run
+
+    inputs = load_inputs(args.files)
+    print(run([i.path for i in inputs], [i.doc for i in inputs], markdown=args.markdown))
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="optbench report", description=__doc__)
+    p = argparse.ArgumentParser(prog="python3 -m report", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="check results files against the JSON schema")
-    v.add_argument("files", nargs="+")
+
+    v = sub.add_parser("validate", help="check results files against the JSON schema",
+                       description="Check results files (or directories of them) against "
+                                   "harness/results.schema.json. Uses jsonschema when installed, else a "
+                                   "built-in structural check (and says so). Exit 2 if any file is bad.")
+    v.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     v.set_defaults(func=cmd_validate)
+
+    r = sub.add_parser("render", help="write report.md, report.html, results.csv and plots",
+                       description="Render results files (and Google Benchmark JSON from optbench_bench) "
+                                   "into DIR/report.md, DIR/report.html (plots embedded), DIR/results.csv "
+                                   "(one row per case x variant) and DIR/plots/*.png. Directories stand for "
+                                   "the .json files inside them.")
+    r.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
+    r.add_argument("--out", default="optbench-report", metavar="DIR",
+                   help="output directory (default: ./optbench-report)")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.set_defaults(func=cmd_render)
+
+    c = sub.add_parser("compare", help="regression check of CURRENT against BASELINE",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description=COMPARE_HELP)
+    c.add_argument("baseline", metavar="BASELINE", help="results file of the reference run")
+    c.add_argument("current", metavar="CURRENT", help="results file of the run to check")
+    c.add_argument("--threshold", type=float, default=0.05,
+                   help="relative change of the median time that counts (default 0.05 = 5%%)")
+    c.add_argument("--min-effect", type=float, default=0.02,
+                   help="a slowdown must also be at least this large at the CI's lower end (default 0.02)")
+    c.add_argument("--alpha", type=float, default=0.01,
+                   help="significance level of the U test; the CI is (1 - alpha) (default 0.01)")
+    c.add_argument("--allow-different-gpus", action="store_true",
+                   help="compare runs from different GPUs (or CPU models) instead of refusing")
+    c.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    c.set_defaults(func=cmd_compare)
+
+    g = sub.add_parser("gpus", help="one table with a column per GPU",
+                       description="Speedups and throughputs side by side, a column per results file's GPU, "
+                                   "throughputs normalised to the datasheet peaks in report/gpu_specs.json.")
+    g.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
+    g.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    g.set_defaults(func=cmd_gpus)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ResultsError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # never a traceback for the user; OPTBENCH_REPORT_DEBUG=1 shows it
+        if os.environ.get("OPTBENCH_REPORT_DEBUG"):
+            raise
+        msg = " ".join(str(e).split())
+        print(f"error: unexpected {type(e).__name__}: {msg} (set OPTBENCH_REPORT_DEBUG=1 for details)",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

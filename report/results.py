@@ -1,7 +1,10 @@
-"""Loading results files: schema-checked, with one clear error line on bad input."""
+"""Loading results files: schema-checked, with one clear error line on bad input.
+
+Input files are only ever read, never written."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 SCHEMA_NAME = "optbench-results"
@@ -14,25 +17,48 @@ class ResultsError(Exception):
 
 
 def load_schema() -> dict:
-    with open(SCHEMA_PATH, encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(SCHEMA_PATH, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ResultsError(f"{SCHEMA_PATH}: cannot read the results schema ({e})") from None
+
+
+def have_jsonschema() -> bool:
+    try:
+        import jsonschema  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def validator_name() -> str:
+    """Which checker schema_errors() uses, for telling the user."""
+    if have_jsonschema():
+        return "jsonschema"
+    return "built-in structural check (jsonschema is not installed: required keys, types, enums only)"
 
 
 def schema_errors(doc: object) -> list[str]:
-    """Every schema violation as 'path: message' (empty when valid)."""
+    """Every schema violation as 'path: message' (empty when valid). Uses jsonschema
+    when it is installed, else the built-in structural check on the same schema."""
+    schema = load_schema()
+    if not have_jsonschema():
+        from .schema_check import structural_errors
+
+        return structural_errors(doc, schema)
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(load_schema())
+    validator = jsonschema.Draft202012Validator(schema)
     out = []
-    for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path)):
+    for err in sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
         where = "/".join(str(p) for p in err.absolute_path) or "(root)"
         out.append(f"{where}: {err.message}")
     return out
 
 
-def load_results(path: str | Path, validate: bool = True) -> dict:
-    """Read a results file; raise ResultsError with a one-line reason if it is not
-    an optbench results file of a version this report understands."""
+def read_json(path: str | Path) -> object:
+    """Parse one JSON file; ResultsError with a one-line reason otherwise."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -42,12 +68,25 @@ def load_results(path: str | Path, validate: bool = True) -> dict:
         raise ResultsError(f"{p}: is a directory, expected a results .json file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ResultsError(f"{p}: cannot read ({e})") from None
+    if not text.strip():
+        raise ResultsError(f"{p}: empty file, expected JSON")
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{p}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise ResultsError(f"{p}: not usable JSON (nested too deeply)") from None
+
+
+def is_gbench(doc: object) -> bool:
+    """A Google Benchmark --benchmark_out JSON (context + benchmarks)."""
+    return isinstance(doc, dict) and "context" in doc and "benchmarks" in doc
+
+
+def check_results(doc: object, p: Path, validate: bool = True) -> dict:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
-        raise ResultsError(f"{p}: not an optbench results file (no \"schema\": \"{SCHEMA_NAME}\")")
+        hint = " (it is a Google Benchmark file)" if is_gbench(doc) else ""
+        raise ResultsError(f"{p}: not an optbench results file (no \"schema\": \"{SCHEMA_NAME}\"){hint}")
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise ResultsError(
             f"{p}: schema version {doc.get('schema_version')!r}; this report reads version {SCHEMA_VERSION}")
@@ -58,3 +97,52 @@ def load_results(path: str | Path, validate: bool = True) -> dict:
             raise ResultsError(f"{p}: does not match the results schema: {errors[0]}{more}")
     doc["_path"] = str(p)
     return doc
+
+
+def load_results(path: str | Path, validate: bool = True) -> dict:
+    """Read a results file; raise ResultsError with a one-line reason if it is not
+    an optbench results file of a version this report understands."""
+    p = Path(path)
+    return check_results(read_json(p), p, validate)
+
+
+def expand_paths(paths: list[str | Path]) -> list[Path]:
+    """Files as given; a directory stands for the *.json files directly inside it."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(q for q in p.glob("*.json") if q.is_file())
+            if not found:
+                raise ResultsError(f"{p}: directory holds no .json files")
+            out.extend(found)
+        elif not p.exists():
+            raise ResultsError(f"{p}: no such file")
+        else:
+            out.append(p)
+    if not out:
+        raise ResultsError("no input files given")
+    return out
+
+
+@dataclass
+class Input:
+    kind: str  # "optbench" or "gbench"
+    path: Path
+    doc: dict
+
+
+def load_inputs(paths: list[str | Path], allow_gbench: bool = False) -> list[Input]:
+    """Expand directories and load every file; Google Benchmark files only where allowed."""
+    out = []
+    for p in expand_paths(paths):
+        doc = read_json(p)
+        if is_gbench(doc) and not (isinstance(doc, dict) and doc.get("schema") == SCHEMA_NAME):
+            if not allow_gbench:
+                raise ResultsError(f"{p}: a Google Benchmark file; only `render` reads those")
+            from .gbench import check_gbench
+
+            out.append(Input("gbench", p, check_gbench(doc, p)))
+        else:
+            out.append(Input("optbench", p, check_results(doc, p)))
+    return out

@@ -1,0 +1,126 @@
+"""Table rows -> display text, shared by the Markdown and HTML writers."""
+from __future__ import annotations
+
+from .claims import ClaimResult
+from .fmt import DASH, fmt_bytes, fmt_items, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
+from .gpu_specs import device_name, gpu_name, match_gpu
+
+VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline"}
+
+
+def experiment_headers(t: dict) -> list[str]:
+    thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
+    h = ["case", "variant", "median time", "IQR", "n", thr]
+    if t["has_items"]:
+        h.append("items/s")
+    h.append("speedup [CI]")
+    if t["has_peak"]:
+        h.append("% of peak")
+    return h + ["verification", "peak memory", "status / notes"]
+
+
+def status_text(r: dict) -> tuple[str | None, str]:
+    """(marker or None, note text) for the last column."""
+    note = r.get("reason") or ""
+    if r.get("verification") == "failed" and r.get("verification_message"):
+        note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
+    return r.get("marker"), note
+
+
+def experiment_cells(t: dict, r: dict) -> list[str]:
+    variant = r["variant"] or DASH
+    if r.get("role") in ("baseline", "reference"):
+        variant += f" ({r['role']})"
+    if t["kind"] == "items":
+        thr = fmt_items(r["throughput"], r["item_name"])
+    else:
+        thr = fmt_rate(r["throughput"], t["divisor"])
+    cells = [r["case"] or DASH, variant, fmt_time(r["median_s"]), fmt_time(r["iqr_s"]),
+             str(r["n"]) if is_num(r["n"]) else DASH, thr]
+    if t["has_items"]:
+        cells.append(fmt_items(r["items_per_s"], r["item_name"]))
+    if r.get("role") == "baseline" and r["speedup"] == 1.0:
+        cells.append("1×")
+    else:
+        cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
+    if t["has_peak"]:
+        cells.append(f"{fmt_pct(r['pct_peak'])} of {r['peak_label']}" if is_num(r["pct_peak"]) else DASH)
+    cells.append(VERIFICATION.get(r["verification"], r["verification"] or DASH))
+    mem = fmt_bytes(r["peak_allocated_bytes"])
+    if is_num(r["peak_reserved_bytes"]) and r["peak_reserved_bytes"] != r["peak_allocated_bytes"]:
+        mem += f" (reserved {fmt_bytes(r['peak_reserved_bytes'])})"
+    cells.append(mem)
+    marker, note = status_text(r)
+    cells.append(f"{marker}: {note}" if marker and note else (marker or note or "ok"))
+    return cells
+
+
+CLAIM_HEADERS = ["claim", "technique", "claimed", "tested by", "measured speedup (median over cases)",
+                 "verdict", "why"]
+
+
+def claim_cells(cr: ClaimResult) -> list[str]:
+    if cr.median is not None:
+        n = len(cr.evidence)
+        measured = f"{sig(cr.median)}×"
+        if n > 1:
+            measured += f" (range {sig(cr.low)}–{sig(cr.high)}, {n} cases)"
+        measured += f"; CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
+    else:
+        measured = DASH
+    return [cr.claim["id"], cr.claim.get("technique", ""), cr.claimed, ", ".join(cr.experiments) or DASH,
+            measured, cr.verdict.verdict, cr.verdict.why]
+
+
+def environment_lines(doc: dict) -> list[tuple[str, str]]:
+    env = doc.get("environment", {})
+    cfg = doc.get("config", {})
+    dev = device_name(doc)
+    spec = match_gpu(gpu_name(doc)) if env.get("device") == "cuda" else None
+    if spec:
+        dev += f" (datasheet: {spec['name']})"
+    elif env.get("device") == "cuda":
+        dev += " (no datasheet entry: no % of peak from the spec table)"
+    git = env.get("git", {})
+    sha = (git.get("sha") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
+    lines = [
+        ("run status", str(doc.get("status"))),
+        ("date", str(env.get("date", ""))),
+        ("device", f"{env.get('device', '?')}: {dev}"),
+        ("optbench", f"{env.get('optbench_version', '?')}, git {sha}"),
+        ("libtorch", str(env.get("libtorch", {}).get("version", "?"))),
+        ("host", f"{env.get('host', '?')}, {env.get('os', {}).get('name', '?')}"),
+        ("profile", f"{cfg.get('profile', '?')}, filter {cfg.get('filter', '')!r}"),
+        ("command", str(env.get("command_line", ""))),
+    ]
+    cuda = env.get("cuda")
+    if isinstance(cuda, dict):
+        lines.insert(3, ("CUDA", f"runtime {cuda.get('cuda_runtime')}, cuDNN {cuda.get('cudnn')}, "
+                                 f"{cuda.get('device_count')} device(s)"))
+    return lines
+
+
+def run_warning(doc: dict) -> str | None:
+    st = doc.get("status")
+    if st == "interrupted":
+        return "This run was interrupted: some experiments or cases are missing or partial."
+    if st == "running":
+        return "This file was written while the run was still going (it did not finish): results are partial."
+    return None
+
+
+def gbench_table(doc: dict) -> tuple[list[str], list[list[str]]]:
+    """Headers and cells for a Google Benchmark file: one row per benchmark run."""
+    from .gbench import rows as gbench_rows
+
+    rows = gbench_rows(doc)
+    counters = sorted({k for r in rows for k in r["counters"]}, key=lambda k: (not k.endswith("/s"), k))
+    headers = ["benchmark", "real time", "CPU time", "iterations", *counters, "status"]
+    out = []
+    for r in rows:
+        its = r["iterations"]
+        out.append([r["name"], fmt_time(r["real_s"]), fmt_time(r["cpu_s"]),
+                    str(its) if is_num(its) else DASH,
+                    *[sig(r["counters"][k]) if k in r["counters"] else DASH for k in counters],
+                    f"ERROR: {r['error']}" if r["error"] else "ok"])
+    return headers, out

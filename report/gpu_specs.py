@@ -1,0 +1,90 @@
+"""Datasheet peaks (gpu_specs.json): which GPU a results file ran on, and the peak a
+measured throughput is normalised to."""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from pathlib import Path
+
+SPECS_PATH = Path(__file__).resolve().parent / "gpu_specs.json"
+FLOP_KINDS = ("fp32", "tf32", "fp16", "bf16")
+
+
+@functools.lru_cache(maxsize=1)
+def load_specs() -> tuple:
+    with open(SPECS_PATH, encoding="utf-8") as f:
+        return tuple(json.load(f)["gpus"])
+
+
+def match_gpu(name: str | None) -> dict | None:
+    """The datasheet entry for a CUDA device name ('NVIDIA H100 80GB HBM3' -> H100 SXM5), or None."""
+    if not name:
+        return None
+    for spec in load_specs():
+        if re.search(spec["match"], name, re.IGNORECASE):
+            return spec
+    return None
+
+
+def gpu_name(doc: dict) -> str | None:
+    cuda = doc.get("environment", {}).get("cuda")
+    if isinstance(cuda, dict) and cuda.get("gpus"):
+        return str(cuda["gpus"][0].get("name") or "") or None
+    return None
+
+
+def device_name(doc: dict) -> str:
+    """The GPU name, or 'CPU <model>' for a CPU run: what compare refuses to mix."""
+    name = gpu_name(doc)
+    if name and doc.get("environment", {}).get("device") != "cpu":
+        return name
+    return f"CPU {doc.get('environment', {}).get('cpu', {}).get('model', 'unknown')}"
+
+
+def peak_kind(case: dict, variant: dict, kind: str) -> str | None:
+    """Which datasheet figure applies: fp32/tf32/fp16/bf16 for FLOP rates (from
+    notes.peak_kind, else the variant name or params.precision), host_link or memory for bytes."""
+    notes = case.get("notes") or {}
+    pk = notes.get("peak_kind")
+    if kind == "flops":
+        if pk in FLOP_KINDS:
+            return pk
+        text = f"{variant.get('name', '')} {case.get('params', {}).get('precision', '')}".lower()
+        for k in ("bf16", "fp16", "tf32"):
+            if k in text:
+                return k
+        if "half" in text:
+            return "fp16"
+        return "fp32"
+    if kind == "bytes":
+        return "host_link" if pk == "host_link" else "memory"
+    return None
+
+
+def peak_for(case: dict, variant: dict, kind: str, spec: dict | None) -> tuple[float, str] | None:
+    """(peak in units per second, label) for this variant's throughput kind, or None.
+    A peak the harness measured or read for the case (notes.peak_flops_per_s,
+    notes.link_bytes_per_s) wins over the datasheet."""
+    notes = case.get("notes") or {}
+    if kind == "flops" and _pos(notes.get("peak_flops_per_s")):
+        return float(notes["peak_flops_per_s"]), "device peak (notes)"
+    if kind == "bytes" and _pos(notes.get("link_bytes_per_s")):
+        return float(notes["link_bytes_per_s"]), "link (notes)"
+    if spec is None:
+        return None
+    pk = peak_kind(case, variant, kind)
+    if pk in FLOP_KINDS:
+        v = spec.get(f"{pk}_tflops")
+        return (v * 1e12, f"{pk} {spec['name']}") if _pos(v) else None
+    if pk == "host_link":
+        v = spec.get("host_link_gb_per_s")
+        return (v * 1e9, f"{spec.get('host_link', 'host link')}") if _pos(v) else None
+    if pk == "memory":
+        v = spec.get("memory_gb_per_s")
+        return (v * 1e9, f"memory {spec['name']}") if _pos(v) else None
+    return None
+
+
+def _pos(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0

@@ -1,0 +1,85 @@
+"""`gpus RESULTS...`: one table, a column per GPU (per results file): every
+comparison's speedup, and every variant's throughput with its share of that GPU's
+datasheet peak (gpu_specs.json)."""
+from __future__ import annotations
+
+from .fmt import DASH, KIND_KEYS, fmt_items, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
+from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
+from .tables import throughput_kind
+from .textable import table
+
+
+def column_labels(docs: list[dict]) -> list[str]:
+    labels = []
+    for d in docs:
+        spec = match_gpu(gpu_name(d)) if d.get("environment", {}).get("device") == "cuda" else None
+        labels.append(spec["name"] if spec else device_name(d))
+    counts = {lab: labels.count(lab) for lab in labels}
+    return [f"{lab} #{i + 1}" if counts[lab] > 1 else lab for i, lab in enumerate(labels)]
+
+
+def _throughput_cell(c: dict, v: dict, kind: str | None, spec: dict | None) -> str:
+    if not kind or v.get("status", "ok") != "ok":
+        return v.get("status", DASH).upper() if v.get("status", "ok") != "ok" else DASH
+    val = (v.get("throughput") or {}).get(KIND_KEYS[kind])
+    if not is_num(val):
+        return DASH
+    if kind == "items":
+        return fmt_items(val, (v.get("units") or c.get("units") or {}).get("item_name", "items"))
+    div, unit = rate_scale(kind, [val])
+    text = f"{fmt_rate(val, div)} {unit}"
+    peak = peak_for(c, v, kind, spec)
+    return f"{text} ({fmt_pct(val / peak[0])} of {peak[1]})" if peak else text
+
+
+def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """Headers, speedup rows and throughput rows."""
+    labels = column_labels(docs)
+    speed: dict[tuple, list[str]] = {}
+    thr: dict[tuple, list[str]] = {}
+    for i, d in enumerate(docs):
+        spec = match_gpu(gpu_name(d)) if d.get("environment", {}).get("device") == "cuda" else None
+        for e in d.get("experiments", []):
+            kind = throughput_kind(e)
+            if not e.get("cases"):
+                key = (e.get("name"), DASH, DASH)
+                speed.setdefault(key, [DASH] * len(docs))[i] = str(e.get("status", "")).upper()
+                continue
+            for c in e.get("cases", []):
+                if c.get("status") not in ("ok", "interrupted"):
+                    key = (e.get("name"), c.get("name"), DASH)
+                    speed.setdefault(key, [DASH] * len(docs))[i] = str(c.get("status", "")).upper()
+                    continue
+                for cm in c.get("comparisons", []) or []:
+                    key = (e.get("name"), c.get("name"), f"{cm.get('variant')} vs {cm.get('baseline')}")
+                    speed.setdefault(key, [DASH] * len(docs))[i] = fmt_speedup(
+                        cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high"))
+                for v in c.get("variants", []) or []:
+                    key = (e.get("name"), c.get("name"), v.get("name"))
+                    thr.setdefault(key, [DASH] * len(docs))[i] = _throughput_cell(c, v, kind, spec)
+    headers = ["experiment", "case", "what", *labels]
+    return (headers, [[*k, *cells] for k, cells in speed.items()], [[*k, *cells] for k, cells in thr.items()])
+
+
+def describe(paths: list, docs: list[dict]) -> list[str]:
+    lines = []
+    for lab, p, d in zip(column_labels(docs), paths, docs):
+        name = gpu_name(d) if d.get("environment", {}).get("device") == "cuda" else None
+        spec = match_gpu(name) if name else None
+        if spec:
+            peaks = (f"FP32 {spec['fp32_tflops']}, TF32 {spec['tf32_tflops']}, FP16 {spec['fp16_tflops']} TFLOP/s; "
+                     f"memory {spec['memory_gb_per_s']} GB/s; {spec['host_link']} {spec['host_link_gb_per_s']} GB/s")
+            lines.append(f"{lab}: {p} ({name}; datasheet: {peaks}; {spec['source']})")
+        elif name:
+            lines.append(f"{lab}: {p} ({name}; not in gpu_specs.json, so no % of peak)")
+        else:
+            lines.append(f"{lab}: {p} (CPU run: no GPU peaks)")
+    return lines
+
+
+def run(paths: list, docs: list[dict], markdown: bool = False) -> str:
+    headers, speed, thr = build(docs)
+    out = ["Columns:", *[f"  {line}" for line in describe(paths, docs)], "",
+           "Speedup (median baseline / median variant, [CI]):", table(headers, speed, markdown), "",
+           "Throughput (share of the datasheet peak, dense):", table(headers, thr, markdown)]
+    return "\n".join(out)

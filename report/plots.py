@@ -1,0 +1,188 @@
+"""PNG plots: speedup bars with CI whiskers per experiment, and throughput against a
+swept numeric case parameter (params.bytes, .size, .workers, ...) per variant.
+matplotlib is imported lazily; without it plots are skipped with a message."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .fmt import KIND_KEYS, is_num, rate_scale
+from .gpu_specs import gpu_name, match_gpu, peak_for
+from .tables import throughput_kind
+
+PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
+
+
+@dataclass
+class Plot:
+    experiment: str
+    kind: str  # "speedup" or "throughput"
+    title: str
+    path: Path
+
+
+def matplotlib_or_none():
+    """pyplot with the Agg backend, or None when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    return plt
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def speedup_points(experiment: dict) -> list[tuple[str, float, float | None, float | None]]:
+    out = []
+    for c in experiment.get("cases", []) or []:
+        for cm in c.get("comparisons", []) or []:
+            if is_num(cm.get("speedup")):
+                out.append((f"{c.get('name')}: {cm.get('variant')}", float(cm["speedup"]),
+                            cm.get("ci_low") if is_num(cm.get("ci_low")) else None,
+                            cm.get("ci_high") if is_num(cm.get("ci_high")) else None))
+    return out
+
+
+def plot_speedups(plt, experiment: dict, path: Path) -> bool:
+    pts = speedup_points(experiment)
+    if not pts:
+        return False
+    labels = [p[0] for p in pts]
+    vals = [p[1] for p in pts]
+    lo_err = [p[1] - p[2] if p[2] is not None else 0.0 for p in pts]
+    hi_err = [p[3] - p[1] if p[3] is not None else 0.0 for p in pts]
+    colors = []
+    for _, s, lo, hi in pts:
+        if lo is not None and lo > 1:
+            colors.append("#2a9d5c")
+        elif hi is not None and hi < 1:
+            colors.append("#c0392b")
+        else:
+            colors.append("#8c8c8c")
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.38 * len(pts)))
+    y = list(range(len(pts)))[::-1]
+    # Bars start at 1 (no change): right = faster, left = slower.
+    ax.barh(y, [v - 1.0 for v in vals], left=1.0, color=colors)
+    ax.errorbar(vals, y, xerr=[lo_err, hi_err], fmt="o", color="black", markersize=3, capsize=3)
+    ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)")
+    ax.set_title(f"{experiment.get('name')}: speedup", fontsize=10)
+    top = max(v + h for v, h in zip(vals, hi_err))
+    bottom = min(v - lw for v, lw in zip(vals, lo_err))
+    top, bottom = max(top, 1.0), min(bottom, 1.0)
+    if bottom > 0 and top / bottom > 8:
+        ax.set_xscale("log")
+        ax.set_xlim(bottom / 1.15, top * 1.15)
+    else:
+        pad = 0.08 * (top - bottom) or 0.05
+        ax.set_xlim(max(0.0, bottom - pad), top + pad)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def find_sweeps(experiment: dict) -> list[tuple[str, dict]]:
+    """[(param, {line label: [(x, throughput), ...]})] for each numeric case param that
+    varies among cases whose other params are equal; a line per variant (and group of
+    the other params, e.g. 'direction=h2d: pinned')."""
+    kind = throughput_kind(experiment)
+    if not kind:
+        return []
+    cases = [c for c in experiment.get("cases", []) or [] if c.get("status") in ("ok", "interrupted")]
+    keys = sorted({k for c in cases for k, v in (c.get("params") or {}).items() if is_num(v)},
+                  key=lambda k: (k not in PREFERRED_SWEEPS, k))
+    out = []
+    for key in keys:
+        groups: dict[str, tuple[dict, list]] = {}
+        for c in cases:
+            params = c.get("params") or {}
+            if not is_num(params.get(key)):
+                continue
+            rest = {k: v for k, v in params.items() if k != key}
+            _, pts = groups.setdefault(json.dumps(rest, sort_keys=True, default=str), (rest, []))
+            for v in c.get("variants", []) or []:
+                thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
+                if is_num(thr) and v.get("status", "ok") == "ok":
+                    pts.append((float(params[key]), v.get("name"), float(thr)))
+        # Label lines by the other params that differ between groups (e.g. direction=h2d).
+        all_keys = {k for rest, _ in groups.values() for k in rest}
+        varying = sorted(k for k in all_keys if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
+        lines: dict[tuple[str, str], list] = {}
+        for rest, pts in groups.values():
+            label = ", ".join(f"{k}={rest.get(k)}" for k in varying)
+            for x, name, thr in pts:
+                lines.setdefault((label, str(name)), []).append((x, thr))
+        lines = {k: sorted(v) for k, v in lines.items() if len({x for x, _ in v}) >= 2}
+        # A sweep: in a group, at least two variants (baseline and another) were measured at
+        # two or more values. (aligned_dims' odd sizes are not: each odd variant has one size.)
+        per_label: dict[str, int] = {}
+        for label, _ in lines:
+            per_label[label] = per_label.get(label, 0) + 1
+        lines = {k: v for k, v in lines.items() if per_label[k[0]] >= 2}
+        distinct = len({x for v in lines.values() for x, _ in v})
+        if lines and (key in PREFERRED_SWEEPS or distinct >= 3):
+            out.append((key, {f"{lab}: {name}" if lab else name: v for (lab, name), v in lines.items()}))
+    return out
+
+
+def sweep_peak(experiment: dict, spec: dict | None) -> tuple[float, str] | None:
+    """The peak shared by every case and variant of the experiment, if there is one."""
+    kind = throughput_kind(experiment)
+    if kind not in ("bytes", "flops"):
+        return None
+    peaks = {peak_for(c, v, kind, spec) for c in experiment.get("cases", []) or []
+             for v in c.get("variants", []) or []}
+    return peaks.pop() if len(peaks) == 1 else None
+
+
+def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: dict | None = None) -> bool:
+    kind = throughput_kind(experiment)
+    div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for label, pts in sorted(lines.items()):
+        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=label)
+    peak = sweep_peak(experiment, spec)
+    if peak:
+        ax.axhline(peak[0] / div, color="black", linestyle="--", linewidth=0.8, label=f"peak: {peak[1]}")
+    ax.set_ylim(bottom=0)
+    xs = [x for pts in lines.values() for x, _ in pts]
+    if min(xs) > 0 and max(xs) / min(xs) >= 16:
+        ax.set_xscale("log", base=2 if key == "bytes" else 10)
+    ax.set_xlabel(f"params.{key}")
+    ax.set_ylabel(f"throughput ({unit})")
+    ax.set_title(f"{experiment.get('name')}: throughput vs {key}", fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def make_plots(doc: dict, out_dir: Path, prefix: str = "") -> list[Plot]:
+    """Write every plot for one results document under out_dir; [] without matplotlib."""
+    plt = matplotlib_or_none()
+    if plt is None:
+        return []
+    spec = match_gpu(gpu_name(doc)) if doc.get("environment", {}).get("device") == "cuda" else None
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plots = []
+    for e in doc.get("experiments", []):
+        name = str(e.get("name"))
+        path = out_dir / f"{prefix}{_safe(name)}_speedup.png"
+        if plot_speedups(plt, e, path):
+            plots.append(Plot(name, "speedup", f"{name}: speedup with CI", path))
+        for key, lines in find_sweeps(e):
+            path = out_dir / f"{prefix}{_safe(name)}_{_safe(key)}_throughput.png"
+            if plot_sweep(plt, e, key, lines, path, spec):
+                plots.append(Plot(name, "throughput", f"{name}: throughput vs {key}", path))
+    return plots

@@ -1,0 +1,54 @@
+"""results.csv: one row per file x experiment x case x variant (raw numbers, seconds
+and per-second units); benchmarks.csv for Google Benchmark inputs."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+COLUMNS = [
+    "file", "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
+    "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
+    "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
+    "verification", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
+    "peak_reserved_bytes", "params",
+]
+GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
+
+
+def _cell(v: object) -> object:
+    if v is None:
+        return ""
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, sort_keys=True)
+    return v
+
+
+def write_results_csv(sections: list, path: Path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for s in sections:
+            if s.kind != "optbench":
+                continue
+            for t in s.tables:
+                for r in t["rows"]:
+                    row = dict(r, file=str(s.path))
+                    if row.get("item_name") and row.get("items_per_s") is None:
+                        row["item_name"] = None
+                    w.writerow([_cell(row.get(c)) for c in COLUMNS])
+
+
+def write_gbench_csv(sections: list, path: Path) -> bool:
+    from .gbench import rows
+
+    gb = [s for s in sections if s.kind == "gbench"]
+    if not gb:
+        return False
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(GBENCH_COLUMNS)
+        for s in gb:
+            for r in rows(s.doc):
+                w.writerow([_cell(dict(r, file=str(s.path)).get(c)) for c in GBENCH_COLUMNS])
+    return True

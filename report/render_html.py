@@ -1,0 +1,106 @@
+"""Self-contained HTML report (report.html): plots embedded as base64 PNGs."""
+from __future__ import annotations
+
+import base64
+from html import escape
+
+from .cells import (CLAIM_HEADERS, claim_cells, environment_lines, experiment_cells, experiment_headers,
+                    gbench_table, run_warning)
+from .gbench import device as gbench_device
+from .verdicts import CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-width:1400px;color:#222}
+table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:13px}
+th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f0f0f0} td.num{text-align:right;white-space:nowrap}
+tr.bad td{background:#fde8e8} tr.skip td{background:#f3f3f3;color:#666}
+.v-confirmed{background:#dff3e4} .v-exceeded{background:#d0ecf7} .v-smaller{background:#fff4d6}
+.v-notrep{background:#fde8e8} .v-na{color:#777}
+.warn{background:#fff4d6;border:1px solid #e0c060;padding:0.5em 1em}
+img{max-width:100%;border:1px solid #ddd;margin:0.3em 0 1em}
+code{background:#f4f4f4;padding:0 3px} blockquote{color:#555;margin:0.2em 1em}
+"""
+VERDICT_CLASS = {CONFIRMED: "v-confirmed", EXCEEDED: "v-exceeded", SMALLER: "v-smaller",
+                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na"}
+ROW_CLASS = {"SKIPPED": "skip", "NOT RUN": "skip", "FAILED": "bad", "OOM": "bad", "ERROR": "bad",
+             "INTERRUPTED": "bad", "INCOMPLETE": "bad"}
+
+
+def table(headers: list[str], rows: list[list[str]], row_classes: list[str] | None = None,
+          cell_classes: list[list[str]] | None = None) -> str:
+    out = ["<table><thead><tr>", *(f"<th>{escape(h)}</th>" for h in headers), "</tr></thead><tbody>"]
+    for i, row in enumerate(rows):
+        rc = row_classes[i] if row_classes else ""
+        out.append(f'<tr class="{rc}">' if rc else "<tr>")
+        for j, c in enumerate(row):
+            cc = cell_classes[i][j] if cell_classes else ""
+            out.append(f'<td class="{cc}">{escape(str(c))}</td>' if cc else f"<td>{escape(str(c))}</td>")
+        out.append("</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _img(path) -> str:
+    try:
+        data = base64.b64encode(path.read_bytes()).decode("ascii")
+    except OSError:
+        return ""
+    return f'<img alt="{escape(path.name)}" src="data:image/png;base64,{data}">'
+
+
+def _claims(section) -> str:
+    rows = [claim_cells(cr) for cr in section.claims]
+    verdict_col = CLAIM_HEADERS.index("verdict")
+    cc = [["" if j != verdict_col else VERDICT_CLASS.get(r[verdict_col], "") for j in range(len(r))] for r in rows]
+    out = ["<h3>Checklist claims</h3>", table(CLAIM_HEADERS, rows, cell_classes=cc), "<details><summary>Sources</summary><ul>"]
+    for cr in section.claims:
+        c = cr.claim
+        note = f" ({escape(c['note'])})" if c.get("note") else ""
+        out.append(f"<li><b>{escape(c['id'])}</b>{note}: <blockquote>{escape(c.get('quote', ''))}</blockquote>"
+                   f"{escape(c.get('source', ''))}</li>")
+    out.append("</ul></details>")
+    notes = [f"<li>{escape(cr.claim['id'])}: {escape(n)}</li>" for cr in section.claims for n in cr.notes]
+    if notes:
+        out.append("<ul>" + "".join(notes) + "</ul>")
+    return "\n".join(out)
+
+
+def _experiment(t: dict, plots: list) -> str:
+    out = [f"<h4>{escape(str(t['name']))}: {escape(t['title'])}</h4>"]
+    if t["optimization"]:
+        out.append(f"<p>Optimization: {escape(t['optimization'])}. Claims: {escape(', '.join(t['claims']) or '—')}.</p>")
+    if t["status"] != "ok":
+        out.append(f'<p class="warn"><b>{escape(str(t["status"]).upper())}</b>: {escape(t["reason"] or "no reason given")}</p>')
+    headers = experiment_headers(t)
+    rows = [experiment_cells(t, r) for r in t["rows"]]
+    num_cols = {i for i, h in enumerate(headers) if h in ("median time", "IQR", "n") or h.startswith("throughput")}
+    cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
+    out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
+    out += [_img(p.path) for p in plots if p.experiment == t["name"]]
+    return "\n".join(out)
+
+
+def render(sections: list, notices: list[str]) -> str:
+    out = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>optbench report</title>",
+           f"<style>{CSS}</style></head><body><h1>optbench report</h1><ul>"]
+    out += [f"<li>input {s.index}: <code>{escape(str(s.path))}</code></li>" for s in sections]
+    out.append("</ul>")
+    out += [f'<p class="warn">{escape(n)}</p>' for n in notices]
+    for s in sections:
+        if s.kind == "gbench":
+            headers, rows = gbench_table(s.doc)
+            out.append(f"<h2>Google Benchmark: <code>{escape(str(s.path))}</code> "
+                       f"(device: {escape(gbench_device(s.doc))})</h2>")
+            out.append(table(headers, rows, ["bad" if r[-1] != "ok" else "" for r in rows]))
+            continue
+        out.append(f"<h2>Results: <code>{escape(str(s.path))}</code></h2>")
+        out.append(table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]))
+        warn = run_warning(s.doc)
+        if warn:
+            out.append(f'<p class="warn"><b>Warning:</b> {escape(warn)}</p>')
+        out.append(_claims(s))
+        out.append("<h3>Experiments</h3>")
+        out += [_experiment(t, s.plots) for t in s.tables]
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"

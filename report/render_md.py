@@ -1,0 +1,75 @@
+"""Markdown report (report.md); plots are PNG files referenced relative to it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .cells import (CLAIM_HEADERS, claim_cells, environment_lines, experiment_cells, experiment_headers,
+                    gbench_table, run_warning)
+from .gbench import device as gbench_device
+
+
+def esc(text: object) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
+    return out
+
+
+def _claims(section) -> list[str]:
+    out = ["### Checklist claims", ""]
+    out += md_table(CLAIM_HEADERS, [claim_cells(cr) for cr in section.claims])
+    out += ["", "Sources:", ""]
+    for cr in section.claims:
+        c = cr.claim
+        note = f" ({c['note']})" if c.get("note") else ""
+        out.append(f"- **{c['id']}**{note}: “{c.get('quote', '').strip()}” — {c.get('source', '')}")
+    for cr in section.claims:
+        for n in cr.notes:
+            out.append(f"- note ({cr.claim['id']}): {n}")
+    return out + [""]
+
+
+def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
+    out = [f"#### {t['name']}: {t['title']}", ""]
+    if t["optimization"]:
+        out.append(f"Optimization: {t['optimization']}. Claims: {', '.join(t['claims']) or '—'}.")
+    if t["status"] != "ok":
+        out.append(f"**{str(t['status']).upper()}**: {t['reason'] or 'no reason given'}")
+    out.append("")
+    out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]])
+    out.append("")
+    for p in plots:
+        if p.experiment == t["name"]:
+            rel = Path(os.path.relpath(p.path, out_dir)).as_posix()
+            out += [f"![{p.title}]({rel})", ""]
+    return out
+
+
+def render(sections: list, out_dir: Path, notices: list[str]) -> str:
+    out = ["# optbench report", ""]
+    out += [f"- input {s.index}: `{s.path}` ({'Google Benchmark' if s.kind == 'gbench' else 'optbench results'})"
+            for s in sections]
+    out.append("")
+    out += [f"> {n}" for n in notices]
+    if notices:
+        out.append("")
+    for s in sections:
+        if s.kind == "gbench":
+            headers, rows = gbench_table(s.doc)
+            out += [f"## Google Benchmark: `{s.path}` (device: {gbench_device(s.doc)})", ""]
+            out += md_table(headers, rows) + [""]
+            continue
+        out += [f"## Results: `{s.path}`", ""]
+        out += md_table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]) + [""]
+        warn = run_warning(s.doc)
+        if warn:
+            out += [f"> **Warning:** {warn}", ""]
+        out += _claims(s)
+        out += ["### Experiments", ""]
+        for t in s.tables:
+            out += _experiment(t, s.plots, out_dir)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,129 @@
+"""Results document -> per-experiment table rows (numbers, not text), shared by the
+Markdown, HTML and CSV writers. Every case x variant gives a row; skipped, failed
+and interrupted experiments/cases and oom/error variants give marked rows."""
+from __future__ import annotations
+
+from .fmt import KIND_KEYS, is_num, rate_scale
+from .gpu_specs import gpu_name, match_gpu, peak_for
+
+BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE"}
+BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
+
+
+def throughput_kind(experiment: dict) -> str | None:
+    """The experiment's headline unit: bytes, else FLOPs, else items (samples, images...)."""
+    seen = set()
+    for c in experiment.get("cases", []):
+        for v in c.get("variants", []) or []:
+            seen.update(k for k, key in KIND_KEYS.items() if is_num((v.get("throughput") or {}).get(key)))
+    for k in ("bytes", "flops", "items"):
+        if k in seen:
+            return k
+    return None
+
+
+def primary_samples(case: dict, variant: dict) -> list[float]:
+    """Raw samples of the case's primary metric (device_s falls back to host_s when absent)."""
+    samples = variant.get("samples") or {}
+    metric = case.get("primary_metric") or "host_s"
+    vals = samples.get(metric)
+    if not vals:
+        vals = samples.get("host_s") or []
+    return [float(x) for x in vals if is_num(x)]
+
+
+def _comparison(case: dict, name: str) -> dict | None:
+    for cm in case.get("comparisons", []) or []:
+        if cm.get("variant") == name:
+            return cm
+    return None
+
+
+def _row(**kw) -> dict:
+    base = dict.fromkeys([
+        "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
+        "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
+        "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
+        "ci_high", "verification", "verification_message", "pct_peak", "peak_label",
+        "peak_allocated_bytes", "peak_reserved_bytes", "params",
+    ])
+    base.update(kw)
+    return base
+
+
+def experiment_rows(experiment: dict, spec: dict | None) -> list[dict]:
+    kind = throughput_kind(experiment)
+    e_status = experiment.get("status", "ok")
+    common = {"experiment": experiment.get("name"), "experiment_status": e_status}
+    cases = experiment.get("cases", []) or []
+    if not cases:
+        marker = BAD_CASE.get(e_status, "NO CASES")
+        return [_row(**common, marker=marker, reason=experiment.get("reason") or "no cases recorded")]
+    rows = []
+    for c in cases:
+        c_status = c.get("status", "ok")
+        ccommon = dict(common, case=c.get("name"), case_status=c_status, params=c.get("params") or {},
+                       primary_metric=c.get("primary_metric"))
+        variants = c.get("variants") or []
+        if not variants:
+            rows.append(_row(**ccommon, marker=BAD_CASE.get(c_status, "NO VARIANTS"),
+                             reason=c.get("reason") or "no variants recorded"))
+            continue
+        for v in variants:
+            rows.append(_variant_row(c, v, ccommon, kind, spec))
+    return rows
+
+
+def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None) -> dict:
+    stats = v.get("stats") or {}
+    thr = v.get("throughput") or {}
+    mem = v.get("memory") or {}
+    units = v.get("units") or c.get("units") or {}
+    v_status = v.get("status", "ok")
+    marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.get("status", "ok"))
+    reason = v.get("error") or (c.get("reason") if c.get("status") in BAD_CASE else None)
+    row = _row(**ccommon, variant=v.get("name"), role=v.get("role"), variant_status=v_status,
+               marker=marker, reason=reason,
+               median_s=stats.get("median"), q1_s=stats.get("q1"), q3_s=stats.get("q3"),
+               iqr_s=stats.get("iqr"), min_s=stats.get("min"), n=stats.get("n"),
+               bytes_per_s=thr.get("bytes_per_s"), flops_per_s=thr.get("flops_per_s"),
+               items_per_s=thr.get("items_per_s"), item_name=units.get("item_name") or "items",
+               peak_allocated_bytes=mem.get("peak_allocated_bytes"),
+               peak_reserved_bytes=mem.get("peak_reserved_bytes"))
+    if kind:
+        row["throughput"] = thr.get(KIND_KEYS[kind])
+        peak = peak_for(c, v, kind, spec) if kind != "items" else None
+        if peak and is_num(row["throughput"]):
+            row["pct_peak"] = row["throughput"] / peak[0]
+            row["peak_label"] = peak[1]
+    if v.get("role") == "baseline":
+        row["speedup"] = 1.0 if v_status == "ok" and stats else None
+        row["verification"] = "baseline"
+    cm = _comparison(c, v.get("name"))
+    if cm:
+        row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
+        ver = cm.get("verification") or {}
+        if v_status == "ok":
+            row["verification"] = ver.get("status")
+            row["verification_message"] = ver.get("message")
+    return row
+
+
+def document_tables(doc: dict) -> list[dict]:
+    """Per experiment: name, title, status, claims, the throughput unit, flags for
+    optional columns, and the rows."""
+    spec = match_gpu(gpu_name(doc)) if doc.get("environment", {}).get("device") == "cuda" else None
+    out = []
+    for e in doc.get("experiments", []):
+        rows = experiment_rows(e, spec)
+        kind = throughput_kind(e)
+        div, unit = rate_scale(kind, [r["throughput"] for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
+        out.append({
+            "name": e.get("name"), "title": e.get("title", ""), "optimization": e.get("optimization", ""),
+            "description": e.get("description", ""), "status": e.get("status"), "reason": e.get("reason"),
+            "claims": e.get("claims", []), "kind": kind, "divisor": div, "unit": unit,
+            "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
+            "has_peak": any(is_num(r["pct_peak"]) for r in rows),
+            "rows": rows,
+        })
+    return out

@@ -1,0 +1,54 @@
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from report.__main__ import main
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # for `import synth`
+
+
+class CliResult:
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run `python3 -m report ARGS` in-process; returns rc, stdout, stderr."""
+    def run(*args):
+        rc = main([str(a) for a in args])
+        cap = capsys.readouterr()
+        return CliResult(rc, cap.out, cap.err)
+    return run
+
+
+def run_subprocess(*args):
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    p = subprocess.run([sys.executable, "-m", "report", *map(str, args)], capture_output=True, text=True,
+                       env=env, cwd=str(REPO), timeout=120)
+    return CliResult(p.returncode, p.stdout, p.stderr)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def real_results(tmp_path_factory):
+    """A real results file from $OPTBENCH_BIN (CPU, quick, the fast experiments); skip without it."""
+    binary = os.environ.get("OPTBENCH_BIN")
+    if not binary or not Path(binary).is_file() or not os.access(binary, os.X_OK):
+        pytest.skip("OPTBENCH_BIN is not set or not an executable file")
+    out = tmp_path_factory.mktemp("real") / "cpu.json"
+    p = subprocess.run([binary, "run", "--quick", "--device", "cpu", "--no-progress", "--max-time", "0.3",
+                        "--filter", "aligned_dims|dataloader|eval_no_grad|pinned_memory|cudnn_benchmark",
+                        "--out", str(out)], capture_output=True, text=True, timeout=300)
+    # 1 = a verification failed; the file is still written.
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    assert out.is_file()
+    return out

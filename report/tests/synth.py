@@ -1,0 +1,129 @@
+"""Schema-valid synthetic results documents for tests, built from given samples."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from report.stats import ratio_of_medians_ci
+
+H100 = "NVIDIA H100 80GB HBM3"
+A100 = "NVIDIA A100-SXM4-80GB"
+
+
+def lognormal(median: float, sigma: float, n: int, seed: int) -> list[float]:
+    rng = np.random.default_rng(seed)
+    return [float(x) for x in median * np.exp(rng.normal(0.0, sigma, n))]
+
+
+def summary(xs: list[float]) -> dict | None:
+    if not xs:
+        return None
+    a = np.asarray(xs, dtype=float)
+    q1, med, q3 = (float(v) for v in np.percentile(a, [25, 50, 75]))
+    return {"n": len(xs), "median": med, "q1": q1, "q3": q3, "iqr": q3 - q1,
+            "min": float(a.min()), "max": float(a.max()), "mean": float(a.mean())}
+
+
+def variant(name: str, samples: list[float], role: str = "optimized", status: str = "ok",
+            units: dict | None = None, memory: int | None = None) -> dict:
+    stats = summary(samples) if status == "ok" else None
+    thr = {}
+    if stats and units:
+        for unit, key in (("bytes", "bytes_per_s"), ("flops", "flops_per_s"), ("items", "items_per_s")):
+            if units.get(unit):
+                thr[key] = units[unit] / stats["median"]
+    v = {
+        "name": name, "role": role, "status": status, "first_run_s": 0.01,
+        "warmup": {"iters": 3, "seconds": 0.01, "stable": True}, "iters_per_sample": 1,
+        "samples": {"host_s": list(samples) if status == "ok" else [], "device_s": None, "sm_clock_mhz": None},
+        "stats": stats, "throughput": thr,
+        "memory": {"peak_allocated_bytes": memory, "peak_reserved_bytes": memory} if memory else None,
+    }
+    if status != "ok":
+        v["error"] = "CUDA out of memory" if status == "oom" else "something broke"
+    return v
+
+
+def case(name: str, variants: list[tuple], params: dict | None = None, units: dict | None = None,
+         notes: dict | None = None, status: str = "ok", verification: str = "passed",
+         roles: dict | None = None, variant_status: dict | None = None) -> dict:
+    """variants: [(name, samples), ...]; the first is the baseline."""
+    if status in ("skipped", "failed"):
+        return {"name": name, "params": params or {}, "status": status, "reason": f"case {status} on purpose"}
+    units = units or {"bytes": 0.0, "flops": 0.0, "items": 32.0, "item_name": "samples"}
+    roles = roles or {}
+    variant_status = variant_status or {}
+    vs = []
+    for i, (vname, samples) in enumerate(variants):
+        role = "baseline" if i == 0 else roles.get(vname, "optimized")
+        vs.append(variant(vname, samples, role, variant_status.get(vname, "ok"), units))
+    comps = []
+    base = vs[0]
+    for v in vs[1:]:
+        if v["status"] == "ok" and base["status"] == "ok":
+            lo, hi = ratio_of_medians_ci(base["samples"]["host_s"], v["samples"]["host_s"], resamples=400)
+            sp = base["stats"]["median"] / v["stats"]["median"]
+        else:
+            lo = hi = sp = None
+        comps.append({"baseline": base["name"], "variant": v["name"], "speedup": sp, "ci_low": lo, "ci_high": hi,
+                      "confidence": 0.95, "paired": False, "verification": {"status": verification}})
+    c = {"name": name, "params": params or {}, "status": status, "timing_mode": "sync",
+         "primary_metric": "host_s", "units": units, "stop_reason": "precision", "rounds": 10,
+         "variants": vs, "comparisons": comps}
+    if notes:
+        c["notes"] = notes
+    if status == "interrupted":
+        c["reason"] = "interrupted by the user"
+    return c
+
+
+def experiment(name: str, cases: list[dict], claims: list[str] | None = None, status: str = "ok",
+               reason: str | None = None) -> dict:
+    e = {"name": name, "title": f"{name} title", "optimization": f"{name} optimization",
+         "claims": claims or [], "description": "synthetic", "devices": ["cpu", "cuda"], "status": status,
+         "cases": cases}
+    if reason:
+        e["reason"] = reason
+    return e
+
+
+def document(experiments: list[dict], gpu: str | None = None, cpu_model: str = "Test CPU 9000",
+             status: str = "complete") -> dict:
+    device = "cuda" if gpu else "cpu"
+    cuda = None
+    if gpu:
+        cuda = {"cuda_runtime": "12.4", "cuda_driver_api": "12.4", "cudnn": "9.1", "nccl": "2.21",
+                "device_count": 1,
+                "gpus": [{"index": 0, "name": gpu, "compute_capability": "9.0", "sm_count": 132,
+                          "memory_bytes": 85899345920, "l2_cache_bytes": 52428800, "nvml": {"available": False}}]}
+    return {
+        "schema": "optbench-results", "schema_version": 1, "status": status,
+        "environment": {
+            "date": "2025-01-01T00:00:00Z", "optbench_version": "0.1.0",
+            "git": {"sha": "0123456789abcdef", "dirty": False}, "command_line": "optbench run --synthetic",
+            "host": "testhost", "os": {"name": "Debian", "kernel": "Linux", "arch": "x86_64"},
+            "cpu": {"model": cpu_model, "logical_cores": 2, "torch_threads": 1},
+            "libtorch": {"version": "2.4.0", "cuda": bool(gpu)}, "device": device,
+            "numerics": {"tf32_matmul": False, "tf32_cudnn": True, "cudnn_benchmark": False,
+                         "cudnn_deterministic": False, "deterministic_algorithms": False},
+            "cuda": cuda, "nvml": {"available": False},
+        },
+        "config": {"device": device, "profile": "quick", "filter": ".*", "time_budget_s": None,
+                   "measure": {"warmup_min_s": 0.05, "warmup_max_s": 0.5, "target_sample_s": 0.001,
+                               "interleave": "random", "seed": 42, "bootstrap_resamples": 2000,
+                               "stopping": {"min_samples": 5, "min_time_s": 0.1, "max_time_s": 1.5,
+                                            "max_samples": 100000, "target_rel_ci": 0.05, "confidence": 0.95}}},
+        "experiments": experiments,
+    }
+
+
+def simple_doc(samples_base: list[float], samples_opt: list[float], gpu: str | None = H100) -> dict:
+    """One experiment, one case, baseline + one optimized variant."""
+    return document([experiment("toy", [case("c1", [("base", samples_base), ("opt", samples_opt)])])], gpu=gpu)
+
+
+def write(path: Path, doc: dict) -> Path:
+    path.write_text(json.dumps(doc, indent=1))
+    return path

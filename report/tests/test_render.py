@@ -1,0 +1,158 @@
+import csv
+import json
+import sys
+
+
+import synth
+from conftest import digest
+
+MiB = 2**20
+
+
+def rich_doc():
+    copy_cases = []
+    for i, direction in enumerate(("h2d", "d2h")):
+        for j, mib in enumerate((1, 4, 16, 64)):
+            b = mib * MiB
+            copy_cases.append(synth.case(
+                f"{direction}_{mib}MiB",
+                [("pageable", synth.lognormal(b / 20e9, 0.02, 12, 10 * i + j)),
+                 ("pinned", synth.lognormal(b / 50e9, 0.02, 12, 100 + 10 * i + j))],
+                params={"direction": direction, "bytes": b},
+                units={"bytes": float(b), "flops": 0.0, "items": 0.0, "item_name": "bytes"},
+                notes={"peak_kind": "host_link"}))
+    flops_units = {"bytes": 0.0, "flops": 2 * 4096.0 ** 3, "items": 0.0, "item_name": "samples"}
+    mp_cases = [
+        synth.case("matmul_4096", [("fp32", synth.lognormal(3e-3, 0.01, 10, 1)),
+                                   ("amp_fp16", synth.lognormal(0.4e-3, 0.01, 10, 2)),
+                                   ("amp_bf16", synth.lognormal(0.4e-3, 0.01, 10, 3))],
+                   units=flops_units, variant_status={"amp_bf16": "oom"}),
+        synth.case("broken", [], status="failed"),
+        synth.case("partial", [("fp32", synth.lognormal(3e-3, 0.01, 4, 4)),
+                               ("amp_fp16", synth.lognormal(1e-3, 0.01, 4, 5))],
+                   units=flops_units, status="interrupted"),
+    ]
+    return synth.document([
+        synth.experiment("pinned_memory", copy_cases, ["pin_memory"]),
+        synth.experiment("mixed_precision", mp_cases, ["amp", "fp16_tensor_cores"]),
+        synth.experiment("cudnn_benchmark", [], ["cudnn_benchmark"], status="skipped", reason="not today"),
+    ], gpu=synth.H100, status="interrupted")
+
+
+def test_render_synthetic(tmp_path, cli):
+    src = synth.write(tmp_path / "r.json", rich_doc())
+    before = digest(src)
+    out = tmp_path / "out"
+    r = cli("render", src, "--out", out)
+    assert r.rc == 0, r.err
+    assert str(out / "report.md") in r.out
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    for marker in ("SKIPPED", "FAILED", "OOM", "INTERRUPTED", "interrupted"):
+        assert marker in md, marker
+    assert "of PCIe Gen5 x16" in md            # % of the host link for the copies
+    assert "of fp16 H100 SXM5" in md           # % of the fp16 tensor peak
+    assert "GB/s" in md and "TFLOP/s" in md
+    assert "| pin_memory |" in md and "exceeded" in md   # 2.5x vs 1.10-1.20x
+    assert "data:image/png;base64," in html and "<table>" in html
+    pngs = sorted((out / "plots").glob("*.png"))
+    names = [p.name for p in pngs]
+    assert "pinned_memory_speedup.png" in names
+    assert "pinned_memory_bytes_throughput.png" in names
+    assert all(p.stat().st_size > 1024 for p in pngs)
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    # 8 copy cases x 2 + 3 + 1 failed + 2 interrupted + 1 skipped experiment
+    assert len(rows) == 16 + 3 + 1 + 2 + 1
+    assert {r["marker"] for r in rows} >= {"OOM", "FAILED", "INTERRUPTED", "SKIPPED"}
+    assert digest(src) == before
+
+
+def test_render_without_matplotlib(tmp_path, cli, monkeypatch):
+    for mod in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, mod)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    src = synth.write(tmp_path / "r.json", rich_doc())
+    r = cli("render", src, "--out", tmp_path / "out")
+    assert r.rc == 0
+    assert "matplotlib is not installed" in r.err
+    assert "matplotlib is not installed" in (tmp_path / "out" / "report.md").read_text()
+    assert not list((tmp_path / "out").glob("plots/*.png"))
+
+
+def test_render_directory_and_several_files(tmp_path, cli):
+    d = tmp_path / "in"
+    d.mkdir()
+    synth.write(d / "a.json", synth.simple_doc([1.0, 1.1, 1.2], [0.5, 0.6, 0.55]))
+    synth.write(d / "b.json", synth.simple_doc([1.0, 1.1, 1.2], [0.5, 0.6, 0.55], gpu=None))
+    r = cli("render", d, "--out", tmp_path / "out")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert md.count("## Results:") == 2
+
+
+GBENCH = {
+    "context": {"date": "2025-01-01", "host_name": "h", "executable": "optbench_bench", "num_cpus": 2,
+                "library_build_type": "release", "optbench_device": "cuda"},
+    "benchmarks": [
+        {"name": "matmul/fp16/4096/manual_time", "run_name": "matmul/fp16/4096/manual_time",
+         "run_type": "iteration", "iterations": 100, "real_time": 250.0, "cpu_time": 240.0,
+         "time_unit": "us", "TFLOP/s": 550.0, "per_step_s": 2.5e-4},
+        {"name": "matmul/fp16/4095/manual_time", "run_type": "iteration", "iterations": 0, "real_time": 0,
+         "cpu_time": 0, "time_unit": "us", "error_occurred": True, "error_message": "CUDA out of memory"},
+    ],
+}
+
+
+def test_render_google_benchmark(tmp_path, cli):
+    gb = tmp_path / "gb.json"
+    gb.write_text(json.dumps(GBENCH))
+    r = cli("render", gb, "--out", tmp_path / "out")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "Google Benchmark" in md and "matmul/fp16/4096/manual_time" in md
+    assert "250 µs" in md and "550" in md and "ERROR: CUDA out of memory" in md
+    assert (tmp_path / "out" / "benchmarks.csv").is_file()
+
+
+def test_render_real_results(real_results, tmp_path, cli):
+    before = digest(real_results)
+    out = tmp_path / "out"
+    r = cli("render", real_results, "--out", out)
+    assert r.rc == 0, r.err
+    md = (out / "report.md").read_text()
+    assert "aligned_dims" in md and "SKIPPED" in md
+    assert "CPU run: no GPU" in md
+    pngs = list((out / "plots").glob("*.png"))
+    assert pngs and all(p.stat().st_size > 1024 for p in pngs)
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    doc = json.loads(real_results.read_text())
+    expected = sum(max(1, sum(max(1, len(c.get("variants") or [])) for c in e["cases"]))
+                   for e in doc["experiments"])
+    assert len(rows) == expected
+    assert digest(real_results) == before
+
+
+def test_validate_and_gpus_on_real_results(real_results, cli):
+    r = cli("validate", real_results)
+    assert r.rc == 0 and "valid" in r.out
+    r = cli("gpus", real_results)
+    assert r.rc == 0 and "CPU" in r.out
+
+
+def test_sweep_detection():
+    from report.plots import find_sweeps
+
+    doc = rich_doc()
+    sweeps = dict(find_sweeps(doc["experiments"][0]))
+    assert set(sweeps) == {"bytes"}
+    assert set(sweeps["bytes"]) == {"direction=h2d: pageable", "direction=h2d: pinned",
+                                    "direction=d2h: pageable", "direction=d2h: pinned"}
+    assert [x for x, _ in sweeps["bytes"]["direction=h2d: pinned"]] == [MiB, 4 * MiB, 16 * MiB, 64 * MiB]
+    # aligned_dims-like cases: each odd size has its own variant name -> not a sweep
+    units = {"bytes": 0.0, "flops": 1e9, "items": 0.0, "item_name": "samples"}
+    cases = [synth.case(f"m{o}", [(f"{o}x{o}", [1.0, 1.1]), ("4096x4096", [0.9, 1.0])],
+                        params={"odd": o, "aligned": 4096, "precision": "fp16"}, units=units)
+             for o in (4095, 4097, 4100, 4104)]
+    assert find_sweeps(synth.experiment("aligned_dims", cases)) == []
