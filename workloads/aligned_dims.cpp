@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "harness/compat/numerics_flags.h"
+#include "harness/compat/zero_grad.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 
@@ -71,7 +72,7 @@ class LayerStep final : public Workload, public CheckedAgainstFp64 {
   }
   void step() override {
     compat::Tf32MatmulGuard g(tf32_);
-    opt_->zero_grad();
+    compat::zero_grad(*opt_, /*set_to_none=*/true);  // the same on LibTorch 1.13 and 2.x
     auto y = layer_.forward(x_);
     y.to(at::kFloat).pow(2).mean().backward();
     opt_->step();

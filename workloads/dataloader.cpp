@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "harness/compat/zero_grad.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/synthetic_images.h"
@@ -85,7 +86,7 @@ class LoaderStep final : public Workload {
       y = b.target.remainder(classes_).to(device_, /*non_blocking=*/cfg_.pin);
     }
     const auto t1 = Clock::now();
-    opt_->zero_grad();
+    compat::zero_grad(*opt_, /*set_to_none=*/true);  // the same on LibTorch 1.13 and 2.x
     auto loss = torch::nn::functional::cross_entropy(net_->forward(x), y);
     loss.backward();
     opt_->step();

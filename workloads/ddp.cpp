@@ -19,6 +19,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include "harness/compat/numerics_flags.h"
+#include "harness/compat/zero_grad.h"
 #include "harness/distributed/ddp.h"
 #include "harness/distributed/session.h"
 #include "harness/registry.h"
@@ -192,7 +193,7 @@ class MlpTrain final : public dist::DistributedWorkload {
  private:
   void run_step(float control) {
     compat::Tf32MatmulGuard tf32(false);
-    opt_->zero_grad();
+    compat::zero_grad(*opt_, /*set_to_none=*/true);  // the same on LibTorch 1.13 and 2.x
     torch::Tensor logits;
 #if OPTBENCH_WITH_CUDA
     if (mode_ == Mode::data_parallel) {

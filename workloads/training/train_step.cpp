@@ -1,6 +1,7 @@
 #include "workloads/training/train_step.h"
 
 #include "harness/compat/autocast.h"
+#include "harness/compat/zero_grad.h"
 
 namespace optbench::workloads {
 
@@ -60,7 +61,7 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const 
   auto [x, y] = batches_(i);
   if (float64 && x.is_floating_point()) x = x.to(torch::kDouble);
   if (opts_.channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
-  s.opt->zero_grad();
+  compat::zero_grad(*s.opt, opts_.zero_grad_set_to_none);
   torch::Tensor loss;
   {
     const bool amp = !float64 && (opts_.precision == Precision::amp_fp16 || opts_.precision == Precision::amp_bf16);

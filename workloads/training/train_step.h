@@ -34,6 +34,8 @@ struct TrainOptions {
   bool channels_last = false;
   bool cudnn_benchmark = false;
   bool cudnn_deterministic = false;
+  // Python 2.x's zero_grad() default; false zeroes the gradients in place.
+  bool zero_grad_set_to_none = true;
 };
 
 // Input and target for step i; the same for every variant. Fixed-shape work
