@@ -1,4 +1,4 @@
-"""python3 -m report {validate,render,compare,gpus} -- see --help of each.
+"""python3 -m report {validate,render,compare,baseline,gpus} -- see --help of each.
 
 Exit status: 0 success, 1 a regression (compare) , 2 bad input or usage.
 Errors are one line on stderr starting with 'error:'. Input files are never modified."""
@@ -79,6 +79,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_baseline(args: argparse.Namespace) -> int:
+    from .baseline import find_baseline
+
+    print(find_baseline(_one(args.current, "CURRENT"), args.dirs))
+    return 0
+
+
 def cmd_gpus(args: argparse.Namespace) -> int:
     from .gpus import run
 
@@ -125,6 +132,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compare runs from different GPUs (or CPU models) instead of refusing")
     c.add_argument("--markdown", action="store_true", help="print Markdown tables")
     c.set_defaults(func=cmd_compare)
+
+    b = sub.add_parser("baseline", help="print the committed results file to compare CURRENT with",
+                       description="Print the path of the newest complete results file in DIR... that ran on "
+                                   "the same device as CURRENT (GPU name, or CPU model). Exit 2 if there is none.")
+    b.add_argument("current", metavar="CURRENT", help="results file of the new run")
+    b.add_argument("dirs", nargs="+", metavar="DIR", help="directories (or files) holding committed results")
+    b.set_defaults(func=cmd_baseline)
 
     g = sub.add_parser("gpus", help="one table with a column per GPU",
                        description="Speedups and throughputs side by side, a column per results file's GPU, "

@@ -1,0 +1,37 @@
+"""Which committed results file a new run should be compared with: the newest
+file in the given directories that ran on the same device (GPU name, or CPU
+model) and completed. Used by the GPU regression workflow, so a runner with an
+H100 gates against the H100 baseline and never against another GPU's."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .gpu_specs import device_name
+from .results import ResultsError, check_results, expand_paths, is_gbench, read_json
+
+
+def candidates(paths: list[str | Path]) -> list[tuple[Path, dict]]:
+    """Every readable optbench results file under `paths`; others are passed over
+    (a results/ folder may hold Google Benchmark files or notes)."""
+    out = []
+    for p in expand_paths(paths):
+        try:
+            doc = read_json(p)
+            if is_gbench(doc):
+                continue
+            out.append((p, check_results(doc, p)))
+        except ResultsError:
+            continue
+    return out
+
+
+def find_baseline(current: dict, paths: list[str | Path]) -> Path:
+    want = device_name(current)
+    same = [(p, d) for p, d in candidates(paths)
+            if device_name(d) == want and d.get("status") == "complete"
+            and Path(d["_path"]).resolve() != Path(current.get("_path", "")).resolve()]
+    if not same:
+        raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
+    # Newest run first: the date the run recorded, then the file name.
+    same.sort(key=lambda pd: (str(pd[1].get("environment", {}).get("date", "")), pd[0].name))
+    return same[-1][0]
