@@ -129,6 +129,7 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
                      : v.spec->role == VariantRole::reference ? "reference" : "optimized"},
             {"status", v.status}};
   if (!v.error.empty()) j["error"] = v.error;
+  if (!v.spec->params.empty()) j["params"] = v.spec->params;
   j["first_run_s"] = v.warmup.iters ? json(v.warmup.first_run_s) : json(nullptr);
   j["warmup"] = {{"iters", v.warmup.iters}, {"seconds", v.warmup.seconds}, {"stable", v.warmup.stable}};
   j["iters_per_sample"] = v.iters;

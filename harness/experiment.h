@@ -58,6 +58,9 @@ struct Variant {
   // Set when this variant does a different amount of work than the case's units
   // (aligned vs odd sizes): speedups then compare time per unit of work.
   std::optional<WorkUnits> units;
+  // The setting this variant stands for (e.g. {"workers": 4}), so the report can
+  // plot a sweep across the variants of one case.
+  nlohmann::json params = nlohmann::json::object();
 };
 
 struct Tolerance {

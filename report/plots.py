@@ -1,5 +1,6 @@
 """PNG plots: speedup bars with CI whiskers per experiment, and throughput against a
-swept numeric case parameter (params.bytes, .size, .workers, ...) per variant.
+swept numeric parameter: of the cases (params.bytes, .size, ...; a line per variant)
+or of the variants of a case (variants[].params.workers, .batch, ...; a line per case).
 matplotlib is imported lazily; without it plots are skipped with a message."""
 from __future__ import annotations
 
@@ -131,6 +132,27 @@ def find_sweeps(experiment: dict) -> list[tuple[str, dict]]:
         distinct = len({x for v in lines.values() for x, _ in v})
         if lines and (key in PREFERRED_SWEEPS or distinct >= 3):
             out.append((key, {f"{lab}: {name}" if lab else name: v for (lab, name), v in lines.items()}))
+    found = {k for k, _ in out}
+    return out + [sw for sw in variant_sweeps(cases, kind) if sw[0] not in found]
+
+
+def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
+    """Sweeps across the variants of one case (variants[].params, e.g. workers or
+    batch): a line per case, over the variants that ran."""
+    per_key: dict[str, dict[str, list]] = {}
+    for c in cases:
+        for v in c.get("variants", []) or []:
+            thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
+            if not (is_num(thr) and v.get("status", "ok") == "ok"):
+                continue
+            for k, x in (v.get("params") or {}).items():
+                if is_num(x):
+                    per_key.setdefault(k, {}).setdefault(str(c.get("name")), []).append((float(x), float(thr)))
+    out = []
+    for key in sorted(per_key, key=lambda k: (k not in PREFERRED_SWEEPS, k)):
+        lines = {name: sorted(pts) for name, pts in per_key[key].items() if len({x for x, _ in pts}) >= 2}
+        if lines and (key in PREFERRED_SWEEPS or max(len(p) for p in lines.values()) >= 3):
+            out.append((key, lines))
     return out
 
 
@@ -157,7 +179,7 @@ def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: d
     xs = [x for pts in lines.values() for x, _ in pts]
     if min(xs) > 0 and max(xs) / min(xs) >= 16:
         ax.set_xscale("log", base=2 if key == "bytes" else 10)
-    ax.set_xlabel(f"params.{key}")
+    ax.set_xlabel(key)
     ax.set_ylabel(f"throughput ({unit})")
     ax.set_title(f"{experiment.get('name')}: throughput vs {key}", fontsize=10)
     ax.grid(True, alpha=0.3)

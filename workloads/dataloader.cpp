@@ -166,15 +166,21 @@ class DataLoaderExperiment final : public Experiment {
 
     Case workers = base_case("workers");
     workers.variants.push_back(variant("workers_0", "loading in the training thread", {0, 2, false}));
-    for (std::int64_t w = 1; w <= cores; w *= 2)
+    workers.variants.back().params = {{"workers", 0}};
+    for (std::int64_t w = 1; w <= cores; w *= 2) {
       workers.variants.push_back(variant("workers_" + std::to_string(w), std::to_string(w) + " worker threads", {w, 2, false}));
+      workers.variants.back().params = {{"workers", w}};
+    }
     workers.variants.push_back(upper);
 
     const std::int64_t pw = std::max<std::int64_t>(1, cores / 2);
     Case prefetch = base_case("prefetch_w" + std::to_string(pw));
     prefetch.params["workers"] = pw;
     for (std::int64_t p : {1, 2, 4, 8})
+    {
       prefetch.variants.push_back(variant("prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker", {pw, p, false}));
+      prefetch.variants.back().params = {{"prefetch", p}};
+    }
 
     std::vector<Case> out = {workers, prefetch};
     if (gpu) {

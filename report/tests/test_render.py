@@ -156,3 +156,18 @@ def test_sweep_detection():
                         params={"odd": o, "aligned": 4096, "precision": "fp16"}, units=units)
              for o in (4095, 4097, 4100, 4104)]
     assert find_sweeps(synth.experiment("aligned_dims", cases)) == []
+
+
+def test_sweep_across_the_variants_of_a_case():
+    from report.plots import find_sweeps
+
+    c = synth.case("workers", [("workers_0", [4e-3, 4.1e-3]), ("workers_1", [2e-3, 2.1e-3]),
+                               ("workers_2", [1e-3, 1.1e-3]), ("on_device", [0.5e-3, 0.6e-3])],
+                   roles={"on_device": "reference"})
+    for v, w in zip(c["variants"], (0, 1, 2)):
+        v["params"] = {"workers": w}
+    sweeps = dict(find_sweeps(synth.experiment("dataloader", [c])))
+    assert set(sweeps) == {"workers"}
+    pts = sweeps["workers"]["workers"]
+    assert [x for x, _ in pts] == [0, 1, 2]  # the reference variant has no setting: not on the line
+    assert pts[0][1] < pts[1][1] < pts[2][1]  # samples/s grows with the workers here
