@@ -59,6 +59,19 @@ CLAIM_HEADERS = ["claim", "technique", "claimed", "tested by", "measured speedup
                  "verdict", "why"]
 
 
+def derived_text(items: list[tuple[str, object]]) -> str:
+    """'key = value; ...' with numbers to 3 significant figures."""
+    def val(v: object) -> str:
+        if isinstance(v, list):
+            return "[" + ", ".join(val(x) for x in v) + "]"
+        if v is None:
+            return DASH
+        if isinstance(v, int) and not isinstance(v, bool):
+            return str(v)
+        return sig(v) if is_num(v) else str(v)
+    return "; ".join(f"{k} = {val(v)}" for k, v in items)
+
+
 def claim_cells(cr: ClaimResult) -> list[str]:
     if cr.median is not None:
         n = len(cr.evidence)

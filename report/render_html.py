@@ -4,8 +4,8 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from .cells import (CLAIM_HEADERS, claim_cells, environment_lines, experiment_cells, experiment_headers,
-                    gbench_table, run_warning)
+from .cells import (CLAIM_HEADERS, claim_cells, derived_text, environment_lines, experiment_cells,
+                    experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
 from .verdicts import CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
 
@@ -77,6 +77,9 @@ def _experiment(t: dict, plots: list) -> str:
     num_cols = {i for i, h in enumerate(headers) if h in ("median time", "IQR", "n") or h.startswith("throughput")}
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
     out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
+    if t["derived"]:
+        out.append("<p>Derived figures:</p><ul>" + "".join(
+            f"<li>{escape(case)}: {escape(derived_text(items))}</li>" for case, items in t["derived"]) + "</ul>")
     out += [_img(p.path) for p in plots if p.experiment == t["name"]]
     return "\n".join(out)
 

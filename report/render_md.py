@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .cells import (CLAIM_HEADERS, claim_cells, environment_lines, experiment_cells, experiment_headers,
-                    gbench_table, run_warning)
+from .cells import (CLAIM_HEADERS, claim_cells, derived_text, environment_lines, experiment_cells,
+                    experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
 
 
@@ -42,6 +42,10 @@ def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
     out.append("")
     out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]])
     out.append("")
+    if t["derived"]:
+        out += ["Derived figures:", ""]
+        out += [f"- {case}: {derived_text(items)}" for case, items in t["derived"]]
+        out.append("")
     for p in plots:
         if p.experiment == t["name"]:
             rel = Path(os.path.relpath(p.path, out_dir)).as_posix()

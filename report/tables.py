@@ -125,5 +125,25 @@ def document_tables(doc: dict) -> list[dict]:
             "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
             "has_peak": any(is_num(r["pct_peak"]) for r in rows),
             "rows": rows,
+            "derived": [(str(c.get("name")), flat) for c in e.get("cases", []) or []
+                        if (flat := flatten_derived(c.get("derived")))],
         })
+    return out
+
+
+def flatten_derived(derived: object, prefix: str = "") -> list[tuple[str, object]]:
+    """A case's derived figures (break-even steps, share of a copy hidden, scaling
+    efficiency...) as (dotted key, scalar) pairs, in the order the experiment wrote them."""
+    if not isinstance(derived, dict):
+        return []
+    out: list[tuple[str, object]] = []
+    for k, v in derived.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out += flatten_derived(v, key + ".")
+        elif isinstance(v, list):
+            if all(not isinstance(x, (dict, list)) for x in v):
+                out.append((key, v))
+        else:
+            out.append((key, v))
     return out

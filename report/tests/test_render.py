@@ -171,3 +171,17 @@ def test_sweep_across_the_variants_of_a_case():
     pts = sweeps["workers"]["workers"]
     assert [x for x, _ in pts] == [0, 1, 2]  # the reference variant has no setting: not on the line
     assert pts[0][1] < pts[1][1] < pts[2][1]  # samples/s grows with the workers here
+
+
+def test_derived_figures_are_shown(tmp_path, cli):
+    c = synth.case("fixed_b64", [("benchmark_off", [2e-3, 2.1e-3]), ("benchmark_on", [1.8e-3, 1.9e-3])])
+    c["derived"] = {"break_even_steps": 12.345, "autotune_first_step_extra_s": 0.5,
+                    "per_variant": {"benchmark_on": {"saved_s": 2e-4}}, "sizes": [1, 2]}
+    doc = synth.document([synth.experiment("cudnn_benchmark", [c])])
+    f = synth.write(tmp_path / "r.json", doc)
+    r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "- fixed_b64: break_even_steps = 12.3; autotune_first_step_extra_s = 0.500; " \
+           "per_variant.benchmark_on.saved_s = 0.000200; sizes = [1, 2]" in md
+    assert "break_even_steps = 12.3" in (tmp_path / "out" / "report.html").read_text()
