@@ -73,3 +73,17 @@ TEST(GradAccumulation, RegisteredCpuCasePassesItsOwnCheck) {
     }
   }
 }
+
+TEST(ZeroGrad, ZeroesInPlaceOrDropsTheGradients) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  torch::optim::SGD opt({w}, 0.1);
+  (w * 2).sum().backward();
+  const void* storage = w.grad().data_ptr();
+  compat::zero_grad(opt, /*set_to_none=*/false);
+  ASSERT_TRUE(w.grad().defined());
+  EXPECT_EQ(w.grad().data_ptr(), storage);  // the same memory, filled with zeros
+  EXPECT_TRUE(torch::equal(w.grad(), torch::zeros({3})));
+  (w * 2).sum().backward();
+  compat::zero_grad(opt, /*set_to_none=*/true);
+  EXPECT_FALSE(w.grad().defined());
+}
