@@ -87,3 +87,22 @@ TEST(ZeroGrad, ZeroesInPlaceOrDropsTheGradients) {
   compat::zero_grad(opt, /*set_to_none=*/true);
   EXPECT_FALSE(w.grad().defined());
 }
+
+TEST(HostSync, VariantsReadTheLossAsOftenAsTheySay) {
+  const auto cases = experiment("host_sync").cases({DeviceKind::cpu, Profile::quick});
+  ASSERT_FALSE(cases.empty());
+  const Case& c = cases[0];
+  ASSERT_EQ(c.variants.size(), 3u);
+  std::vector<std::int64_t> reads;
+  std::vector<std::unique_ptr<Workload>> built;
+  for (const Variant& v : c.variants) {
+    built.push_back(v.make());
+    built.back()->step();
+    const auto m = built.back()->metrics();
+    EXPECT_GT(m["steps"].get<std::int64_t>(), 0);
+    reads.push_back(m["loss_reads"].get<std::int64_t>() * 10 / m["steps"].get<std::int64_t>());
+  }
+  EXPECT_EQ(reads, (std::vector<std::int64_t>{10, 1, 0}));  // reads per 10 steps
+  for (std::size_t i = 1; i < built.size(); ++i)
+    EXPECT_TRUE(compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance).passed);
+}
