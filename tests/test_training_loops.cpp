@@ -106,3 +106,24 @@ TEST(HostSync, VariantsReadTheLossAsOftenAsTheySay) {
   for (std::size_t i = 1; i < built.size(); ++i)
     EXPECT_TRUE(compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance).passed);
 }
+
+// On the CPU the "device" is the host, so this checks the loop itself: both
+// placements train (the loss moves) and give the same losses.
+TEST(CriterionDevice, BothPlacementsGiveTheSameLossesOnCpu) {
+  const Experiment& e = experiment("criterion_device");
+  EXPECT_FALSE(e.unsupported_reason({DeviceKind::cpu, Profile::quick}).empty());
+  const auto cases = e.cases({DeviceKind::cpu, Profile::quick});
+  ASSERT_EQ(cases.size(), 2u);
+  for (const Case& c : cases) {
+    ASSERT_EQ(c.variants.size(), 2u);
+    auto host = c.variants[0].make(), dev = c.variants[1].make();
+    host->step();
+    dev->step();
+    const auto a = host->output(), b = dev->output();
+    ASSERT_EQ(a.numel(), 3);
+    EXPECT_TRUE(a.isfinite().all().item<bool>());
+    EXPECT_NE(a[0].item<double>(), a[2].item<double>()) << c.name << ": the weights did not change";
+    const Comparison cmp = compare_outputs(a, b, *c.tolerance);
+    EXPECT_TRUE(cmp.passed) << c.name << ": " << cmp.message;
+  }
+}
