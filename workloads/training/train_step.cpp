@@ -82,7 +82,7 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const 
   return loss.detach();
 }
 
-void TrainStep::step() { run_step(state_, step_++); }
+void TrainStep::step() { last_loss_ = run_step(state_, step_++); }
 
 torch::Tensor TrainStep::trace(bool float64) const {
   // From fresh weights, so every variant starts where the baseline starts. A

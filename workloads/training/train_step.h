@@ -46,6 +46,8 @@ class TrainStep : public Workload {
  public:
   TrainStep(NetFactory factory, BatchSource batches, TrainOptions opts, const torch::Device& device);
   void step() override;
+  // The last step's loss, still on the device (reading it is the caller's sync).
+  const torch::Tensor& last_loss() const { return last_loss_; }
   // Losses of kTraceSteps steps from fresh weights: what verification compares
   // (computed once, untimed).
   at::Tensor output() override;
@@ -72,7 +74,7 @@ class TrainStep : public Workload {
   torch::Device device_;
   State state_;
   std::int64_t step_ = 0;
-  at::Tensor trace_, trace64_;
+  at::Tensor trace_, trace64_, last_loss_;
 };
 
 }  // namespace optbench::workloads

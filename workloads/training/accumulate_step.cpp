@@ -1,0 +1,104 @@
+#include "workloads/training/accumulate_step.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "harness/compat/numerics_flags.h"
+#include "harness/compat/zero_grad.h"
+
+namespace optbench::workloads {
+namespace {
+
+// Plain FP32: TF32 would make the comparison with the large batch one of TF32's
+// rounding, not of accumulation.
+compat::NumericsFlags fp32_flags() {
+  compat::NumericsFlags f;
+  f.tf32_matmul = false;
+  f.tf32_cudnn = false;
+  return f;
+}
+
+}  // namespace
+
+AccumulateStep::AccumulateStep(NetFactory factory, torch::Tensor x, torch::Tensor y, std::int64_t k,
+                               const torch::Device& device, bool divide_loss)
+    : factory_(std::move(factory)), x_(std::move(x)), y_(std::move(y)), k_(k), device_(device),
+      divide_loss_(divide_loss) {
+  TORCH_CHECK(k_ >= 1 && x_.size(0) % k_ == 0, "the batch must split into k equal micro-batches");
+  net_ = factory_();
+  net_.module->to(device_);
+  net_.module->train();
+  opt_ = std::make_unique<torch::optim::SGD>(net_.module->parameters(), torch::optim::SGDOptions(0.01).momentum(0.9));
+}
+
+void AccumulateStep::backward_passes(Net& net) const {
+  const std::int64_t b = x_.size(0) / k_;
+  for (std::int64_t i = 0; i < k_; ++i) {
+    auto logits = net.forward(x_.narrow(0, i * b, b));
+    // Mean over the micro-batch's tokens; equal micro-batches make the mean of
+    // the k means (each divided by k) the large batch's mean.
+    auto loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2), y_.narrow(0, i * b, b).flatten());
+    if (divide_loss_) loss = loss / static_cast<double>(k_);
+    loss.backward();
+  }
+}
+
+void AccumulateStep::step() {
+  compat::NumericsFlagsGuard flags(fp32_flags());
+  compat::zero_grad(*opt_, /*set_to_none=*/true);  // once per accumulation cycle
+  backward_passes(net_);
+  opt_->step();
+}
+
+const std::vector<torch::Tensor>& AccumulateStep::first_step_grads() {
+  if (!grads_.empty()) return grads_;
+  compat::NumericsFlagsGuard flags(fp32_flags());
+  Net fresh = factory_();  // seeds itself: the same weights for every variant
+  fresh.module->to(device_);
+  fresh.module->train();
+  backward_passes(fresh);
+  for (const auto& p : fresh.module->parameters()) {
+    TORCH_CHECK(p.grad().defined(), "a parameter got no gradient");
+    grads_.push_back(p.grad().detach().to(torch::kCPU, torch::kDouble));
+  }
+  return grads_;
+}
+
+nlohmann::json AccumulateStep::metrics() {
+  return {{"accumulation_steps", k_}, {"micro_batch", x_.size(0) / k_}};
+}
+
+double worst_grad_error(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& ref) {
+  TORCH_CHECK(a.size() == ref.size(), "different parameter lists");
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double scale = ref[i].abs().max().item<double>();
+    const double diff = (a[i] - ref[i]).abs().max().item<double>();
+    // A gradient that is exactly zero in the reference must be zero here too.
+    const double err = scale > 0 ? diff / scale : (diff > 0 ? INFINITY : 0.0);
+    if (!(err <= worst)) worst = err;  // NaN propagates as the worst
+  }
+  return worst;
+}
+
+std::function<std::string(std::vector<Workload*>&)> verify_accumulated_grads(double bound) {
+  return [bound](std::vector<Workload*>& w) -> std::string {
+    auto* base = dynamic_cast<AccumulateStep*>(w.at(0));
+    if (!base) return "baseline is not an accumulation step";
+    for (std::size_t i = 1; i < w.size(); ++i) {
+      auto* var = dynamic_cast<AccumulateStep*>(w[i]);
+      if (!var) return "variant is not an accumulation step";
+      const double err = worst_grad_error(var->first_step_grads(), base->first_step_grads());
+      if (!(err <= bound)) {
+        char msg[160];
+        std::snprintf(msg, sizeof msg, "gradients differ from the large batch's: %.3g (max |diff| / max |grad|, "
+                      "worst tensor) > %.3g", err, bound);
+        return msg;
+      }
+    }
+    return "";
+  };
+}
+
+}  // namespace optbench::workloads
