@@ -80,6 +80,9 @@ def _experiment(t: dict, plots: list) -> str:
     if t["derived"]:
         out.append("<p>Derived figures:</p><ul>" + "".join(
             f"<li>{escape(case)}: {escape(derived_text(items))}</li>" for case, items in t["derived"]) + "</ul>")
+    if t["notes"]:
+        out.append("<p>Notes:</p><ul>" + "".join(
+            f"<li>{escape(cases)}: {escape(derived_text(items))}</li>" for cases, items in t["notes"]) + "</ul>")
     out += [_img(p.path) for p in plots if p.experiment == t["name"]]
     return "\n".join(out)
 

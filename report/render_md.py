@@ -46,6 +46,10 @@ def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
         out += ["Derived figures:", ""]
         out += [f"- {case}: {derived_text(items)}" for case, items in t["derived"]]
         out.append("")
+    if t["notes"]:
+        out += ["Notes:", ""]
+        out += [f"- {cases}: {derived_text(items)}" for cases, items in t["notes"]]
+        out.append("")
     for p in plots:
         if p.experiment == t["name"]:
             rel = Path(os.path.relpath(p.path, out_dir)).as_posix()

@@ -127,6 +127,7 @@ def document_tables(doc: dict) -> list[dict]:
             "rows": rows,
             "derived": [(str(c.get("name")), flat) for c in e.get("cases", []) or []
                         if (flat := flatten_derived(c.get("derived")))],
+            "notes": case_notes(e),
         })
     return out
 
@@ -146,4 +147,25 @@ def flatten_derived(derived: object, prefix: str = "") -> list[tuple[str, object
                 out.append((key, v))
         else:
             out.append((key, v))
+    return out
+
+
+# Notes the report itself reads (which datasheet peak applies), not facts for a reader.
+MACHINE_NOTES = ("peak_kind",)
+
+
+def case_notes(experiment: dict) -> list[tuple[str, list[tuple[str, object]]]]:
+    """Each case's notes (how it was timed, what ran where, the PCIe link...) as
+    (case names, items); cases with the same notes share one entry."""
+    out: list[tuple[str, list]] = []
+    for c in experiment.get("cases", []) or []:
+        items = [(k, v) for k, v in flatten_derived(c.get("notes")) if k not in MACHINE_NOTES]
+        if not items:
+            continue
+        name = str(c.get("name"))
+        same = next((i for i, (_, it) in enumerate(out) if it == items), None)
+        if same is None:
+            out.append((name, items))
+        else:
+            out[same] = (f"{out[same][0]}, {name}", items)
     return out

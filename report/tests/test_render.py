@@ -185,3 +185,14 @@ def test_derived_figures_are_shown(tmp_path, cli):
     assert "- fixed_b64: break_even_steps = 12.3; autotune_first_step_extra_s = 0.500; " \
            "per_variant.benchmark_on.saved_s = 0.000200; sizes = [1, 2]" in md
     assert "break_even_steps = 12.3" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
+    cases = [synth.case(n, [("a", [1e-3, 1.1e-3]), ("b", [0.9e-3, 1e-3])],
+                        notes={"timing": "20 steps per sample", "peak_kind": "host_link"}) for n in ("c1", "c2")]
+    f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("host_sync", cases)]))
+    r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "- c1, c2: timing = 20 steps per sample" in md
+    assert "peak_kind" not in md
