@@ -1,0 +1,222 @@
+// The AOTInductor experiment where it cannot run (LibTorch < 2.6, no Python
+// torch): the runner records it as skipped with a reason that names the
+// LibTorch version; and the parts that run everywhere: the weights handed to
+// Python, the error line extracted from Python's output, and the embedded
+// script's failure path under the real python3.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "harness/registry.h"
+#include "harness/suite_runner.h"
+#include "workloads/aoti/package.h"
+#include "workloads/models/convnet.h"
+
+using namespace optbench;
+using namespace optbench::workloads;
+
+namespace {
+
+bool libtorch_has_loader() { return TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6); }
+
+}  // namespace
+
+TEST(AotInductor, UnsupportedReasonNamesTheLibTorchVersion) {
+  if (libtorch_has_loader()) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has the package loader";
+  const Experiment* e = Registry::instance().match("^aot_inductor$").at(0);
+  const std::string reason = e->unsupported_reason(RunContext{DeviceKind::cpu, Profile::quick});
+  EXPECT_NE(reason.find("LibTorch"), std::string::npos) << reason;
+  EXPECT_NE(reason.find(TORCH_VERSION), std::string::npos) << reason;
+  EXPECT_NE(reason.find("2.6"), std::string::npos) << reason;
+}
+
+TEST(AotInductor, TheRunnerRecordsItAsSkippedWithTheReason) {
+  if (libtorch_has_loader()) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has the package loader";
+  aoti::TempDir dir("optbench-test-");
+  SuiteOptions o;
+  o.profile = Profile::quick;
+  o.filter = "^aot_inductor$";
+  o.out_path = dir.path() + "/results.json";
+  o.progress = false;
+  EXPECT_EQ(run_suite(o), kExitOk);
+  std::ifstream in(o.out_path);
+  const auto doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc.at("experiments").size(), 1u);
+  const auto& e = doc["experiments"][0];
+  EXPECT_EQ(e.at("status"), "skipped");
+  EXPECT_NE(e.value("reason", "").find(std::string("LibTorch ") + TORCH_VERSION), std::string::npos) << e.dump();
+}
+
+TEST(AotInductor, WeightsFileHoldsEveryTensorAtItsOffset) {
+  const ConvNet net = make_convnet(ConvNetSpec{}, 0);
+  aoti::TempDir dir("optbench-test-");
+  const auto layers = aoti::write_weights(net, dir.path());
+  std::ifstream bin(dir.path() + "/weights.bin", std::ios::binary);
+  const std::string blob((std::istreambuf_iterator<char>(bin)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(layers.size(), net.layers.size());
+  std::size_t tensors = 0, bytes = 0;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    EXPECT_EQ(layers[i].at("kind"), layer_kind_name(net.layers[i].kind));
+    const auto expected = layer_tensors(net, i);
+    ASSERT_EQ(layers[i].at("tensors").size(), expected.size()) << "layer " << i;
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      const auto& t = layers[i]["tensors"][k];
+      const auto& [name, value] = expected[k];
+      EXPECT_EQ(t.at("name"), name);
+      EXPECT_EQ(t.at("shape").get<std::vector<std::int64_t>>(), value.sizes().vec());
+      const auto offset = t.at("offset").get<std::size_t>();
+      const auto numel = t.at("numel").get<std::int64_t>();
+      ASSERT_LE(offset + 4 * numel, blob.size());
+      auto read = torch::from_blob(const_cast<char*>(blob.data() + offset), {numel}, torch::kFloat).clone();
+      EXPECT_TRUE(torch::equal(read, value.detach().reshape({numel}))) << "layer " << i << " " << name;
+      ++tensors;
+      bytes += 4 * numel;
+    }
+  }
+  EXPECT_EQ(bytes, blob.size());
+  EXPECT_EQ(tensors, 7u + 7u * 4 + 2u * 2);  // 7 conv weights, 7 BNs with 4 tensors, 2 Linears with 2
+}
+
+TEST(AotInductor, ErrorLineIsTheMarkedLineElseTheLastOne) {
+  EXPECT_EQ(aoti::error_line("Traceback ...\n  File x\nOPTBENCH_AOTI_ERROR: RuntimeError: no compiler\nmore\n", 1),
+            "RuntimeError: no compiler");
+  EXPECT_EQ(aoti::error_line("loading\nSegmentation fault\n\n", 139), "Segmentation fault (exit status 139)");
+  EXPECT_EQ(aoti::error_line("", -1), "no output, killed or not started");
+}
+
+TEST(AotInductor, SameReleaseIgnoresTheLocalSuffix) {
+  EXPECT_TRUE(aoti::same_release("2.11.0+cu130", "2.11.0"));
+  EXPECT_TRUE(aoti::same_release("2.11.0", "2.11.0"));
+  EXPECT_FALSE(aoti::same_release("2.10.1+cu128", "2.11.0"));
+  EXPECT_FALSE(aoti::same_release("2.11.0a0+git1234", "2.11.0"));
+}
+
+// A stand-in `torch` for the embedded script: just enough of torch.nn,
+// frombuffer, export and aoti_compile_and_package to check the hand-over (every
+// weight read at its offset into a layer of the right shape) without PyTorch.
+// Its "package" holds the sum of each tensor the model ended with, by name.
+constexpr const char* kFakeTorch = R"PY(import array
+__version__ = "0.0+fake"
+float32 = "float32"
+class _T:
+    def __init__(self, shape, data=None):
+        self.shape, self.data = tuple(shape), data
+    def reshape(self, shape):
+        n = 1
+        for s in shape:
+            n *= s
+        assert n == len(self.data)
+        return _T(shape, self.data)
+    def copy_(self, src):
+        assert self.shape == src.shape
+        self.data = src.data
+def frombuffer(buf, dtype):
+    assert dtype == float32
+    return _T((len(buf) // 4,), array.array("f", bytes(buf)))
+def randn(shape, device=None):
+    return _T(shape)
+class no_grad:
+    def __enter__(self):
+        return self
+    def __exit__(self, *a):
+        return False
+class _Module:
+    def eval(self):
+        return self
+    def to(self, device):
+        return self
+    def tensors(self):
+        return {k: v for k, v in vars(self).items() if isinstance(v, _T)}
+class _NN:
+    class Conv2d(_Module):
+        def __init__(self, i, o, k, stride=1, padding=0, bias=True):
+            assert not bias
+            self.weight = _T((o, i, k, k))
+    class BatchNorm2d(_Module):
+        def __init__(self, n, eps=1e-5):
+            self.weight, self.bias, self.running_mean, self.running_var = (_T((n,)) for _ in range(4))
+    class ReLU(_Module):
+        pass
+    class AdaptiveAvgPool2d(_Module):
+        def __init__(self, size):
+            pass
+    class Flatten(_Module):
+        def __init__(self, start, end):
+            pass
+    class Linear(_Module):
+        def __init__(self, i, o, bias=True):
+            self.weight, self.bias = _T((o, i)), _T((o,))
+    class Sequential(_Module):
+        def __init__(self, *mods):
+            self.mods = list(mods)
+        def __iter__(self):
+            return iter(self.mods)
+nn = _NN
+)PY";
+constexpr const char* kFakeExport = R"PY(def export(model, args):
+    return model
+)PY";
+constexpr const char* kFakeInductor = R"PY(import json
+def aoti_compile_and_package(ep, package_path):
+    sums = {}
+    for i, m in enumerate(ep):
+        for name, t in m.tensors().items():
+            assert t.data is not None, "layer %d %s was not loaded" % (i, name)
+            sums["%d.%s" % (i, name)] = sum(t.data)
+    with open(package_path, "w") as f:
+        json.dump(sums, f)
+    return package_path
+)PY";
+
+TEST(AotInductor, ScriptHandsEveryWeightToPython) {
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python)) GTEST_SKIP() << "no " << python;
+  aoti::TempDir fake("optbench-test-");
+  std::filesystem::create_directory(fake.path() + "/torch");
+  std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
+  std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
+  std::ofstream(fake.path() + "/torch/_inductor.py") << kFakeInductor;
+  const ConvNet net = make_convnet(ConvNetSpec{}, 0);
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string saved = old ? old : "";
+  setenv("PYTHONPATH", fake.path().c_str(), 1);
+  const aoti::Package pkg = aoti::compile_package(python, net, {2, 3, 32, 32}, "cpu");
+  if (old) setenv("PYTHONPATH", saved.c_str(), 1); else unsetenv("PYTHONPATH");
+  ASSERT_EQ(pkg.error, "");
+  EXPECT_EQ(pkg.info.at("torch_version"), "0.0+fake");
+  EXPECT_GT(pkg.info.at("package_bytes").get<double>(), 0);
+  std::ifstream in(pkg.path);
+  const auto got = nlohmann::json::parse(in);
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < net.layers.size(); ++i)
+    for (const auto& [name, t] : layer_tensors(net, i)) {
+      const std::string key = std::to_string(i) + "." + name;
+      ASSERT_TRUE(got.contains(key)) << key;
+      const double sum = t.sum().item<double>();
+      EXPECT_NEAR(got[key].get<double>(), sum, 1e-4 * (1 + t.abs().sum().item<double>())) << key;
+      ++count;
+    }
+  EXPECT_EQ(got.size(), count);
+}
+
+// The embedded script under the real interpreter, where it cannot compile:
+// it must parse, run, and end in one marked error line.
+TEST(AotInductor, ScriptReportsAPythonWithoutTorch) {
+  const std::string python = "/usr/bin/python3";
+  if (!std::filesystem::exists(python)) GTEST_SKIP() << "no " << python;
+  const aoti::PythonTorch probe = aoti::probe_python_torch(python);
+  if (!probe.version.empty()) GTEST_SKIP() << python << " has torch " << probe.version;
+  EXPECT_NE(probe.error.find("No module named 'torch'"), std::string::npos) << probe.error;
+  const ConvNet net = make_convnet(ConvNetSpec{}, 0);
+  const aoti::Package pkg = aoti::compile_package(python, net, {1, 3, 32, 32}, "cpu");
+  EXPECT_EQ(pkg.error, "ModuleNotFoundError: No module named 'torch'");
+  ASSERT_TRUE(pkg.dir);
+  EXPECT_TRUE(std::filesystem::exists(pkg.dir->path() + "/weights.bin"));
+  EXPECT_FALSE(std::filesystem::exists(pkg.path));
+}

@@ -1,0 +1,191 @@
+// Checklist row 9, torch.compile(model) ("High (10-40%)" in PyTorch 2.x), in
+// its C++ form: AOTInductor. The ConvNet is exported and compiled from Python
+// (torch.export.export + torch._inductor.aoti_compile_and_package, Inductor's
+// defaults) with the weights of the C++ model, and the .pt2 package is run from
+// C++ by torch::inductor::AOTIModelPackageLoader, against the same model run
+// eagerly by the C++ frontend. Compile time is a reported one-time cost.
+// Needs LibTorch >= 2.6 (the loader) and a python3 whose torch is the same
+// release; otherwise recorded as skipped with the reason.
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <chrono>
+
+#include "harness/compat/numerics_flags.h"
+#include "harness/registry.h"
+#include "workloads/aoti/package.h"
+#include "workloads/common.h"
+#include "workloads/models/convnet.h"
+
+// The package loader exists from LibTorch 2.6 (GPU machines); Debian's 1.13
+// has neither the header nor the library code.
+#if defined(__has_include)
+#if __has_include(<torch/csrc/inductor/aoti_package/model_package_loader.h>)
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#define OPTBENCH_HAS_AOTI_LOADER 1
+#endif
+#endif
+#endif
+#ifndef OPTBENCH_HAS_AOTI_LOADER
+#define OPTBENCH_HAS_AOTI_LOADER 0
+#endif
+
+namespace optbench::workloads {
+namespace {
+
+compat::NumericsFlags fp32_flags() {
+  compat::NumericsFlags f;
+  f.tf32_matmul = false;
+  f.tf32_cudnn = false;
+  f.cudnn_benchmark = false;
+  return f;
+}
+
+// Why the loader cannot be used by this build, or "".
+std::string loader_unavailable() {
+#if OPTBENCH_HAS_AOTI_LOADER
+  return "";
+#else
+  return std::string("AOTInductor's C++ package loader (torch/csrc/inductor/aoti_package/model_package_loader.h) "
+                     "needs LibTorch >= 2.6; this build has LibTorch ") +
+         TORCH_VERSION;
+#endif
+}
+
+// What stops the Python side on this machine, or "". Probed once: importing
+// torch takes seconds.
+std::string python_unavailable(DeviceKind device) {
+  static const std::string python = aoti::python_executable();
+  static const aoti::PythonTorch torch_py = aoti::probe_python_torch(python);
+  if (torch_py.version.empty())
+    return "AOTInductor compiles from Python, and " + python + " cannot import torch (" + torch_py.error +
+           "); set OPTBENCH_PYTHON to the python whose torch provided this LibTorch";
+  if (!aoti::same_release(torch_py.version, TORCH_VERSION))
+    return "Python torch " + torch_py.version + " (" + python + ") is not this build's LibTorch " + TORCH_VERSION +
+           ": a package must be compiled and run by the same release";
+  if (device == DeviceKind::cuda && !torch_py.cuda)
+    return "Python torch " + torch_py.version + " (" + python + ") sees no CUDA device";
+  return "";
+}
+
+class EagerInference final : public Workload {
+ public:
+  EagerInference(const std::shared_ptr<SharedConvNet>& base, std::int64_t batch, const torch::Device& device)
+      : net_(clone_to(base->get(), device)) {
+    const std::int64_t image = base->spec().image;
+    x_ = seeded_randn({batch, 3, image, image}, torch::TensorOptions().device(device), 7);
+  }
+  void step() override {
+    compat::NumericsFlagsGuard flags(fp32_flags());
+    torch::NoGradGuard no_grad;
+    out_ = net_.net->forward(x_);
+  }
+  at::Tensor output() override { return out_; }
+
+ private:
+  ConvNet net_;
+  torch::Tensor x_, out_;
+};
+
+#if OPTBENCH_HAS_AOTI_LOADER
+class AotiInference final : public Workload {
+ public:
+  AotiInference(std::shared_ptr<aoti::Package> pkg, std::int64_t batch, std::int64_t image,
+                const torch::Device& device)
+      : pkg_(std::move(pkg)) {
+    const auto t0 = std::chrono::steady_clock::now();
+    loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(pkg_->path);
+    load_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    inputs_.push_back(seeded_randn({batch, 3, image, image}, torch::TensorOptions().device(device), 7));
+  }
+  void step() override {
+    compat::NumericsFlagsGuard flags(fp32_flags());
+    torch::NoGradGuard no_grad;
+    // Runs on the current CUDA stream (the loader's default), where the harness times.
+    out_ = loader_->run(inputs_).at(0);
+  }
+  at::Tensor output() override { return out_; }
+  nlohmann::json metrics() override { return {{"package_load_s", load_s_}}; }
+
+ private:
+  std::shared_ptr<aoti::Package> pkg_;  // keeps the package's files while loaded
+  std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader_;
+  std::vector<at::Tensor> inputs_;
+  torch::Tensor out_;
+  double load_s_ = 0;
+};
+#endif
+
+class AotInductor final : public Experiment {
+ public:
+  ExperimentInfo info() const override {
+    return {"aot_inductor",
+            "AOTInductor (torch.compile ahead of time) vs eager, from C++",
+            "torch.export + torch._inductor.aoti_compile_and_package, run by AOTIModelPackageLoader",
+            {"torch_compile"},
+            "Inference of a ConvNet (Conv2d+BatchNorm+ReLU blocks, global pooling, an MLP head), fp32 with TF32 off, "
+            "under torch::NoGradGuard: the C++ frontend module (baseline) vs an AOTInductor package compiled from "
+            "Python with the same weights (Inductor defaults, static shapes) and run by "
+            "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
+            "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
+            "LibTorch >= 2.6 and a python3 (or $OPTBENCH_PYTHON) with the same torch release."};
+  }
+
+  std::string unsupported_reason(const RunContext& ctx) const override {
+    if (auto r = Experiment::unsupported_reason(ctx); !r.empty()) return r;
+    if (auto r = loader_unavailable(); !r.empty()) return r;
+    return python_unavailable(ctx.device);
+  }
+
+  // Compiles a package per case here, so a failed compile is recorded as that
+  // case's skip reason; this is where the (cold) compile time goes.
+  std::vector<Case> cases(const RunContext& ctx) const override {
+    const bool gpu = ctx.device == DeviceKind::cuda;
+    ConvNetSpec spec;  // the torchscript experiment's model and sizes
+    if (gpu) spec = ConvNetSpec{224, 32, 2, {64, 128, 256, 512}, 1024, 1000};
+    auto base = std::make_shared<SharedConvNet>(spec, 0);
+    const torch::Device device = torch_device(ctx.device);
+    std::vector<std::int64_t> batches = {gpu ? 128 : 8, 1};
+    if (ctx.profile == Profile::quick) batches.resize(1);  // one compile, not two, in quick runs
+
+    std::vector<Case> out;
+    for (std::int64_t batch : batches) {
+      Case c;
+      c.name = "convnet_b" + std::to_string(batch) + "_" + std::to_string(spec.image) + "px";
+      c.params = {{"batch", batch}, {"model", to_json(spec)}, {"dtype", "float32"}};
+      c.units = WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch), static_cast<double>(batch),
+                          "images"};
+      c.variants.push_back(Variant{"eager", "C++ frontend torch::nn::Sequential", [base, batch, device] {
+                                     return std::make_unique<EagerInference>(base, batch, device);
+                                   }});
+      c.tolerance = convnet_tolerance(ctx.device);
+#if OPTBENCH_HAS_AOTI_LOADER
+      auto pkg = std::make_shared<aoti::Package>(aoti::compile_package(
+          aoti::python_executable(), base->get(), {batch, 3, spec.image, spec.image}, to_string(ctx.device)));
+      if (!pkg->error.empty()) {
+        c.skip_reason = "AOTInductor compilation failed: " + pkg->error;
+      } else {
+        c.notes = pkg->info;
+        c.notes["grad_mode"] = "torch::NoGradGuard in both variants";
+        c.notes["python"] = aoti::python_executable();
+        c.notes["inductor_configs"] = "defaults (torch.compile's default mode), static shapes";
+        const std::int64_t image = spec.image;
+        c.variants.push_back(Variant{"aot_inductor", "AOTInductor package, AOTIModelPackageLoader::run",
+                                     [pkg, batch, image, device] {
+                                       return std::make_unique<AotiInference>(pkg, batch, image, device);
+                                     }});
+      }
+#else
+      c.skip_reason = loader_unavailable();
+#endif
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+};
+
+OPTBENCH_REGISTER_EXPERIMENT(AotInductor);
+
+}  // namespace
+}  // namespace optbench::workloads
