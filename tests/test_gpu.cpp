@@ -1,13 +1,19 @@
 // GPU checks of the harness itself (label "gpu"; they skip without a GPU, so the
 // file compiles and runs everywhere): event timing scales with work, holding the
 // stream hides enqueue latency rather than adding time, sync mode covers
-// host-blocking copies, and allocator statistics see a known allocation.
+// host-blocking copies, allocator statistics see a known allocation, and a
+// variant that runs out of memory while being prepared leaves the device free
+// for the variants after it.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
+#include <vector>
 
+#include "harness/case_runner.h"
 #include "harness/device.h"
 #include "harness/warmup.h"
 
@@ -78,4 +84,61 @@ TEST_F(Gpu, AllocatorPeakSeesAKnownAllocation) {
   ASSERT_TRUE(before && peak);
   EXPECT_GE(peak->allocated_bytes - before->allocated_bytes, 256 << 20);
   EXPECT_GE(peak->reserved_bytes, peak->allocated_bytes);
+}
+
+namespace {
+
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+
+at::Tensor gib_on_device() { return at::empty({kGiB}, at::TensorOptions().device(at::kCUDA).dtype(at::kByte)); }
+
+struct Tiny final : Workload {
+  at::Tensor t = at::zeros({1024}, at::TensorOptions().device(at::kCUDA));
+  void step() override { t.add_(1); }
+};
+
+// Keeps what it allocates as its own state (like a batch too large for the
+// device) and runs out of memory in its first step, mid-way through warm-up.
+struct FillsTheDevice final : Workload {
+  explicit FillsTheDevice(std::shared_ptr<std::int64_t> n) : filled(std::move(n)) {}
+  void step() override {
+    for (;;) {
+      held.push_back(gib_on_device());
+      *filled = static_cast<std::int64_t>(held.size());
+    }
+  }
+  std::vector<at::Tensor> held;
+  std::shared_ptr<std::int64_t> filled;
+};
+
+struct Holds final : Workload {
+  explicit Holds(std::int64_t gib) {
+    for (std::int64_t i = 0; i < gib; ++i) held.push_back(gib_on_device());
+  }
+  void step() override { held.front().narrow(0, 0, 1024).add_(1); }
+  std::vector<at::Tensor> held;
+};
+
+}  // namespace
+
+TEST_F(Gpu, OutOfMemoryWhilePreparingAVariantLeavesTheDeviceToTheNextOnes) {
+  // The batch-size sweep relies on this: variants are all built before
+  // sampling, so a too-large one must give back everything it took (its state
+  // and the allocator's cache) when it fails, or the next ones fail too.
+  auto filled = std::make_shared<std::int64_t>(0);
+  Case c;
+  c.name = "oom_release";
+  c.variants = {{"tiny", "", [] { return std::make_unique<Tiny>(); }},
+                {"fills_the_device", "", [filled] { return std::make_unique<FillsTheDevice>(filled); }},
+                {"needs_most_of_it", "", [filled] { return std::make_unique<Holds>(std::max<std::int64_t>(1, *filled * 8 / 10)); }}};
+  std::atomic<bool> stop{false};
+  const auto r = run_case(c, *backend_, measure_config_for(Profile::quick), CaseLimits{1.0, std::nullopt}, stop);
+  EXPECT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["variants"][1]["status"], "oom");
+  ASSERT_GE(*filled, 4) << "the device should hold several GiB";
+  ASSERT_EQ(r["variants"][2]["status"], "ok") << r["variants"][2].value("error", "");
+  // Its peak is its own allocation, not the failed variant's leftovers.
+  const double peak = r["variants"][2]["memory"]["peak_allocated_bytes"].get<double>();
+  EXPECT_GE(peak, static_cast<double>(*filled * 8 / 10 * kGiB));
+  EXPECT_LT(peak, static_cast<double>((*filled * 8 / 10 + 1) * kGiB));
 }
