@@ -1,6 +1,6 @@
 // Every registered experiment, on the CPU: declares itself properly, builds its
 // cases, and each variant of each runnable case steps and (where the case
-// verifies) produces an output matching the baseline's.
+// verifies, by tolerance or its own check) produces an output matching the baseline's.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -31,11 +31,16 @@ TEST_P(EveryExperiment, DeclaresAndRunsOnCpu) {
       built.push_back(v.make());
       built.back()->step();
     }
-    if (!c.tolerance) continue;
     for (std::size_t i = 1; i < built.size(); ++i) {
-      const Comparison cmp = compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance);
-      EXPECT_TRUE(cmp.passed) << c.name << " " << c.variants[i].name << ": " << cmp.message
-                              << " max_abs_err=" << cmp.max_abs_err;
+      if (c.tolerance) {
+        const Comparison cmp = compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance);
+        EXPECT_TRUE(cmp.passed) << c.name << " " << c.variants[i].name << ": " << cmp.message
+                                << " max_abs_err=" << cmp.max_abs_err;
+      }
+      if (c.verify) {
+        std::vector<Workload*> pair = {built[0].get(), built[i].get()};
+        EXPECT_EQ(c.verify(pair), "") << c.name << " " << c.variants[i].name;
+      }
     }
   }
 }

@@ -34,14 +34,6 @@
 namespace optbench::workloads {
 namespace {
 
-compat::NumericsFlags fp32_flags() {
-  compat::NumericsFlags f;
-  f.tf32_matmul = false;
-  f.tf32_cudnn = false;
-  f.cudnn_benchmark = false;
-  return f;
-}
-
 // Why the loader cannot be used by this build, or "".
 std::string loader_unavailable() {
 #if OPTBENCH_HAS_AOTI_LOADER
@@ -77,7 +69,7 @@ class EagerInference final : public Workload {
     x_ = seeded_randn({batch, 3, image, image}, torch::TensorOptions().device(device), 7);
   }
   void step() override {
-    compat::NumericsFlagsGuard flags(fp32_flags());
+    compat::NumericsFlagsGuard flags(compat::strict_fp32());
     torch::NoGradGuard no_grad;
     out_ = net_.net->forward(x_);
   }
@@ -100,7 +92,7 @@ class AotiInference final : public Workload {
     inputs_.push_back(seeded_randn({batch, 3, image, image}, torch::TensorOptions().device(device), 7));
   }
   void step() override {
-    compat::NumericsFlagsGuard flags(fp32_flags());
+    compat::NumericsFlagsGuard flags(compat::strict_fp32());
     torch::NoGradGuard no_grad;
     // Runs on the current CUDA stream (the loader's default), where the harness times.
     out_ = loader_->run(inputs_).at(0);

@@ -132,7 +132,7 @@ Case sweep_case(const SweepSpec& s, DeviceKind d) {
       return std::make_unique<TrainStep>(factory, [x, y](std::int64_t) { return std::make_pair(x, y); }, o, device);
     };
     c.variants.push_back({"batch_" + std::to_string(b), "batch size " + std::to_string(b), make,
-                          VariantRole::optimized, units_for(s, b)});
+                          VariantRole::optimized, units_for(s, b), {{"batch", b}}});
   }
   c.verify = verify_loss_traces;
   c.derive = sweep_summary;

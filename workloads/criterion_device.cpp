@@ -57,10 +57,7 @@ class CriterionStep final : public Workload {
   }
 
   torch::Tensor run_step(State& s) const {
-    compat::NumericsFlags f;  // plain FP32: TF32 off
-    f.tf32_matmul = false;
-    f.tf32_cudnn = false;
-    compat::NumericsFlagsGuard flags(f);
+    compat::NumericsFlagsGuard flags(compat::strict_fp32());
     compat::zero_grad(*s.opt, /*set_to_none=*/true);
     auto logits = s.net.forward(x_).flatten(0, -2);
     // A blocking device-to-host copy; autograd copies the gradient back in

@@ -60,7 +60,9 @@ class GradAccumulation final : public Experiment {
       const std::string desc = k == 1 ? "one batch of " + std::to_string(batch)
                                       : std::to_string(k) + " micro-batches of " + std::to_string(batch / k) +
                                             ", loss / " + std::to_string(k) + ", one step";
-      return Variant{name, desc, [=] { return std::make_unique<AccumulateStep>(factory, x, y, k, device); }};
+      Variant v{name, desc, [=] { return std::make_unique<AccumulateStep>(factory, x, y, k, device); }};
+      v.params = {{"micro_batches", k}};
+      return v;
     };
 
     Case c;

@@ -101,9 +101,7 @@ class GptTraining final : public Workload {
   }
 
   torch::Tensor run_step(State& s) const {
-    compat::NumericsFlags f;  // fp32 throughout: TF32 off for matmul and cuDNN
-    f.tf32_cudnn = false;
-    compat::NumericsFlagsGuard flags(f);
+    compat::NumericsFlagsGuard flags(compat::strict_fp32());
     compat::zero_grad(*s.opt, true);
     auto logits = forward(s);
     auto loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2), spec_.targets.flatten());

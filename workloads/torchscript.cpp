@@ -22,16 +22,6 @@ namespace {
 
 enum class Mode { eager, scripted, frozen_optimized };
 
-// fp32 throughout so every variant can be held to an fp32 tolerance of the
-// eager output (TF32 would make the folded weights round differently).
-compat::NumericsFlags fp32_flags() {
-  compat::NumericsFlags f;
-  f.tf32_matmul = false;
-  f.tf32_cudnn = false;
-  f.cudnn_benchmark = false;
-  return f;
-}
-
 class ConvNetInference final : public Workload {
  public:
   ConvNetInference(const std::shared_ptr<SharedConvNet>& base, std::int64_t batch, const torch::Device& device,
@@ -54,7 +44,7 @@ class ConvNetInference final : public Workload {
   }
 
   void step() override {
-    compat::NumericsFlagsGuard flags(fp32_flags());
+    compat::NumericsFlagsGuard flags(compat::strict_fp32());
     torch::NoGradGuard no_grad;
     out_ = mode_ == Mode::eager ? eager_.net->forward(x_) : script_.forward({x_}).toTensor();
   }

@@ -16,6 +16,14 @@ struct NumericsFlags {
   bool deterministic_algorithms = false;
 };
 
+// Plain fp32 (TF32 off for matmul and cuDNN, no autotuning): for variants held
+// to an fp32 tolerance of each other, where TF32 rounding would be the difference.
+inline NumericsFlags strict_fp32() {
+  NumericsFlags f;
+  f.tf32_cudnn = false;
+  return f;
+}
+
 inline NumericsFlags read_numerics_flags() {
   auto& ctx = at::globalContext();
   return {ctx.allowTF32CuBLAS(), ctx.allowTF32CuDNN(), ctx.benchmarkCuDNN(), ctx.deterministicCuDNN(),

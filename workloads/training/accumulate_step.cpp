@@ -8,18 +8,6 @@
 #include "harness/compat/zero_grad.h"
 
 namespace optbench::workloads {
-namespace {
-
-// Plain FP32: TF32 would make the comparison with the large batch one of TF32's
-// rounding, not of accumulation.
-compat::NumericsFlags fp32_flags() {
-  compat::NumericsFlags f;
-  f.tf32_matmul = false;
-  f.tf32_cudnn = false;
-  return f;
-}
-
-}  // namespace
 
 AccumulateStep::AccumulateStep(NetFactory factory, torch::Tensor x, torch::Tensor y, std::int64_t k,
                                const torch::Device& device, bool divide_loss)
@@ -45,7 +33,7 @@ void AccumulateStep::backward_passes(Net& net) const {
 }
 
 void AccumulateStep::step() {
-  compat::NumericsFlagsGuard flags(fp32_flags());
+  compat::NumericsFlagsGuard flags(compat::strict_fp32());
   compat::zero_grad(*opt_, /*set_to_none=*/true);  // once per accumulation cycle
   backward_passes(net_);
   opt_->step();
@@ -53,7 +41,7 @@ void AccumulateStep::step() {
 
 const std::vector<torch::Tensor>& AccumulateStep::first_step_grads() {
   if (!grads_.empty()) return grads_;
-  compat::NumericsFlagsGuard flags(fp32_flags());
+  compat::NumericsFlagsGuard flags(compat::strict_fp32());
   Net fresh = factory_();  // seeds itself: the same weights for every variant
   fresh.module->to(device_);
   fresh.module->train();

@@ -9,15 +9,6 @@ namespace optbench::workloads {
 
 namespace {
 
-// Plain fp32: TF32 off for matmul and convolution, so eager and replayed steps
-// (and the baseline's trace) run the same arithmetic.
-compat::NumericsFlags fp32_flags() {
-  compat::NumericsFlags f;
-  f.tf32_matmul = false;
-  f.tf32_cudnn = false;
-  return f;
-}
-
 double max_rel_diff(const torch::Tensor& a, const torch::Tensor& ref) {
   if (a.numel() == 0) return 0;
   return ((a - ref).abs() / ref.abs().clamp_min(1e-30)).max().item<double>();
@@ -47,7 +38,7 @@ torch::Tensor SgdTrainer::loss(const torch::Tensor& x, const torch::Tensor& y) {
 }
 
 torch::Tensor SgdTrainer::step(const torch::Tensor& x, const torch::Tensor& y) {
-  compat::NumericsFlagsGuard flags(fp32_flags());  // host-side only: also safe while capturing
+  compat::NumericsFlagsGuard flags(compat::strict_fp32());  // host-side only: also safe while capturing
   zero_grad();
   auto l = loss(x, y);
   l.backward();
