@@ -139,6 +139,8 @@ def flatten_derived(derived: object, prefix: str = "") -> list[tuple[str, object
         return []
     out: list[tuple[str, object]] = []
     for k, v in derived.items():
+        if v is None:  # not measured here (memory on a CPU): nothing to show
+            continue
         key = f"{prefix}{k}"
         if isinstance(v, dict):
             out += flatten_derived(v, key + ".")
