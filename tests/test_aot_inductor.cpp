@@ -121,6 +121,12 @@ def frombuffer(buf, dtype):
     return _T((len(buf) // 4,), array.array("f", bytes(buf)))
 def randn(shape, device=None):
     return _T(shape)
+class _Flags:
+    allow_tf32 = True
+class backends:
+    class cuda:
+        matmul = _Flags()
+    cudnn = _Flags()
 class no_grad:
     def __enter__(self):
         return self
@@ -164,6 +170,8 @@ constexpr const char* kFakeExport = R"PY(def export(model, args):
 )PY";
 constexpr const char* kFakeInductor = R"PY(import json
 def aoti_compile_and_package(ep, package_path):
+    import torch
+    assert not torch.backends.cudnn.allow_tf32 and not torch.backends.cuda.matmul.allow_tf32, "TF32 on in the compile"
     sums = {}
     for i, m in enumerate(ep):
         for name, t in m.tensors().items():

@@ -22,7 +22,10 @@ class CriterionStep final : public Workload {
   CriterionStep(NetFactory factory, torch::Tensor x, torch::Tensor y_host, const torch::Device& device,
                 bool loss_on_host)
       : factory_(std::move(factory)), x_(std::move(x)), device_(device), loss_on_host_(loss_on_host) {
-    targets_ = loss_on_host_ ? y_host.flatten() : y_host.flatten().to(device_);  // once, outside the loop
+    // Labels arrive on the host with every batch: the device variant copies them
+    // each step (pinned, non_blocking, as a DataLoader with pin_memory would).
+    targets_ = y_host.flatten();
+    if (!loss_on_host_ && device_.is_cuda()) targets_ = targets_.pin_memory();
     state_ = build(0.01, 0.9);
   }
 
@@ -64,7 +67,8 @@ class CriterionStep final : public Workload {
     // backward. copy=true: a real copy (and its backward) even when the
     // "device" is the CPU, as in the unit test.
     if (loss_on_host_) logits = logits.to(logits.options().device(torch::kCPU), /*non_blocking=*/false, /*copy=*/true);
-    auto loss = torch::nn::functional::cross_entropy(logits, targets_);
+    const auto targets = loss_on_host_ ? targets_ : targets_.to(device_, /*non_blocking=*/true);
+    auto loss = torch::nn::functional::cross_entropy(logits, targets);
     loss.backward();
     s.opt->step();
     return loss.detach();

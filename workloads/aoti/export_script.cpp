@@ -65,6 +65,9 @@ def main():
     with open(spec["weights"], "rb") as f:
         load_weights(torch, model, spec["layers"], f.read())
     device = spec["device"]
+    # fp32 like the C++ variants: nothing compiled in may assume TF32.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     model = model.eval().to(device)
     x = torch.randn(spec["input_shape"], device=device)
     with torch.no_grad():

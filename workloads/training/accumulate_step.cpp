@@ -32,20 +32,26 @@ void AccumulateStep::backward_passes(Net& net) const {
   }
 }
 
-void AccumulateStep::step() {
+void AccumulateStep::cycle(Net& net, torch::optim::Optimizer& opt) const {
   compat::NumericsFlagsGuard flags(compat::strict_fp32());
-  compat::zero_grad(*opt_, /*set_to_none=*/true);  // once per accumulation cycle
-  backward_passes(net_);
-  opt_->step();
+  compat::zero_grad(opt, /*set_to_none=*/true);  // once per accumulation cycle
+  backward_passes(net);
+  opt.step();
 }
+
+void AccumulateStep::step() { cycle(net_, *opt_); }
 
 const std::vector<torch::Tensor>& AccumulateStep::first_step_grads() {
   if (!grads_.empty()) return grads_;
-  compat::NumericsFlagsGuard flags(compat::strict_fp32());
   Net fresh = factory_();  // seeds itself: the same weights for every variant
   fresh.module->to(device_);
   fresh.module->train();
-  backward_passes(fresh);
+  // Two cycles of the timed code with lr 0, so the weights stay where they
+  // started: the second cycle's gradients are the large batch's only if the
+  // reset happens once per cycle, not never and not per micro-batch.
+  torch::optim::SGD still(fresh.module->parameters(), torch::optim::SGDOptions(0.0));
+  cycle(fresh, still);
+  cycle(fresh, still);
   for (const auto& p : fresh.module->parameters()) {
     TORCH_CHECK(p.grad().defined(), "a parameter got no gradient");
     grads_.push_back(p.grad().detach().to(torch::kCPU, torch::kDouble));

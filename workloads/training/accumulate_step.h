@@ -22,13 +22,15 @@ class AccumulateStep : public Workload {
   AccumulateStep(NetFactory factory, torch::Tensor x, torch::Tensor y, std::int64_t k, const torch::Device& device,
                  bool divide_loss = true);
   void step() override;
-  // Gradients after the first step's backward passes from fresh weights, in
-  // float64 on the CPU, one per parameter (computed once, untimed).
+  // Gradients of one step from fresh weights, produced by the timed code
+  // (step()'s cycle), in float64 on the CPU, one per parameter (computed once, untimed).
   const std::vector<torch::Tensor>& first_step_grads();
   nlohmann::json metrics() override;
 
  private:
   void backward_passes(Net& net) const;
+  // One optimizer step: reset, k backward passes, step. What step() times.
+  void cycle(Net& net, torch::optim::Optimizer& opt) const;
 
   NetFactory factory_;
   torch::Tensor x_, y_;

@@ -96,7 +96,12 @@ torch::Tensor TrainStep::trace(bool float64) const {
 }
 
 at::Tensor TrainStep::output() {
-  if (!trace_.defined()) trace_ = trace(false);
+  // The timed state's gradients go first: at the largest batch that fits, the
+  // trace's fresh model must not need room for both.
+  if (!trace_.defined()) {
+    compat::zero_grad(*state_.opt, /*set_to_none=*/true);
+    trace_ = trace(false);
+  }
   return trace_;
 }
 
