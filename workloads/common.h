@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <cmath>
 #include <cstdio>
 #include <algorithm>
 #include <cstdint>
@@ -46,6 +47,21 @@ inline double normalised_error(const at::Tensor& out, const at::Tensor& ref) {
   const auto r = ref.to(at::kDouble);
   const double scale = std::max(r.abs().max().item<double>(), 1e-30);
   return (out.to(at::kDouble) - r).abs().max().item<double>() / scale;
+}
+
+// The worst per-tensor normalised difference between two gradient lists
+// (max |a - ref| / max |ref| per tensor). A tensor that is exactly zero in the
+// reference must be zero here too; NaN comes out as the worst.
+inline double worst_grad_error(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& ref) {
+  TORCH_CHECK(a.size() == ref.size(), "different parameter lists");
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double scale = ref[i].abs().max().item<double>();
+    const double diff = (a[i] - ref[i]).abs().max().item<double>();
+    const double err = scale > 0 ? diff / scale : (diff > 0 ? INFINITY : 0.0);
+    if (!(err <= worst)) worst = err;
+  }
+  return worst;
 }
 
 // A Case::verify that holds every variant to `tolerance` against float64.

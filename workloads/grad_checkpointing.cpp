@@ -143,13 +143,11 @@ std::string verify_gradients(std::vector<Workload*>& w) {
   const auto& gb = base->first_step_grads();
   const auto& gv = var->first_step_grads();
   if (gb.size() != gv.size()) return "parameter counts differ";
-  double worst = 0;
   for (std::size_t i = 0; i < gb.size(); ++i) {
     if (!gb[i].defined()) return "baseline has no gradient for parameter " + std::to_string(i);
     if (!gv[i].defined()) return "no gradient for parameter " + std::to_string(i) + " (backward skipped it)";
-    const double scale = std::max(gb[i].abs().max().item<double>(), 1e-30);
-    worst = std::max(worst, (gv[i] - gb[i]).abs().max().item<double>() / scale);
   }
+  const double worst = worst_grad_error(gv, gb);
   if (worst <= kGradTol) return "";
   char msg[160];
   std::snprintf(msg, sizeof msg, "gradients differ from the baseline's by %.3g (relative to each max; allowed %.3g)",

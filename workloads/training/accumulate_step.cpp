@@ -63,19 +63,6 @@ nlohmann::json AccumulateStep::metrics() {
   return {{"accumulation_steps", k_}, {"micro_batch", x_.size(0) / k_}};
 }
 
-double worst_grad_error(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& ref) {
-  TORCH_CHECK(a.size() == ref.size(), "different parameter lists");
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double scale = ref[i].abs().max().item<double>();
-    const double diff = (a[i] - ref[i]).abs().max().item<double>();
-    // A gradient that is exactly zero in the reference must be zero here too.
-    const double err = scale > 0 ? diff / scale : (diff > 0 ? INFINITY : 0.0);
-    if (!(err <= worst)) worst = err;  // NaN propagates as the worst
-  }
-  return worst;
-}
-
 std::function<std::string(std::vector<Workload*>&)> verify_accumulated_grads(double bound) {
   return [bound](std::vector<Workload*>& w) -> std::string {
     auto* base = dynamic_cast<AccumulateStep*>(w.at(0));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/experiment.h"
+#include "workloads/common.h"  // worst_grad_error
 #include "workloads/training/train_step.h"
 
 namespace optbench::workloads {
@@ -45,8 +46,5 @@ class AccumulateStep : public Workload {
 // Case::verify: every parameter's gradient of the variant against the
 // baseline's, max |a - b| / max |b| per tensor, must stay within `bound`.
 std::function<std::string(std::vector<Workload*>&)> verify_accumulated_grads(double bound);
-
-// The worst per-tensor normalised difference between two gradient lists.
-double worst_grad_error(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& ref);
 
 }  // namespace optbench::workloads
