@@ -1,7 +1,6 @@
 #include "harness/case_runner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -11,82 +10,44 @@
 #include "harness/interleave.h"
 #include "harness/stats.h"
 #include "harness/stopping_rule.h"
+#include "harness/variant_runner.h"
 #include "harness/verify.h"
-#include "harness/warmup.h"
 
 namespace optbench {
 namespace {
 
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// NVML clocks-event reason bits (nvml.h, nvmlClocksEventReason*), grouped into
+// what a reader can act on: cooling, the power limit, anything else that slows
+// the clock. Idle, application-clock and display settings are not throttling.
+constexpr std::uint64_t kThermalReasons = 0x20 | 0x40;  // SW / HW thermal slowdown
+constexpr std::uint64_t kPowerReasons = 0x4 | 0x80;     // SW power cap, HW power brake
+constexpr std::uint64_t kOtherReasons = 0x8 | 0x10;     // HW slowdown, sync boost
 
 struct VariantState {
   const Variant* spec = nullptr;
-  std::unique_ptr<Workload> work;
+  TimingMode mode = TimingMode::batched;
+  std::unique_ptr<VariantRunner> runner;
+  std::string process = "shared";
   std::string status = "ok";  // ok | oom | error | not_run
   std::string error;
-  WarmupResult warmup;
-  std::int64_t iters = 1;
+  Prepared prep;
+  bool prepared = false;
+  json metrics = json::object();
   std::vector<double> primary, host, device, clock;
-  std::optional<MemoryPeak> memory;
-  bool alive() const { return status == "ok" && work; }
+  std::vector<std::uint64_t> reasons;
+  bool alive() const { return status == "ok" && runner; }
 };
 
 void record_failure(VariantState& v, const std::exception& e, DeviceBackend& backend) {
   v.status = is_out_of_memory(e) ? "oom" : "error";
-  v.error = e.what();
-  // Keep only the first line: LibTorch messages carry long C++ backtraces.
-  if (auto nl = v.error.find('\n'); nl != std::string::npos) v.error.resize(nl);
-  v.work.reset();
+  v.error = first_line(e.what());
+  v.runner.reset();
   backend.release_cached_memory();
 }
 
-std::optional<MemoryPeak> minus(std::optional<MemoryPeak> a, std::optional<MemoryPeak> b) {
-  if (!a || !b) return std::nullopt;
-  return MemoryPeak{a->allocated_bytes - b->allocated_bytes, a->reserved_bytes - b->reserved_bytes};
-}
-
-// Builds and warms one variant, measuring what it adds to device memory at peak.
-void prepare(VariantState& v, DeviceBackend& backend, TimingMode mode, const MeasureConfig& cfg,
-             double warmup_max_s, std::int64_t max_iters) {
-  const auto before = backend.current_memory();
-  backend.reset_peak_memory();
-  try {
-    v.work = v.spec->make();
-    auto* w = v.work.get();
-    v.warmup = warm_up(backend, [w] { w->step(); }, mode, std::min(cfg.warmup_min_s, warmup_max_s), warmup_max_s);
-    v.iters = iters_per_sample(v.warmup.step_s, cfg.target_sample_s, max_iters);
-  } catch (const std::exception& e) {
-    record_failure(v, e, backend);
-  }
-  v.memory = minus(backend.peak_memory(), before);
-}
-
-// Worst relative CI width over every ratio against the baseline; with a single
-// variant, that of the baseline's median.
-double worst_rel_ci(const std::vector<VariantState>& vs, const BootstrapConfig& boot) {
-  const auto& base = vs[0].primary;
-  if (base.size() < static_cast<std::size_t>(kMinRoundsForCi)) return std::numeric_limits<double>::infinity();
-  double worst = 0;
-  bool any = false;
-  for (std::size_t i = 1; i < vs.size(); ++i) {
-    if (!vs[i].alive() || vs[i].primary.size() < static_cast<std::size_t>(kMinRoundsForCi)) continue;
-    const double est = median(base) / median(vs[i].primary);
-    worst = std::max(worst, relative_width(bootstrap_ratio_ci(base, vs[i].primary, boot), est));
-    any = true;
-  }
-  if (!any) worst = relative_width(bootstrap_median_ci(base, boot), median(base));
-  return worst;
-}
-
-json summary_json(const std::vector<double>& xs) {
-  if (xs.empty()) return nullptr;
-  const Summary s = summarize(xs);
-  return {{"n", s.n}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"iqr", s.iqr},
-          {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
-}
+bool past(const CaseLimits& l, const DeviceBackend& b) { return l.deadline_s && b.now() >= *l.deadline_s; }
 
 const WorkUnits& units_of(const Case& c, const VariantState& v) { return v.spec->units ? *v.spec->units : c.units; }
 
@@ -107,6 +68,28 @@ std::vector<double> normalised_times(const Case& c, const VariantState& v, const
   return out;
 }
 
+// Worst relative CI width over every speedup against the baseline; with a
+// single variant, that of the baseline's median. The same estimator and
+// interval as the reported ones, so the CI that stops a case is the CI reported.
+double worst_rel_ci(const Case& c, const std::vector<VariantState>& vs, double confidence) {
+  double worst = 0;
+  bool any = false;
+  for (std::size_t i = 1; i < vs.size(); ++i) {
+    if (!vs[i].alive() || vs[i].primary.empty()) continue;
+    worst = std::max(worst, relative_width(paired_speedup(vs[0].primary, normalised_times(c, vs[i], vs[0]), confidence)));
+    any = true;
+  }
+  if (!any) worst = relative_width(median_ci(vs[0].primary, confidence));
+  return worst;
+}
+
+json summary_json(const std::vector<double>& xs) {
+  if (xs.empty()) return nullptr;
+  const Summary s = summarize(xs);
+  return {{"n", s.n}, {"median", s.median}, {"q1", s.q1}, {"q3", s.q3}, {"iqr", s.iqr},
+          {"min", s.min}, {"max", s.max}, {"mean", s.mean}};
+}
+
 json throughput_json(const WorkUnits& u, double seconds) {
   json t = json::object();
   if (!(seconds > 0)) return t;
@@ -121,75 +104,110 @@ json memory_json(const std::optional<MemoryPeak>& m) {
   return {{"peak_allocated_bytes", m->allocated_bytes}, {"peak_reserved_bytes", m->reserved_bytes}};
 }
 
-json variant_json(const VariantState& v, std::size_t index, const Case& c, const CaseLimits& limits,
-                  double throttle_fraction) {
+const char* primary_metric(const DeviceBackend& b, TimingMode mode) {
+  return b.kind() == DeviceKind::cuda && mode == TimingMode::batched ? "device_s" : "host_s";
+}
+
+json variant_json(const VariantState& v, std::size_t index, const Case& c, const DeviceBackend& backend) {
   json j = {{"name", v.spec->name},
             {"description", v.spec->description},
             {"role", index == 0 ? "baseline"
                      : v.spec->role == VariantRole::reference ? "reference" : "optimized"},
-            {"status", v.status}};
+            {"status", v.status},
+            {"timing_mode", to_string(v.mode)},
+            {"primary_metric", primary_metric(backend, v.mode)},
+            // "fresh": built, first run and sampled in a process of its own (cold
+            // one-time costs, its own caches); "shared": in the run's process,
+            // after whatever ran before it (warm).
+            {"process", v.process}};
   if (!v.error.empty()) j["error"] = v.error;
   if (!v.spec->params.empty()) j["params"] = v.spec->params;
-  j["first_run_s"] = v.warmup.iters ? json(v.warmup.first_run_s) : json(nullptr);
-  j["warmup"] = {{"iters", v.warmup.iters}, {"seconds", v.warmup.seconds}, {"stable", v.warmup.stable}};
-  j["iters_per_sample"] = v.iters;
+  const auto& w = v.prep.warmup;
+  j["first_run_s"] = v.prepared && w.iters ? json(w.first_run_s) : json(nullptr);
+  j["warmup"] = {{"iters", w.iters}, {"seconds", w.seconds}, {"stable", w.stable}};
+  j["iters_per_sample"] = v.prep.iters;
   json dev = v.device.empty() ? json(nullptr) : json(v.device);
   json clk = v.clock.empty() ? json(nullptr) : json(v.clock);
-  j["samples"] = {{"host_s", v.host}, {"device_s", dev}, {"sm_clock_mhz", clk}};
+  json rsn = v.reasons.empty() ? json(nullptr) : json(v.reasons);
+  j["samples"] = {{"host_s", v.host}, {"device_s", dev}, {"sm_clock_mhz", clk}, {"clock_event_reasons", rsn}};
   j["stats"] = summary_json(v.primary);
   j["host_stats"] = summary_json(v.host);
   j["device_stats"] = summary_json(v.device);
   j["throughput"] = v.primary.empty() ? json::object() : throughput_json(units_of(c, v), median(v.primary));
-  j["memory"] = memory_json(v.memory);
+  j["memory"] = memory_json(v.prep.memory);
   if (v.spec->units) {
     const auto& u = *v.spec->units;
     j["units"] = {{"bytes", u.bytes}, {"flops", u.flops}, {"items", u.items}, {"item_name", u.item_name}};
   }
-  if (v.work) {
-    try {
-      j["metrics"] = v.work->metrics();
-    } catch (const std::exception& e) {
-      j["metrics"] = {{"error", e.what()}};
-    }
-  }
-  if (limits.sm_clock_max_mhz && !v.clock.empty()) {
-    const double floor = throttle_fraction * *limits.sm_clock_max_mhz;
-    j["throttled_samples"] = std::count_if(v.clock.begin(), v.clock.end(), [&](double f) { return f < floor; });
-  }
+  j["metrics"] = v.metrics;
+  j["throttle"] = throttle_shares(v.reasons);
   return j;
 }
 
-json verification_json(const Case& c, std::vector<VariantState>& vs, std::size_t i) {
-  if (!c.tolerance && !c.verify) return {{"status", "not_checked"}};
+json verify_pair(const Case& c, Workload* base, Workload* var) {
   json j;
   try {
     if (c.tolerance) {
-      j = to_json(compare_outputs(vs[0].work->output(), vs[i].work->output(), *c.tolerance), *c.tolerance);
+      j = to_json(compare_outputs(base->output(), var->output(), *c.tolerance), *c.tolerance);
     } else {
       j = {{"status", "passed"}};
     }
     if (c.verify) {
-      std::vector<Workload*> pair = {vs[0].work.get(), vs[i].work.get()};
+      std::vector<Workload*> pair = {base, var};
       if (auto problem = c.verify(pair); !problem.empty()) {
         j["status"] = "failed";
         j["message"] = problem;
       }
     }
   } catch (const std::exception& e) {
-    j = {{"status", "failed"}, {"message", std::string("verification raised: ") + e.what()}};
+    j = {{"status", "failed"}, {"message", std::string("verification raised: ") + first_line(e.what())}};
   }
   return j;
 }
 
+// Verification of variants that were timed in worker processes: the baseline
+// and each variant built again here, one step each, then the case's checks.
+std::vector<json> verify_rebuilt(const Case& c, const std::vector<VariantState>& vs, DeviceBackend& backend) {
+  std::vector<json> out(vs.size(), json{{"status", "not_checked"}});
+  try {
+    auto base = c.variants[0].make();
+    base->step();
+    for (std::size_t i = 1; i < vs.size(); ++i) {
+      if (!vs[i].prepared || vs[i].status != "ok") continue;
+      try {
+        auto var = c.variants[i].make();
+        var->step();
+        out[i] = verify_pair(c, base.get(), var.get());
+      } catch (const std::exception& e) {
+        out[i] = {{"status", "failed"}, {"message", std::string("verification raised: ") + first_line(e.what())}};
+      }
+    }
+  } catch (const std::exception& e) {
+    for (std::size_t i = 1; i < vs.size(); ++i)
+      out[i] = {{"status", "not_checked"}, {"message", "baseline rebuilt for verification failed: " + first_line(e.what())}};
+  }
+  backend.release_cached_memory();
+  return out;
+}
+
 }  // namespace
+
+json throttle_shares(const std::vector<std::uint64_t>& reasons) {
+  if (reasons.empty()) return nullptr;
+  auto share = [&](std::uint64_t mask) {
+    const auto n = std::count_if(reasons.begin(), reasons.end(), [&](std::uint64_t r) { return (r & mask) != 0; });
+    return static_cast<double>(n) / static_cast<double>(reasons.size());
+  };
+  return {{"thermal", share(kThermalReasons)}, {"power", share(kPowerReasons)}, {"other", share(kOtherReasons)},
+          {"samples", reasons.size()}};
+}
 
 json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, const CaseLimits& limits,
               const std::atomic<bool>& stop_requested) {
-  const bool use_events = backend.kind() == DeviceKind::cuda && c.timing == TimingMode::batched;
   json out = {{"name", c.name},
               {"params", c.params},
               {"timing_mode", to_string(c.timing)},
-              {"primary_metric", use_events ? "device_s" : "host_s"},
+              {"primary_metric", primary_metric(backend, c.timing)},
               {"hold_stream", c.hold_stream},
               {"units", {{"bytes", c.units.bytes}, {"flops", c.units.flops}, {"items", c.units.items},
                          {"item_name", c.units.item_name}}},
@@ -200,9 +218,11 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     return out;
   }
   if (c.variants.empty()) throw std::logic_error("case '" + c.name + "' has no variants");
+  const bool isolate = c.isolate || cfg.isolate;
+  if (isolate && !limits.origin) throw std::logic_error("case '" + c.name + "' needs worker processes, but has no origin");
+  out["isolation"] = isolate ? "process_per_variant" : "none";
 
-  const auto t_case = Clock::now();
-  backend.hold_stream(c.hold_stream);
+  const double t_case = backend.now();
   // Held batches are capped so the launch queue cannot fill while the stream waits.
   const std::int64_t max_iters = c.hold_stream ? std::min<std::int64_t>(cfg.max_iters_per_sample, 256)
                                                : cfg.max_iters_per_sample;
@@ -211,35 +231,54 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
       std::clamp(limits.max_time_s / static_cast<double>(c.variants.size()), 0.01, cfg.warmup_max_s);
   std::vector<VariantState> vs(c.variants.size());
   for (std::size_t i = 0; i < vs.size(); ++i) {
-    vs[i].spec = &c.variants[i];
-    if (stop_requested) {
-      vs[i].status = "not_run";
+    VariantState& v = vs[i];
+    v.spec = &c.variants[i];
+    v.mode = v.spec->timing.value_or(c.timing);
+    v.process = isolate ? "fresh" : "shared";
+    if (stop_requested || past(limits, backend)) {
+      v.status = "not_run";
+      if (!stop_requested) v.error = "budget: the run's --time-budget ran out before this variant started";
       continue;
     }
-    prepare(vs[i], backend, c.timing, cfg, warmup_max_s, max_iters);
+    PrepareSpec spec{v.mode, c.hold_stream, cfg.warmup_min_s, warmup_max_s, cfg.target_sample_s, max_iters};
+    if (limits.deadline_s) spec.warmup_max_s = std::clamp(*limits.deadline_s - backend.now(), 0.01, warmup_max_s);
+    try {
+      v.runner = isolate ? make_child_runner(*limits.origin, c.name, i) : make_in_process_runner(*v.spec, backend);
+      v.prep = v.runner->prepare(spec);
+      v.prepared = true;
+      if (v.prep.status != "ok") {
+        v.status = v.prep.status;
+        v.error = v.prep.error;
+        v.runner.reset();
+      }
+    } catch (const std::exception& e) {
+      record_failure(v, e, backend);
+    }
   }
 
   StopReason reason = StopReason::none;
   int rounds = 0;
-  const auto t_sampling = Clock::now();
+  const double t_sampling = backend.now();
+  // Preparation is charged to the case's share too.
+  const double sampling_cap = std::max(0.0, limits.max_time_s - (limits.deadline_s ? t_sampling - t_case : 0.0));
+  const std::size_t ci_rounds = std::max<std::size_t>(kMinRoundsForCi, min_samples_for(cfg.stopping.confidence));
   if (vs[0].alive()) {
     InterleaveSchedule schedule(vs.size(), cfg.order, cfg.seed);
-    BootstrapConfig boot{cfg.stopping.confidence, cfg.stopping_resamples, cfg.seed};
     StoppingConfig stopping = cfg.stopping;
-    stopping.max_time_s = std::min(stopping.max_time_s, limits.max_time_s);
+    stopping.max_time_s = std::min(stopping.max_time_s, sampling_cap);
     StopState st;
     int checked_at = 0;
     while (reason == StopReason::none) {
       for (std::size_t i : schedule.next_round()) {
         VariantState& v = vs[i];
-        if (!v.alive() || stop_requested) continue;
+        if (!v.alive() || stop_requested || past(limits, backend)) continue;
         try {
-          auto* w = v.work.get();
-          const Sample s = backend.time([w] { w->step(); }, v.iters, c.timing);
-          v.primary.push_back(primary_time(s, c.timing));
+          const Sample s = v.runner->sample(v.prep.iters, v.mode);
+          v.primary.push_back(primary_time(s, v.mode));
           v.host.push_back(s.host_s);
           if (s.device_s) v.device.push_back(*s.device_s);
           if (s.sm_clock_mhz) v.clock.push_back(*s.sm_clock_mhz);
+          if (s.clock_reasons) v.reasons.push_back(*s.clock_reasons);
           st.measured_s += s.host_s * static_cast<double>(s.iters);
         } catch (const std::exception& e) {
           record_failure(v, e, backend);
@@ -247,14 +286,15 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
       }
       if (!vs[0].alive()) break;
       st.rounds = ++rounds;
-      st.wall_s = seconds_since(t_sampling);
+      st.wall_s = backend.now() - t_sampling;
       st.interrupted = stop_requested.load();
-      // The bootstrap is cheap but not free: re-check after ~10% more rounds.
-      if (rounds >= kMinRoundsForCi && rounds - checked_at >= std::max(1, checked_at / 10)) {
-        st.worst_rel_ci = worst_rel_ci(vs, boot);
+      st.budget_spent = past(limits, backend);
+      // The interval is cheap but not free: re-check after ~10% more rounds. A
+      // precision stop needs an interval computed on exactly the final rounds.
+      st.worst_rel_ci = std::numeric_limits<double>::infinity();
+      if (static_cast<std::size_t>(rounds) >= ci_rounds && rounds - checked_at >= std::max(1, checked_at / 10)) {
+        st.worst_rel_ci = worst_rel_ci(c, vs, cfg.stopping.confidence);
         checked_at = rounds;
-      } else if (rounds < kMinRoundsForCi) {
-        st.worst_rel_ci = std::numeric_limits<double>::infinity();
       }
       reason = should_stop(stopping, st);
     }
@@ -262,32 +302,57 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   if (!vs[0].alive()) reason = StopReason::error;
   if (stop_requested) reason = StopReason::interrupted;
 
+  for (auto& v : vs) {
+    if (!v.alive()) continue;
+    try {
+      v.metrics = v.runner->metrics();
+    } catch (const std::exception& e) {
+      v.metrics = {{"error", first_line(e.what())}};
+    }
+  }
+
   out["stop_reason"] = to_string(reason);
   out["rounds"] = rounds;
-  out["sampling_s"] = seconds_since(t_sampling);
+  out["sampling_s"] = backend.now() - t_sampling;
   json variants = json::array();
-  for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, limits, cfg.throttle_fraction));
+  for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, backend));
   out["variants"] = std::move(variants);
 
+  // Verification is untimed but not free: it is skipped, and said so, once the
+  // budget has run out. Isolated variants are rebuilt here for it, after their
+  // workers have gone (so their memory is free).
+  const bool check = (c.tolerance || c.verify) && !past(limits, backend) && !stop_requested;
+  std::vector<json> checks(vs.size(), json{{"status", "not_checked"}});
+  if (check && vs[0].alive()) {
+    if (isolate) {
+      for (auto& v : vs) v.runner.reset();
+      checks = verify_rebuilt(c, vs, backend);
+    } else {
+      for (std::size_t i = 1; i < vs.size(); ++i)
+        if (vs[i].alive()) checks[i] = verify_pair(c, vs[0].runner->workload(), vs[i].runner->workload());
+    }
+  } else if ((c.tolerance || c.verify) && past(limits, backend)) {
+    for (auto& j : checks) j["message"] = "budget: the run's --time-budget ran out before verification";
+  }
+
   json comparisons = json::array();
-  BootstrapConfig final_boot{cfg.stopping.confidence, cfg.bootstrap_resamples, cfg.seed + 1};
   for (std::size_t i = 1; i < vs.size(); ++i) {
     json cmp = {{"baseline", vs[0].spec->name}, {"variant", vs[i].spec->name}};
     if (vs[0].primary.empty() || vs[i].primary.empty()) {
       cmp["speedup"] = nullptr;
       cmp["verification"] = {{"status", "not_checked"}, {"message", "a variant has no samples"}};
     } else {
-      const auto times = normalised_times(c, vs[i], vs[0]);
-      const double est = median(vs[0].primary) / median(times);
-      const Interval ci = bootstrap_ratio_ci(vs[0].primary, times, final_boot);
-      cmp["speedup"] = est;
-      cmp["ci_low"] = ci.low;
-      cmp["ci_high"] = ci.high;
+      const Estimate e = paired_speedup(vs[0].primary, normalised_times(c, vs[i], vs[0]), cfg.stopping.confidence);
+      cmp["speedup"] = e.value;
+      cmp["ci_low"] = e.low;
+      cmp["ci_high"] = e.high;
       cmp["confidence"] = cfg.stopping.confidence;
-      cmp["rel_ci_width"] = relative_width(ci, est);
-      cmp["paired"] = vs[0].primary.size() == vs[i].primary.size();
-      cmp["verification"] = (vs[0].alive() && vs[i].alive()) ? verification_json(c, vs, i)
-                                                             : json{{"status", "not_checked"}};
+      cmp["ci_coverage"] = e.coverage;
+      cmp["rel_ci_width"] = relative_width(e);
+      cmp["rounds"] = e.n;
+      cmp["estimator"] = "median of per-round ratios, order-statistic CI";
+      cmp["paired"] = true;
+      cmp["verification"] = checks[i];
     }
     comparisons.push_back(std::move(cmp));
   }
@@ -302,14 +367,14 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
 
   if (reason == StopReason::interrupted) {
     out["status"] = "interrupted";
-  } else if (!vs[0].alive()) {
-    out["status"] = "failed";
-    out["reason"] = "baseline " + vs[0].status + ": " + vs[0].error;
+  } else if (!vs[0].alive() && vs[0].status != "ok") {
+    out["status"] = vs[0].status == "not_run" ? "not_run" : "failed";
+    out["reason"] = vs[0].status == "not_run" ? vs[0].error : "baseline " + vs[0].status + ": " + vs[0].error;
   } else {
     out["status"] = "ok";
   }
-  out["wall_s"] = seconds_since(t_case);
-  vs.clear();  // free the variants' memory before the next case
+  out["wall_s"] = backend.now() - t_case;
+  vs.clear();  // free the variants' memory (and end their workers) before the next case
   backend.release_cached_memory();
   return out;
 }

@@ -13,6 +13,7 @@
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
+#include "harness/isolation/worker.h"
 #include "harness/registry.h"
 #include "harness/signals.h"
 #include "harness/suite_runner.h"
@@ -121,6 +122,20 @@ int cli_main(int argc, char** argv) {
   run->add_option("--seed", seed, "Seed of the interleaving order and the bootstrap");
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
+  bool isolate = false;
+  run->add_flag("--isolate", isolate,
+                "Every variant in a process of its own (cold first runs, own caches and allocator; "
+                "cases that need it, e.g. cudnn_benchmark, always are)");
+
+  // Hidden: one isolated variant, driven by the run's process over a pipe.
+  WorkerArgs worker_args;
+  std::string worker_device = "cpu", worker_profile = "standard";
+  auto* worker = app.add_subcommand("_worker", "")->group("");
+  worker->add_option("--experiment", worker_args.experiment)->required();
+  worker->add_option("--case", worker_args.case_name)->required();
+  worker->add_option("--variant", worker_args.variant)->required();
+  worker->add_option("--device", worker_device)->check(CLI::IsMember({"cuda", "cpu"}));
+  worker->add_option("--profile", worker_profile)->check(CLI::IsMember({"quick", "standard", "full"}));
 
   std::string env_device = "auto";
   auto* env = app.add_subcommand("env", "Print the environment block as JSON");
@@ -141,6 +156,10 @@ int cli_main(int argc, char** argv) {
 
   const std::vector<std::string> args(argv, argv + argc);
   try {
+    if (*worker) {
+      worker_args.ctx = {parse_device(worker_device), parse_profile(worker_profile)};
+      return run_worker(worker_args);
+    }
     if (auto rc = distributed_commands->dispatch()) return *rc;
     if (*list) return cmd_list(filter, list_json);
     if (*report) return cmd_report(report->remaining());
@@ -158,6 +177,7 @@ int cli_main(int argc, char** argv) {
     if (target_ci > 0) opts.measure.stopping.target_rel_ci = target_ci;
     opts.measure.seed = seed;
     opts.measure.order = parse_interleave_order(interleave);
+    opts.measure.isolate = isolate;
     opts.filter = names.empty() ? filter : names_to_filter(names);
     if (time_budget > 0) opts.time_budget_s = time_budget;
     opts.out_path = out.empty() ? default_out_path(opts.device) : out;

@@ -60,6 +60,10 @@ nlohmann::json gpu_nvml_info(DeviceKind d) {
   return nullptr;
 }
 
+double DeviceBackend::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 namespace {
 
 // Host clock only; the device is the host, so there is nothing to synchronise.

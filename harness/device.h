@@ -37,7 +37,9 @@ struct Sample {
   double host_s = 0;                 // wall time per step, device synchronised at the end
   std::optional<double> device_s;    // per step, from events on the work's stream (GPU only)
   std::int64_t iters = 1;
-  std::optional<double> sm_clock_mhz;  // read right after the sample (NVML)
+  // NVML, read while the sample's work runs on the GPU (not after, when it idles).
+  std::optional<double> sm_clock_mhz;
+  std::optional<std::uint64_t> clock_reasons;  // clocks-event (throttle) reason mask
 };
 
 struct MemoryPeak {
@@ -50,6 +52,10 @@ class DeviceBackend {
   virtual ~DeviceBackend() = default;
   virtual DeviceKind kind() const = 0;
   virtual void synchronize() = 0;
+  // Seconds on the clock that caps, deadlines and warm-up are judged by: the
+  // steady clock; a simulated one in tests, so runner tests do not depend on the
+  // speed of the machine.
+  virtual double now() const;
   // Runs step() iters times and returns per-step times.
   virtual Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode mode) = 0;
   // Caching-allocator statistics; nullopt where the device has none (CPU).

@@ -61,6 +61,10 @@ struct Variant {
   // The setting this variant stands for (e.g. {"workers": 4}), so the report can
   // plot a sweep across the variants of one case.
   nlohmann::json params = nlohmann::json::object();
+  // Timing mode of this variant when it differs from the case's (a pinned copy
+  // does not block the host and is timed with events over a batch; the pageable
+  // copy beside it does and is timed in sync mode).
+  std::optional<TimingMode> timing;
 };
 
 struct Tolerance {
@@ -75,6 +79,11 @@ struct Case {
   nlohmann::json params = nlohmann::json::object();
   TimingMode timing = TimingMode::batched;
   bool hold_stream = false;  // kernel-level cases only: hide enqueue latency (nvbench)
+  // Each variant in a process of its own (harness/isolation/): for variants whose
+  // speed or one-time cost depends on process-wide state (cuDNN's plan cache is
+  // keyed without the benchmark flag, so a variant warmed up after another finds
+  // that one's plans). Costs a process start per variant.
+  bool isolate = false;
   WorkUnits units;
   std::vector<Variant> variants;       // [0] is the baseline
   std::optional<Tolerance> tolerance;  // compare every output with the baseline's

@@ -9,7 +9,7 @@ MeasureConfig measure_config_for(Profile p) {
       c.warmup_min_s = 0.05;
       c.warmup_max_s = 0.5;
       c.target_sample_s = 1e-3;
-      c.stopping = {5, 0.1, 1.5, 100000, 0.05, 0.95};
+      c.stopping = {6, 0.1, 1.5, 100000, 0.05, 0.95};
       break;
     case Profile::standard:
       c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
@@ -19,7 +19,6 @@ MeasureConfig measure_config_for(Profile p) {
       c.warmup_max_s = 10.0;
       c.target_sample_s = 5e-3;
       c.stopping = {30, 2.0, 60.0, 100000, 0.01, 0.95};
-      c.bootstrap_resamples = 5000;
       break;
   }
   return c;
@@ -32,8 +31,7 @@ nlohmann::json to_json(const MeasureConfig& c) {
           {"max_iters_per_sample", c.max_iters_per_sample},
           {"interleave", to_string(c.order)},
           {"seed", c.seed},
-          {"bootstrap_resamples", c.bootstrap_resamples},
-          {"throttle_fraction", c.throttle_fraction},
+          {"isolate", c.isolate},
           {"stopping",
            {{"min_samples", c.stopping.min_samples},
             {"min_time_s", c.stopping.min_time_s},

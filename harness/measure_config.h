@@ -22,9 +22,7 @@ struct MeasureConfig {
   std::int64_t max_iters_per_sample = 100000;
   InterleaveOrder order = InterleaveOrder::random;
   std::uint64_t seed = 42;
-  int bootstrap_resamples = 2000;  // final CIs
-  int stopping_resamples = 300;    // CIs checked by the stopping rule while sampling
-  double throttle_fraction = 0.9;  // a sample below this share of max SM clock counts as throttled
+  bool isolate = false;  // every case's variants in processes of their own (--isolate)
 };
 
 MeasureConfig measure_config_for(Profile p);

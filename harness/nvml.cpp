@@ -166,6 +166,13 @@ std::optional<double> sm_clock_mhz(const std::string& pci_bus_id) {
   return std::nullopt;
 }
 
+std::optional<std::uint64_t> clock_reasons(const std::string& pci_bus_id) {
+  const auto d = handle(pci_bus_id);
+  unsigned long long mask = 0;
+  if (!d || !api().reasons || api().reasons(*d, &mask) != 0) return std::nullopt;
+  return static_cast<std::uint64_t>(mask);
+}
+
 std::optional<double> sm_clock_max_mhz(const std::string& pci_bus_id) {
   auto h = handle(pci_bus_id);
   unsigned v = 0;

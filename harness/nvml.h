@@ -20,6 +20,8 @@ nlohmann::json device_environment(const std::string& pci_bus_id);
 // Cheap read for per-sample clock logging (nvbench's gpu_frequency).
 std::optional<double> sm_clock_mhz(const std::string& pci_bus_id);
 std::optional<double> sm_clock_max_mhz(const std::string& pci_bus_id);
+// The current clocks-event (throttle) reason mask, for per-sample logging.
+std::optional<std::uint64_t> clock_reasons(const std::string& pci_bus_id);
 
 // Names of the bits set in a clocks-event (throttle) reason mask.
 nlohmann::json throttle_reason_names(std::uint64_t mask);

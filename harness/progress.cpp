@@ -24,6 +24,7 @@ std::string Progress::headline(const nlohmann::json& r) {
   const std::string status = r.value("status", "");
   if (status == "skipped") return "skipped: " + r.value("reason", "");
   if (status == "failed") return "FAILED: " + r.value("reason", "");
+  if (status == "not_run") return "not run: " + r.value("reason", "");
   std::ostringstream os;
   os.precision(3);
   for (const auto& c : r.value("comparisons", nlohmann::json::array())) {

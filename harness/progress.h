@@ -12,6 +12,7 @@ namespace optbench {
 class Progress {
  public:
   Progress(std::size_t total_cases, bool enabled);
+  void add_cases(std::size_t n) { total_ += n; }  // experiments enumerate their cases when their turn comes
   void case_started(const std::string& label);
   void case_finished(const std::string& label, const nlohmann::json& result);
   static std::string format_duration(double seconds);

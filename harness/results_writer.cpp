@@ -30,10 +30,12 @@ void ResultsWriter::add_case(std::size_t experiment, nlohmann::json result) {
   flush();
 }
 
-void ResultsWriter::end_experiment(std::size_t experiment, const std::string& status, const std::string& reason) {
+void ResultsWriter::end_experiment(std::size_t experiment, const std::string& status, const std::string& reason,
+                                   double wall_s) {
   auto& e = doc_["experiments"].at(experiment);
   e["status"] = status;
   if (!reason.empty()) e["reason"] = reason;
+  if (wall_s >= 0) e["wall_s"] = wall_s;
   flush();
 }
 

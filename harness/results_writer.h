@@ -17,7 +17,9 @@ class ResultsWriter {
   ResultsWriter(std::string path, nlohmann::json environment, nlohmann::json config);
   std::size_t begin_experiment(nlohmann::json info);
   void add_case(std::size_t experiment, nlohmann::json result);
-  void end_experiment(std::size_t experiment, const std::string& status, const std::string& reason = "");
+  // wall_s: how long the experiment took, everything included (< 0: not recorded).
+  void end_experiment(std::size_t experiment, const std::string& status, const std::string& reason = "",
+                      double wall_s = -1);
   void finish(const std::string& status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <stdexcept>
 
 namespace optbench {
@@ -42,75 +41,70 @@ Summary summarize(std::vector<double> xs) {
 
 namespace {
 
-// Median of xs at the given indices; scratch is reused to avoid allocations.
-double resampled_median(const std::vector<double>& xs, const std::vector<std::size_t>& idx,
-                        std::vector<double>& scratch) {
-  scratch.resize(idx.size());
-  for (std::size_t i = 0; i < idx.size(); ++i) scratch[i] = xs[idx[i]];
-  std::sort(scratch.begin(), scratch.end());
-  return quantile_sorted(scratch, 0.5);
+void check_confidence(double c) {
+  if (!(c > 0 && c < 1)) throw std::invalid_argument("confidence must lie in (0, 1)");
 }
 
-Interval percentile_interval(std::vector<double>& estimates, double confidence) {
-  std::sort(estimates.begin(), estimates.end());
-  const double alpha = (1.0 - confidence) / 2.0;
-  return {quantile_sorted(estimates, alpha), quantile_sorted(estimates, 1.0 - alpha)};
-}
-
-void draw(std::vector<std::size_t>& idx, std::size_t n, std::mt19937_64& rng) {
-  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
-  idx.resize(n);
-  for (auto& i : idx) i = pick(rng);
-}
-
-void check_config(const BootstrapConfig& cfg) {
-  if (cfg.resamples < 1) throw std::invalid_argument("bootstrap needs at least one resample");
-  if (!(cfg.confidence > 0 && cfg.confidence < 1)) throw std::invalid_argument("confidence must lie in (0, 1)");
+// The rank k (1-based) of the interval's order statistics: the largest k
+// with P(X <= k - 1) <= alpha / 2, so [x_(k), x_(n+1-k)] covers the median with
+// probability 1 - 2 P(X <= k - 1). At least 1 ([min, max]).
+std::size_t order_statistic_rank(std::size_t n, double confidence, double* coverage) {
+  const double half_alpha = (1.0 - confidence) / 2.0;
+  // Binomial(n, 1/2) terms in log space: n can be 1e5.
+  const double ln2n = static_cast<double>(n) * std::log(2.0);
+  const double lgn = std::lgamma(static_cast<double>(n) + 1);
+  std::size_t k = 1;
+  double tail = std::exp(-ln2n);  // P(X <= k - 1) for k = 1
+  // Walk up while the next rank's tail still fits; the cdf is summed incrementally.
+  while (k < (n + 1) / 2) {
+    const double dk = static_cast<double>(k);
+    const double next = tail + std::exp(lgn - std::lgamma(dk + 1) - std::lgamma(static_cast<double>(n) - dk + 1) - ln2n);
+    if (next > half_alpha) break;
+    tail = next;
+    ++k;
+  }
+  *coverage = std::max(0.0, 1.0 - 2.0 * tail);
+  return k;
 }
 
 }  // namespace
 
-Interval bootstrap_median_ci(const std::vector<double>& xs, const BootstrapConfig& cfg) {
-  check_config(cfg);
-  if (xs.empty()) throw std::invalid_argument("bootstrap of an empty sample");
-  std::mt19937_64 rng(cfg.seed);
-  std::vector<std::size_t> idx;
-  std::vector<double> scratch, estimates;
-  estimates.reserve(static_cast<std::size_t>(cfg.resamples));
-  for (int r = 0; r < cfg.resamples; ++r) {
-    draw(idx, xs.size(), rng);
-    estimates.push_back(resampled_median(xs, idx, scratch));
-  }
-  return percentile_interval(estimates, cfg.confidence);
+Estimate median_ci(std::vector<double> xs, double confidence) {
+  check_confidence(confidence);
+  if (xs.empty()) throw std::invalid_argument("confidence interval of an empty sample");
+  std::sort(xs.begin(), xs.end());
+  Estimate e;
+  e.n = xs.size();
+  e.value = quantile_sorted(xs, 0.5);
+  const std::size_t k = order_statistic_rank(e.n, confidence, &e.coverage);
+  e.low = xs[k - 1];
+  e.high = xs[e.n - k];
+  return e;
 }
 
-Interval bootstrap_ratio_ci(const std::vector<double>& baseline, const std::vector<double>& variant,
-                            const BootstrapConfig& cfg) {
-  check_config(cfg);
-  if (baseline.empty() || variant.empty()) throw std::invalid_argument("bootstrap of an empty sample");
-  const bool paired = baseline.size() == variant.size();
-  std::mt19937_64 rng(cfg.seed);
-  std::vector<std::size_t> idx_b, idx_v;
-  std::vector<double> scratch, estimates;
-  estimates.reserve(static_cast<std::size_t>(cfg.resamples));
-  for (int r = 0; r < cfg.resamples; ++r) {
-    draw(idx_b, baseline.size(), rng);
-    if (paired) {
-      idx_v = idx_b;
-    } else {
-      draw(idx_v, variant.size(), rng);
-    }
-    const double v = resampled_median(variant, idx_v, scratch);
-    const double b = resampled_median(baseline, idx_b, scratch);
-    estimates.push_back(v > 0 ? b / v : std::numeric_limits<double>::infinity());
-  }
-  return percentile_interval(estimates, cfg.confidence);
+Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant,
+                        double confidence) {
+  const std::size_t n = std::min(baseline.size(), variant.size());
+  if (n == 0) throw std::invalid_argument("speedup of an empty sample");
+  std::vector<double> ratios(n);
+  for (std::size_t i = 0; i < n; ++i)
+    ratios[i] = variant[i] > 0 ? baseline[i] / variant[i] : std::numeric_limits<double>::infinity();
+  return median_ci(std::move(ratios), confidence);
 }
 
-double relative_width(const Interval& ci, double estimate) {
-  if (!(estimate > 0) || !std::isfinite(ci.high) || !std::isfinite(ci.low))
+std::size_t min_samples_for(double confidence) {
+  check_confidence(confidence);
+  for (std::size_t n = 1;; ++n) {
+    double cov = 0;
+    order_statistic_rank(n, confidence, &cov);
+    if (cov >= confidence) return n;
+  }
+}
+
+double relative_width(const Estimate& e) {
+  if (!(e.value > 0) || !std::isfinite(e.high) || !std::isfinite(e.low))
     return std::numeric_limits<double>::infinity();
-  return (ci.high - ci.low) / estimate;
+  return (e.high - e.low) / e.value;
 }
 
 }  // namespace optbench

@@ -1,7 +1,7 @@
 #pragma once
 // Robust statistics kept apart from timing (as nvbench and torch.utils.benchmark do):
-// quantiles, a summary, and bootstrap confidence intervals for a median and for
-// the ratio of two medians.
+// quantiles, a summary, and distribution-free confidence intervals for a median
+// and for a paired speedup.
 #include <cstdint>
 #include <vector>
 
@@ -12,34 +12,38 @@ struct Summary {
   double median = 0, q1 = 0, q3 = 0, iqr = 0, min = 0, max = 0, mean = 0;
 };
 
-struct Interval {
-  double low = 0, high = 0;
-};
-
 // Quantile of sorted data, linear interpolation between order statistics
 // (numpy's default, "type 7"), so numbers match what the Python report computes.
 double quantile_sorted(const std::vector<double>& sorted, double q);
 double median(std::vector<double> xs);
 Summary summarize(std::vector<double> xs);
 
-struct BootstrapConfig {
-  double confidence = 0.95;
-  int resamples = 2000;
-  std::uint64_t seed = 0x5eed;
+// An estimate with its confidence interval. `coverage` is the interval's exact
+// coverage for i.i.d. data (at least the confidence asked for once there are
+// enough samples; below that, the [min, max] interval and what it covers).
+struct Estimate {
+  double value = 0, low = 0, high = 0;
+  double coverage = 0;
+  std::size_t n = 0;
 };
 
-// Percentile bootstrap CI of the median.
-Interval bootstrap_median_ci(const std::vector<double>& xs, const BootstrapConfig& cfg);
+// The median and its order-statistic (sign-test) interval: the k-th smallest and
+// k-th largest samples, k chosen from the Binomial(n, 1/2) law. Exact for any
+// continuous distribution, deterministic (nothing resampled), and cheap enough
+// to be the interval the stopping rule checks and the one reported.
+Estimate median_ci(std::vector<double> xs, double confidence);
 
-// CI of median(baseline) / median(variant), i.e. the speedup when the inputs are
-// times. Samples are taken in interleaved rounds, so baseline[i] and variant[i]
-// share round i; the paired bootstrap resamples whole rounds, which keeps the
-// drift that both saw together and so gives the ratio the benefit of interleaving.
-// Unequal lengths (a variant failed mid-run) fall back to independent resampling.
-Interval bootstrap_ratio_ci(const std::vector<double>& baseline, const std::vector<double>& variant,
-                            const BootstrapConfig& cfg);
+// The speedup of `variant` over `baseline` from interleaved samples: round i gave
+// baseline[i] and variant[i], so the per-round ratio baseline[i] / variant[i]
+// cancels the drift both saw. Estimate and interval are those of the median of
+// the ratios over the rounds both have (a variant that failed mid-run has fewer).
+Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant,
+                        double confidence);
+
+// Smallest n whose order-statistic interval reaches `confidence` (6 for 95%).
+std::size_t min_samples_for(double confidence);
 
 // (high - low) / estimate: the precision the stopping rule aims at.
-double relative_width(const Interval& ci, double estimate);
+double relative_width(const Estimate& e);
 
 }  // namespace optbench

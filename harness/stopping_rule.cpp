@@ -2,17 +2,22 @@
 
 #include <stdexcept>
 
+#include "harness/stats.h"
+
 namespace optbench {
 
 StopReason should_stop(const StoppingConfig& cfg, const StopState& s) {
   if (s.interrupted) return StopReason::interrupted;
+  if (s.budget_spent) return StopReason::budget;
   if (s.rounds >= cfg.max_samples) return StopReason::max_samples;
   // The cap wins over precision and minimums, but a few rounds are always taken so
   // there is a spread to report; a case whose single round is over twice the cap
   // stops anyway.
   if (s.wall_s >= cfg.max_time_s && (s.rounds >= kMinRoundsForCi || s.wall_s >= 2 * cfg.max_time_s))
     return StopReason::max_time;
-  const bool minimums_met = s.rounds >= cfg.min_samples && s.rounds >= kMinRoundsForCi &&
+  // Precision is only claimed once the interval can reach its stated coverage.
+  const bool minimums_met = s.rounds >= cfg.min_samples &&
+                            s.rounds >= static_cast<int>(min_samples_for(cfg.confidence)) &&
                             s.measured_s >= cfg.min_time_s;
   if (minimums_met && s.worst_rel_ci <= cfg.target_rel_ci) return StopReason::precision;
   return StopReason::none;
@@ -24,6 +29,7 @@ const char* to_string(StopReason r) {
     case StopReason::precision: return "precision";
     case StopReason::max_time: return "max_time";
     case StopReason::max_samples: return "max_samples";
+    case StopReason::budget: return "budget";
     case StopReason::interrupted: return "interrupted";
     case StopReason::error: return "error";
   }

@@ -15,7 +15,7 @@ struct StoppingConfig {
   double confidence = 0.95;
 };
 
-enum class StopReason { none, precision, max_time, max_samples, interrupted, error };
+enum class StopReason { none, precision, max_time, max_samples, budget, interrupted, error };
 
 struct StopState {
   int rounds = 0;
@@ -23,9 +23,10 @@ struct StopState {
   double wall_s = 0;            // since sampling began
   double worst_rel_ci = 0;      // over every ratio (or the baseline median alone)
   bool interrupted = false;
+  bool budget_spent = false;    // the run's --time-budget has run out: stop now
 };
 
-// Rounds needed before a CI is worth computing at all.
+// Rounds always taken before the time cap may stop a case, so it has a spread.
 constexpr int kMinRoundsForCi = 3;
 
 StopReason should_stop(const StoppingConfig& cfg, const StopState& s);

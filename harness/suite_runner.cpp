@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 #include "harness/case_runner.h"
 #include "harness/environment.h"
-#include "harness/nvml.h"
+#include "harness/process_clock.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
@@ -17,14 +18,6 @@ namespace optbench {
 namespace {
 
 using json = nlohmann::json;
-
-struct Planned {
-  const Experiment* experiment;
-  ExperimentInfo info;
-  std::string unsupported;   // non-empty: skipped with this reason
-  std::string error;         // cases() threw
-  std::vector<Case> cases;
-};
 
 json info_json(const ExperimentInfo& i) {
   json devices = json::array();
@@ -39,15 +32,6 @@ bool verification_failed(const json& case_result) {
   return false;
 }
 
-std::optional<double> sm_clock_max(const json& env) {
-  try {
-    const auto& g = env.at("cuda").at("gpus").at(0).at("nvml").at("sm_clock_max_mhz");
-    if (g.is_number()) return g.get<double>();
-  } catch (const json::exception&) {
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 int run_suite(const SuiteOptions& opts) {
@@ -59,23 +43,13 @@ int run_suite(const SuiteOptions& opts) {
     throw std::invalid_argument("no experiment matches --filter '" + opts.filter + "'; valid names:" + names);
   }
   auto backend = make_backend(opts.device);
+  // The budget covers the whole process: loading, enumerating, environment, cases.
+  std::optional<double> deadline;
+  if (opts.time_budget_s) deadline = process_start_s() + *opts.time_budget_s;
+  auto budget_left = [&] { return deadline ? *deadline - backend->now() : std::numeric_limits<double>::infinity(); };
+  const std::string budget_reason = "budget: the run's --time-budget ran out before this started";
 
-  RunContext ctx{opts.device, opts.profile};
-  std::vector<Planned> plan;
-  std::size_t total_cases = 0;
-  for (const Experiment* e : selected) {
-    Planned p{e, e->info(), e->unsupported_reason(ctx), "", {}};
-    if (p.unsupported.empty()) {
-      try {
-        p.cases = e->cases(ctx);
-      } catch (const std::exception& ex) {
-        p.error = ex.what();
-      }
-    }
-    total_cases += p.cases.size();
-    plan.push_back(std::move(p));
-  }
-
+  const RunContext ctx{opts.device, opts.profile};
   json env = capture_environment(opts.device, opts.argv);
   json config = {{"device", to_string(opts.device)},
                  {"profile", to_string(opts.profile)},
@@ -83,33 +57,55 @@ int run_suite(const SuiteOptions& opts) {
                  {"time_budget_s", opts.time_budget_s ? json(*opts.time_budget_s) : json(nullptr)},
                  {"measure", to_json(opts.measure)}};
   ResultsWriter writer(opts.out_path, env, config);
-  CaseLimits limits{opts.measure.stopping.max_time_s, sm_clock_max(env)};
-  Progress progress(total_cases, opts.progress);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::size_t cases_left = total_cases;
-  bool failures = false;
+  Progress progress(0, opts.progress);
+  bool failures = false, stopped = false;
+  std::size_t cases_seen = 0, experiments_enumerated = 0;
 
-  for (const auto& p : plan) {
-    const std::size_t idx = writer.begin_experiment(info_json(p.info));
-    if (!p.unsupported.empty()) {
-      writer.end_experiment(idx, "skipped", p.unsupported);
+  for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
+    const Experiment* e = selected[k];
+    const ExperimentInfo info = e->info();
+    const std::size_t idx = writer.begin_experiment(info_json(info));
+    const double t_exp = backend->now();
+    if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
+      writer.end_experiment(idx, "skipped", why);
       continue;
     }
-    if (!p.error.empty()) {
-      writer.end_experiment(idx, "failed", "could not build its cases: " + p.error);
+    if (budget_left() <= 0) {
+      writer.end_experiment(idx, "not_run", budget_reason);
+      continue;
+    }
+    // Cases are enumerated when their experiment's turn comes, on the budget's clock.
+    std::vector<Case> cases;
+    try {
+      cases = e->cases(ctx);
+    } catch (const std::exception& ex) {
+      writer.end_experiment(idx, "failed", "could not build its cases: " + std::string(ex.what()), backend->now() - t_exp);
       failures = true;
       continue;
     }
+    progress.add_cases(cases.size());
+    cases_seen += cases.size();
+    ++experiments_enumerated;
+    WorkerOrigin origin{opts.worker_executable, info.name, ctx};
     bool interrupted = false;
-    for (const Case& c : p.cases) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
       if (stop_requested()) break;
-      // Share what is left of the budget evenly among the cases still to run.
-      if (opts.time_budget_s) {
-        const double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        limits.max_time_s = std::clamp((*opts.time_budget_s - used) / static_cast<double>(cases_left), 0.01,
-                                       opts.measure.stopping.max_time_s);
+      const std::string label = info.name + "/" + c.name;
+      if (budget_left() <= 0) {
+        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", "not_run"}, {"reason", budget_reason}});
+        progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
+        continue;
       }
-      const std::string label = p.info.name + "/" + c.name;
+      CaseLimits limits{opts.measure.stopping.max_time_s, deadline, origin};
+      if (deadline) {
+        // What is left, shared among the cases still to run: this experiment's,
+        // and the later experiments' at the average count seen so far.
+        const double later = static_cast<double>(selected.size() - k - 1) * static_cast<double>(cases_seen) /
+                             static_cast<double>(experiments_enumerated);
+        const double share = budget_left() / (static_cast<double>(cases.size() - i) + later);
+        limits.max_time_s = std::clamp(share, 0.01, opts.measure.stopping.max_time_s);
+      }
       progress.case_started(label);
       json result;
       try {
@@ -118,16 +114,14 @@ int run_suite(const SuiteOptions& opts) {
         result = {{"name", c.name}, {"params", c.params}, {"status", "failed"}, {"reason", ex.what()}};
         backend->release_cached_memory();
       }
-      --cases_left;
       failures = failures || result["status"] == "failed" || verification_failed(result);
       interrupted = result["status"] == "interrupted";
       progress.case_finished(label, result);
       writer.add_case(idx, std::move(result));
       if (interrupted) break;
     }
-    const bool stopped = interrupted || stop_requested();
-    writer.end_experiment(idx, stopped ? "interrupted" : "ok");
-    if (stopped) break;
+    stopped = interrupted || stop_requested();
+    writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
   }
 
   if (stop_requested()) {

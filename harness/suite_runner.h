@@ -20,6 +20,7 @@ struct SuiteOptions {
   std::optional<double> time_budget_s;
   std::vector<std::string> argv;
   bool progress = true;
+  std::string worker_executable = "/proc/self/exe";  // runs isolated variants (`_worker`)
 };
 
 // Exit codes: 0 all ran and verified, 1 a case failed or a verification failed

@@ -1,7 +1,6 @@
 #include "harness/warmup.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -16,7 +15,7 @@ double primary_time(const Sample& s, TimingMode mode) {
 WarmupResult warm_up(DeviceBackend& backend, const std::function<void()>& step, TimingMode mode, double min_s,
                      double max_s) {
   WarmupResult r;
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = backend.now();
   const Sample first = backend.time(step, 1, TimingMode::sync);
   r.first_run_s = first.host_s;
   r.iters = 1;
@@ -30,7 +29,7 @@ WarmupResult warm_up(DeviceBackend& backend, const std::function<void()>& step, 
     // Grow the batch while a call is short, so tiny steps are not dominated by
     // the per-call synchronisation.
     if (s.host_s * static_cast<double>(batch) < min_s / 20) batch *= 2;
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.seconds = backend.now() - t0;
     if (recent.size() == 3) {
       const double mid = median(recent);
       const auto [lo, hi] = std::minmax_element(recent.begin(), recent.end());

@@ -1,7 +1,11 @@
 #pragma once
 // A device whose clock is simulated: steps add their nominal duration (with
-// seeded noise) to a counter, and the backend reports that instead of real time.
-// Runner logic (stopping, interleaving, failures) is then tested exactly.
+// seeded noise) to a counter, and the backend reports that instead of real time,
+// for samples, warm-up and caps alike. Runner logic (stopping, interleaving,
+// failures, budgets) is then tested exactly, whatever the machine's speed. A
+// simulated caching allocator (freed bytes stay reserved for reuse until the
+// cache is emptied) stands in for the CUDA one.
+#include <algorithm>
 #include <random>
 
 #include "harness/device.h"
@@ -13,33 +17,67 @@ struct SimClock {
   double now = 0;
 };
 
+struct SimAllocator {
+  std::int64_t allocated = 0, reserved = 0, peak_allocated = 0, peak_reserved = 0;
+  void allocate(std::int64_t n) {
+    allocated += n;
+    reserved = std::max(reserved, allocated);
+    peak_allocated = std::max(peak_allocated, allocated);
+    peak_reserved = std::max(peak_reserved, reserved);
+  }
+  void free(std::int64_t n) { allocated -= n; }
+};
+
 class FakeBackend final : public DeviceBackend {
  public:
-  explicit FakeBackend(SimClock& clock) : clock_(clock) {}
+  explicit FakeBackend(SimClock& clock, SimAllocator* memory = nullptr) : clock_(clock), mem_(memory) {}
   DeviceKind kind() const override { return DeviceKind::cpu; }
   void synchronize() override {}
+  double now() const override { return clock_.now; }
   Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode) override {
     const double t0 = clock_.now;
     for (std::int64_t i = 0; i < iters; ++i) step();
     Sample s;
     s.iters = iters;
     s.host_s = (clock_.now - t0) / static_cast<double>(iters);
+    if (reasons_) s.clock_reasons = reasons_();
     return s;
   }
-  std::optional<MemoryPeak> current_memory() override { return std::nullopt; }
-  std::optional<MemoryPeak> peak_memory() override { return std::nullopt; }
+  std::optional<MemoryPeak> current_memory() override {
+    if (!mem_) return std::nullopt;
+    return MemoryPeak{mem_->allocated, mem_->reserved};
+  }
+  std::optional<MemoryPeak> peak_memory() override {
+    if (!mem_) return std::nullopt;
+    return MemoryPeak{mem_->peak_allocated, mem_->peak_reserved};
+  }
+  void reset_peak_memory() override {
+    if (mem_) {
+      mem_->peak_allocated = mem_->allocated;
+      mem_->peak_reserved = mem_->reserved;
+    }
+  }
+  void release_cached_memory() override {
+    if (mem_) mem_->reserved = mem_->allocated;
+  }
+  // NVML's clock-event reasons as the next samples would read them.
+  void set_clock_reasons(std::function<std::uint64_t()> f) { reasons_ = std::move(f); }
 
  private:
   SimClock& clock_;
+  SimAllocator* mem_;
+  std::function<std::uint64_t()> reasons_;
 };
 
 // A step of nominal length `seconds` with multiplicative noise; optionally
-// throws (like an OOM) after `fail_after` steps.
+// throws (like an OOM) after `fail_after` steps, and allocates `step_bytes` on
+// the simulated device for the step's duration.
 class FakeWork final : public Workload {
  public:
   FakeWork(SimClock& clock, double seconds, double noise, std::uint64_t seed, long fail_after = -1,
-           double value = 1.0)
-      : clock_(clock), seconds_(seconds), noise_(noise), rng_(seed), fail_after_(fail_after), value_(value) {}
+           double value = 1.0, SimAllocator* memory = nullptr, std::int64_t step_bytes = 0)
+      : clock_(clock), seconds_(seconds), noise_(noise), rng_(seed), fail_after_(fail_after), value_(value),
+        mem_(memory), step_bytes_(step_bytes) {}
   void step() override;
   at::Tensor output() override;
 
@@ -49,6 +87,8 @@ class FakeWork final : public Workload {
   std::mt19937_64 rng_;
   long fail_after_, steps_ = 0;
   double value_;
+  SimAllocator* mem_;
+  std::int64_t step_bytes_;
 };
 
 }  // namespace optbench::testing

@@ -16,6 +16,7 @@
 #include "harness/registry.h"
 #include "harness/suite_runner.h"
 #include "workloads/aoti/package.h"
+#include "workloads/aoti/package_cache.h"
 #include "workloads/models/convnet.h"
 
 using namespace optbench;
@@ -227,4 +228,36 @@ TEST(AotInductor, ScriptReportsAPythonWithoutTorch) {
   ASSERT_TRUE(pkg.dir);
   EXPECT_TRUE(std::filesystem::exists(pkg.dir->path() + "/weights.bin"));
   EXPECT_FALSE(std::filesystem::exists(pkg.path));
+}
+
+// The package cache: the key follows the weights and every input of the key; a
+// stored package is reused without compiling (python here cannot compile at all);
+// a failed compile stores nothing.
+TEST(AotInductorCache, KeyTracksInputsAndAHitSkipsTheCompile) {
+  const ConvNet net = make_convnet(ConvNetSpec{}, 0), other = make_convnet(ConvNetSpec{}, 1);
+  const aoti::PackageKey key{{8, 3, 64, 64}, "cpu", "2.11.0", "2.11.0+cu130", "CPU"};
+  aoti::PackageKey wider = key;
+  wider.input_shape[0] = 16;
+  aoti::PackageKey gpu = key;
+  gpu.gpu = "NVIDIA H100 80GB HBM3";
+  const std::string k = aoti::package_key(net, key);
+  EXPECT_EQ(k, aoti::package_key(net, key));
+  EXPECT_NE(k, aoti::package_key(other, key));
+  EXPECT_NE(k, aoti::package_key(net, wider));
+  EXPECT_NE(k, aoti::package_key(net, gpu));
+
+  aoti::TempDir root("optbench-cache-");
+  const aoti::Package miss = aoti::cached_package(root.path(), "/bin/false", net, key);
+  EXPECT_FALSE(miss.error.empty());
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(root.path()) / "aoti" / k));
+
+  const auto entry = std::filesystem::path(root.path()) / "aoti" / k;
+  std::filesystem::create_directories(entry);
+  std::ofstream(entry / "model.pt2") << "package";
+  std::ofstream(entry / "info.json") << R"({"compile_s": 75.0})";
+  const aoti::Package hit = aoti::cached_package(root.path(), "/bin/false", net, key);
+  EXPECT_TRUE(hit.error.empty()) << hit.error;
+  EXPECT_EQ(hit.path, (entry / "model.pt2").string());
+  EXPECT_EQ(hit.info["cache"], "hit");
+  EXPECT_EQ(hit.info["compile_s"], 75.0);
 }

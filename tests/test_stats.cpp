@@ -41,70 +41,64 @@ TEST(Summary, LargeNormalSampleRecoversParameters) {
   EXPECT_NEAR(s.iqr, 2 * 0.67449 * 2.0, 0.03);
 }
 
-// Coverage: a 95% CI of the median of a skewed (lognormal) distribution should
-// contain the true median about 95% of the time.
-TEST(Bootstrap, MedianCiCoverage) {
+// The interval's ranks come from Binomial(n, 1/2): for n = 10 at 95% they are
+// the 2nd and 9th order statistics, covering 1 - 2 * 11/1024.
+TEST(MedianCi, OrderStatisticRanksAndCoverage) {
+  const Estimate e = median_ci({10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, 0.95);
+  EXPECT_DOUBLE_EQ(e.value, 5.5);
+  EXPECT_DOUBLE_EQ(e.low, 2);
+  EXPECT_DOUBLE_EQ(e.high, 9);
+  EXPECT_NEAR(e.coverage, 1 - 2 * 11.0 / 1024, 1e-12);
+  EXPECT_EQ(e.n, 10u);
+  // Too few samples for 95%: [min, max] and what it really covers.
+  const Estimate small = median_ci({3, 1, 2}, 0.95);
+  EXPECT_DOUBLE_EQ(small.low, 1);
+  EXPECT_DOUBLE_EQ(small.high, 3);
+  EXPECT_NEAR(small.coverage, 0.75, 1e-12);
+  EXPECT_EQ(min_samples_for(0.95), 6u);
+  EXPECT_EQ(min_samples_for(0.99), 8u);
+}
+
+// Coverage: a 95% CI of the median of a skewed (lognormal) distribution contains
+// the true median at least 95% of the time (exact for continuous data).
+TEST(MedianCi, CoverageOnSkewedData) {
   std::mt19937_64 rng(7);
   std::lognormal_distribution<double> d(0.0, 0.5);  // true median exp(0) = 1
   int covered = 0;
-  const int trials = 300;
+  const int trials = 2000;
   for (int t = 0; t < trials; ++t) {
-    std::vector<double> xs(60);
+    std::vector<double> xs(25);
     for (auto& x : xs) x = d(rng);
-    const Interval ci = bootstrap_median_ci(xs, {0.95, 400, static_cast<std::uint64_t>(t)});
-    covered += (ci.low <= 1.0 && 1.0 <= ci.high);
+    const Estimate e = median_ci(xs, 0.95);
+    covered += (e.low <= 1.0 && 1.0 <= e.high);
   }
-  const double coverage = static_cast<double>(covered) / trials;
-  EXPECT_GT(coverage, 0.89);
-  EXPECT_LT(coverage, 0.99);
+  // Exact coverage for n = 25 is 0.9567; 2000 trials give a standard error of 0.0045.
+  EXPECT_GE(covered / static_cast<double>(trials), 0.94);
 }
 
-TEST(Bootstrap, RatioCiCoverage) {
-  std::mt19937_64 rng(11);
-  std::lognormal_distribution<double> noise(0.0, 0.05);
-  const double true_ratio = 1.5;  // baseline 1.5 ms, variant 1.0 ms
-  int covered = 0;
-  const int trials = 300;
-  for (int t = 0; t < trials; ++t) {
-    std::vector<double> a(40), b(40);
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      a[i] = 1.5e-3 * noise(rng);
-      b[i] = 1.0e-3 * noise(rng);
-    }
-    const Interval ci = bootstrap_ratio_ci(a, b, {0.95, 400, static_cast<std::uint64_t>(t)});
-    covered += (ci.low <= true_ratio && true_ratio <= ci.high);
-  }
-  const double coverage = static_cast<double>(covered) / trials;
-  EXPECT_GT(coverage, 0.89);
-  EXPECT_LT(coverage, 0.995);
-}
-
-// Drift shared by both variants in a round cancels in the paired bootstrap, so
-// its CI is much narrower than the unpaired one on the same data.
-TEST(Bootstrap, PairingCancelsSharedDrift) {
+// Drift shared by both variants in a round cancels in the per-round ratio, so
+// the paired interval is far narrower than the drift would allow otherwise.
+TEST(PairedSpeedup, SharedDriftCancels) {
   std::mt19937_64 rng(3);
-  std::normal_distribution<double> small(0.0, 0.002);
+  std::normal_distribution<double> noise(0.0, 0.005);
   std::vector<double> a, b;
-  for (int i = 0; i < 50; ++i) {
-    const double drift = 1.0 + 0.3 * std::sin(i / 5.0);  // clocks ramping up and down
-    a.push_back(2.0 * drift * (1 + small(rng)));
-    b.push_back(1.0 * drift * (1 + small(rng)));
+  for (int i = 0; i < 60; ++i) {
+    const double drift = 1.0 + 0.3 * std::sin(i / 5.0);  // +-30% shared
+    a.push_back(2e-3 * drift * (1 + noise(rng)));
+    b.push_back(1e-3 * drift * (1 + noise(rng)));
   }
-  const Interval paired = bootstrap_ratio_ci(a, b, {0.95, 1000, 1});
-  std::vector<double> b_short(b.begin(), b.end() - 1);  // unequal length -> unpaired
-  const Interval unpaired = bootstrap_ratio_ci(a, b_short, {0.95, 1000, 1});
-  EXPECT_LE(paired.low, 2.0);
-  EXPECT_GE(paired.high, 2.0);
-  EXPECT_LT(paired.high - paired.low, 0.25 * (unpaired.high - unpaired.low));
+  const Estimate e = paired_speedup(a, b, 0.95);
+  EXPECT_NEAR(e.value, 2.0, 0.01);
+  EXPECT_LE(e.low, 2.0);
+  EXPECT_GE(e.high, 2.0);
+  EXPECT_LT(relative_width(e), 0.02);
+  // A variant that stopped early is compared over the rounds both have.
+  const Estimate shorter = paired_speedup(a, std::vector<double>(b.begin(), b.begin() + 20), 0.95);
+  EXPECT_EQ(shorter.n, 20u);
 }
 
-TEST(Bootstrap, RejectsBadInput) {
-  EXPECT_THROW(bootstrap_median_ci({}, {}), std::invalid_argument);
-  EXPECT_THROW(bootstrap_ratio_ci({1.0}, {}, {}), std::invalid_argument);
-  EXPECT_THROW(bootstrap_median_ci({1.0}, {1.5, 10, 1}), std::invalid_argument);
-}
-
-TEST(RelativeWidth, InfiniteWhenUndefined) {
-  EXPECT_DOUBLE_EQ(relative_width({0.9, 1.1}, 1.0), 0.2);
-  EXPECT_TRUE(std::isinf(relative_width({0.9, 1.1}, 0.0)));
+TEST(Stats, RejectsBadInput) {
+  EXPECT_THROW(median_ci({}, 0.95), std::invalid_argument);
+  EXPECT_THROW(paired_speedup({1.0}, {}, 0.95), std::invalid_argument);
+  EXPECT_THROW(median_ci({1.0}, 1.5), std::invalid_argument);
 }

@@ -25,6 +25,22 @@ TEST(StoppingRule, CapWinsOverPrecisionAndMinimums) {
   EXPECT_EQ(should_stop(cfg(), {1, 10.0, 10.0, 0.5, false}), StopReason::max_time);
 }
 
+// Precision is not claimed before the interval can reach its confidence (6
+// rounds at 95%), whatever min_samples says.
+TEST(StoppingRule, PrecisionNeedsAnIntervalWithItsCoverage) {
+  StoppingConfig c = cfg();
+  c.min_samples = 1;
+  c.min_time_s = 0;
+  EXPECT_EQ(should_stop(c, {5, 1.0, 1.0, 0.001, false}), StopReason::none);
+  EXPECT_EQ(should_stop(c, {6, 1.0, 1.0, 0.001, false}), StopReason::precision);
+}
+
+TEST(StoppingRule, SpentBudgetStopsAtOnce) {
+  StopState s{1, 0.0, 0.0, 0.5, false};
+  s.budget_spent = true;
+  EXPECT_EQ(should_stop(cfg(), s), StopReason::budget);
+}
+
 TEST(StoppingRule, MaxSamplesAndInterrupt) {
   EXPECT_EQ(should_stop(cfg(), {1000, 3.0, 3.0, 0.5, false}), StopReason::max_samples);
   EXPECT_EQ(should_stop(cfg(), {1, 0.0, 0.0, 0.5, true}), StopReason::interrupted);

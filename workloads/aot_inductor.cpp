@@ -14,6 +14,7 @@
 #include "harness/compat/numerics_flags.h"
 #include "harness/registry.h"
 #include "workloads/aoti/package.h"
+#include "workloads/aoti/package_cache.h"
 #include "workloads/common.h"
 #include "workloads/models/convnet.h"
 
@@ -47,9 +48,16 @@ std::string loader_unavailable() {
 
 // What stops the Python side on this machine, or "". Probed once: importing
 // torch takes seconds.
+const aoti::PythonTorch& python_torch() {
+  static const aoti::PythonTorch torch_py = aoti::probe_python_torch(aoti::python_executable());
+  return torch_py;
+}
+
+std::string python_torch_version() { return python_torch().version; }
+
 std::string python_unavailable(DeviceKind device) {
-  static const std::string python = aoti::python_executable();
-  static const aoti::PythonTorch torch_py = aoti::probe_python_torch(python);
+  const std::string python = aoti::python_executable();
+  const aoti::PythonTorch& torch_py = python_torch();
   if (torch_py.version.empty())
     return "AOTInductor compiles from Python, and " + python + " cannot import torch (" + torch_py.error +
            "); set OPTBENCH_PYTHON to the python whose torch provided this LibTorch";
@@ -137,8 +145,9 @@ class AotInductor final : public Experiment {
     return python_unavailable(ctx.device);
   }
 
-  // Compiles a package per case here, so a failed compile is recorded as that
-  // case's skip reason; this is where the (cold) compile time goes.
+  // Compiles (or finds in the cache) a package per case here, so a failed
+  // compile is recorded as that case's skip reason; a cold compile's time is in
+  // the notes, with "cache": "miss" when it happened in this run.
   std::vector<Case> cases(const RunContext& ctx) const override {
     const bool gpu = ctx.device == DeviceKind::cuda;
     ConvNetSpec spec;  // the torchscript experiment's model and sizes
@@ -160,8 +169,10 @@ class AotInductor final : public Experiment {
                                    }});
       c.tolerance = convnet_tolerance(ctx.device);
 #if OPTBENCH_HAS_AOTI_LOADER
-      auto pkg = std::make_shared<aoti::Package>(aoti::compile_package(
-          aoti::python_executable(), base->get(), {batch, 3, spec.image, spec.image}, to_string(ctx.device)));
+      const aoti::PackageKey key{{batch, 3, spec.image, spec.image}, to_string(ctx.device), TORCH_VERSION,
+                                 python_torch_version(), device_name(ctx.device)};
+      auto pkg = std::make_shared<aoti::Package>(
+          aoti::cached_package(aoti::cache_root(), aoti::python_executable(), base->get(), key));
       if (!pkg->error.empty()) {
         c.skip_reason = "AOTInductor compilation failed: " + pkg->error;
       } else {

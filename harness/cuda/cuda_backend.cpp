@@ -1,5 +1,6 @@
 #include "harness/cuda/cuda_backend.h"
 
+#include <ATen/ATen.h>
 #include <ATen/cuda/CUDAEvent.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
@@ -22,7 +23,12 @@ constexpr double kHoldTimeoutS = 5.0;
 
 class CudaBackend final : public DeviceBackend {
  public:
-  CudaBackend() : device_(0), bus_id_(pci_bus_id(0)) {}
+  CudaBackend() : device_(0), bus_id_(pci_bus_id(0)) {
+    // Initialise CUDA and the caching allocator now: their statistics are read
+    // before a case's first tensor exists, and on a process that has not touched
+    // the device yet they fail with "Invalid device argument".
+    (void)at::empty({1}, at::TensorOptions().device(c10::Device(c10::kCUDA, 0)));
+  }
 
   DeviceKind kind() const override { return DeviceKind::cuda; }
 
@@ -39,12 +45,17 @@ class CudaBackend final : public DeviceBackend {
     if (hold) blocker_.block(stream.stream(), kHoldTimeoutS);
     start.record(stream);
     const auto t0 = std::chrono::steady_clock::now();
+    Sample s;
     for (std::int64_t i = 0; i < iters; ++i) {
       step();
+      // Clocks and throttle reasons are read while the GPU works on the sample:
+      // read after it, they describe an idle GPU.
+      if (i == 0 && mode == TimingMode::sync) read_clocks(s);
       if (mode == TimingMode::sync) stream.synchronize();
     }
     stop.record(stream);
     if (hold) blocker_.release();
+    if (mode == TimingMode::batched) read_clocks(s);
     stop.synchronize();
     const auto t1 = std::chrono::steady_clock::now();
     if (hold && blocker_.timed_out()) {
@@ -53,11 +64,9 @@ class CudaBackend final : public DeviceBackend {
       std::fprintf(stderr, "optbench: blocking kernel timed out; timing without holding the stream\n");
       hold_stream_ = false;
     }
-    Sample s;
     s.iters = iters;
     s.host_s = std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(iters);
     s.device_s = static_cast<double>(start.elapsed_time(stop)) / 1e3 / static_cast<double>(iters);
-    s.sm_clock_mhz = nvml::sm_clock_mhz(bus_id_);
     return s;
   }
 
@@ -69,6 +78,11 @@ class CudaBackend final : public DeviceBackend {
   void hold_stream(bool hold) override { hold_stream_ = hold; }
 
  private:
+  void read_clocks(Sample& s) const {
+    s.sm_clock_mhz = nvml::sm_clock_mhz(bus_id_);
+    s.clock_reasons = nvml::clock_reasons(bus_id_);
+  }
+
   int device_;
   std::string bus_id_;
   bool hold_stream_ = false;

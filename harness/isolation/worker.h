@@ -1,0 +1,21 @@
+#pragma once
+// Process isolation, child side: `optbench _worker --experiment E --case C
+// --variant I --device D --profile P` answers one JSON request per line on stdin
+// (prepare, sample, metrics, exit) on the file descriptor it was given for
+// replies; its own stdout goes to stderr so library chatter cannot break the
+// protocol.
+#include <string>
+
+#include "harness/experiment.h"
+
+namespace optbench {
+
+struct WorkerArgs {
+  std::string experiment, case_name;
+  std::size_t variant = 0;
+  RunContext ctx;
+};
+
+int run_worker(const WorkerArgs& args);
+
+}  // namespace optbench

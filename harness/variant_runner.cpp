@@ -1,0 +1,108 @@
+#include "harness/variant_runner.h"
+
+namespace optbench {
+namespace {
+
+using json = nlohmann::json;
+
+std::optional<MemoryPeak> minus(std::optional<MemoryPeak> a, std::optional<MemoryPeak> b) {
+  if (!a || !b) return std::nullopt;
+  return MemoryPeak{a->allocated_bytes - b->allocated_bytes, a->reserved_bytes - b->reserved_bytes};
+}
+
+class InProcessRunner final : public VariantRunner {
+ public:
+  InProcessRunner(const Variant& v, DeviceBackend& backend) : spec_(v), backend_(backend) {}
+
+  Prepared prepare(const PrepareSpec& p) override {
+    Prepared out;
+    std::optional<MemoryPeak> before;
+    try {
+      // Blocks that earlier variants freed go back to the device first, so this
+      // variant's peak is its own footprint, not what it could reuse.
+      backend_.release_cached_memory();
+      before = backend_.current_memory();
+      backend_.reset_peak_memory();
+      backend_.hold_stream(p.hold_stream);
+      work_ = spec_.make();
+      auto* w = work_.get();
+      out.warmup = warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s),
+                           p.warmup_max_s);
+      out.iters = iters_per_sample(out.warmup.step_s, p.target_sample_s, p.max_iters);
+      out.memory = minus(backend_.peak_memory(), before);
+    } catch (const std::exception& e) {
+      out.status = is_out_of_memory(e) ? "oom" : "error";
+      out.error = first_line(e.what());
+      work_.reset();
+      try {
+        out.memory = minus(backend_.peak_memory(), before);
+        backend_.release_cached_memory();
+      } catch (const std::exception&) {
+      }
+    }
+    return out;
+  }
+
+  Sample sample(std::int64_t iters, TimingMode mode) override {
+    auto* w = work_.get();
+    if (!w) throw std::logic_error("variant '" + spec_.name + "' sampled before it was prepared");
+    return backend_.time([w] { w->step(); }, iters, mode);
+  }
+
+  json metrics() override { return work_ ? work_->metrics() : json::object(); }
+  Workload* workload() override { return work_.get(); }
+  const char* process() const override { return "shared"; }
+
+ private:
+  const Variant& spec_;
+  DeviceBackend& backend_;
+  std::unique_ptr<Workload> work_;
+};
+
+}  // namespace
+
+std::unique_ptr<VariantRunner> make_in_process_runner(const Variant& v, DeviceBackend& backend) {
+  return std::make_unique<InProcessRunner>(v, backend);
+}
+
+std::string first_line(const std::string& what) { return what.substr(0, what.find('\n')); }
+
+json to_json(const Sample& s) {
+  json j = {{"host_s", s.host_s}, {"iters", s.iters}};
+  if (s.device_s) j["device_s"] = *s.device_s;
+  if (s.sm_clock_mhz) j["sm_clock_mhz"] = *s.sm_clock_mhz;
+  if (s.clock_reasons) j["clock_reasons"] = *s.clock_reasons;
+  return j;
+}
+
+Sample sample_from_json(const json& j) {
+  Sample s;
+  s.host_s = j.at("host_s").get<double>();
+  s.iters = j.at("iters").get<std::int64_t>();
+  if (j.contains("device_s")) s.device_s = j["device_s"].get<double>();
+  if (j.contains("sm_clock_mhz")) s.sm_clock_mhz = j["sm_clock_mhz"].get<double>();
+  if (j.contains("clock_reasons")) s.clock_reasons = j["clock_reasons"].get<std::uint64_t>();
+  return s;
+}
+
+json to_json(const Prepared& p) {
+  json j = {{"status", p.status}, {"error", p.error}, {"iters", p.iters},
+            {"warmup", {{"first_run_s", p.warmup.first_run_s}, {"iters", p.warmup.iters},
+                        {"seconds", p.warmup.seconds}, {"stable", p.warmup.stable}, {"step_s", p.warmup.step_s}}}};
+  if (p.memory) j["memory"] = {p.memory->allocated_bytes, p.memory->reserved_bytes};
+  return j;
+}
+
+Prepared prepared_from_json(const json& j) {
+  Prepared p;
+  p.status = j.at("status").get<std::string>();
+  p.error = j.at("error").get<std::string>();
+  p.iters = j.at("iters").get<std::int64_t>();
+  const auto& w = j.at("warmup");
+  p.warmup = {w.at("first_run_s").get<double>(), w.at("iters").get<std::int64_t>(), w.at("seconds").get<double>(),
+              w.at("stable").get<bool>(), w.at("step_s").get<double>()};
+  if (j.contains("memory")) p.memory = MemoryPeak{j["memory"][0].get<std::int64_t>(), j["memory"][1].get<std::int64_t>()};
+  return p;
+}
+
+}  // namespace optbench

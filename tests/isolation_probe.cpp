@@ -1,0 +1,51 @@
+#include "tests/isolation_probe.h"
+
+#include <ATen/ATen.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace optbench::testing {
+namespace {
+
+bool g_process_used = false;  // set by the first workload built in this process
+
+class ProbeWork final : public Workload {
+ public:
+  explicit ProbeWork(bool crash) : fresh_(!g_process_used), crash_(crash) { g_process_used = true; }
+  void step() override {
+    if (crash_) std::abort();  // a worker that dies mid-run
+    acc_ += 1;
+  }
+  at::Tensor output() override { return at::ones({3}); }
+  nlohmann::json metrics() override { return {{"pid", getpid()}, {"fresh_process", fresh_}}; }
+
+ private:
+  bool fresh_, crash_;
+  double acc_ = 0;
+};
+
+class IsolationProbe final : public Experiment {
+ public:
+  ExperimentInfo info() const override {
+    return {"isolation_probe", "process isolation probe", "none", {}, "test only"};
+  }
+  std::vector<Case> cases(const RunContext&) const override {
+    Case c;
+    c.name = "probe";
+    c.isolate = true;
+    c.tolerance = Tolerance{};
+    c.variants = {Variant{"a", "", [] { return std::make_unique<ProbeWork>(false); }},
+                  Variant{"b", "", [] { return std::make_unique<ProbeWork>(false); }}};
+    Case crash = c;
+    crash.name = "crash";
+    crash.variants.push_back(Variant{"dies", "", [] { return std::make_unique<ProbeWork>(true); }});
+    return {c, crash};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_isolation_probe() { return std::make_unique<IsolationProbe>(); }
+
+}  // namespace optbench::testing

@@ -1,0 +1,63 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "harness/case_runner.h"
+#include "tests/isolation_probe.h"
+
+using namespace optbench;
+using json = nlohmann::json;
+
+namespace {
+
+json run_probe(const std::string& case_name, bool isolate) {
+  auto probe = optbench::testing::make_isolation_probe();
+  const RunContext ctx{DeviceKind::cpu, Profile::quick};
+  auto cases = probe->cases(ctx);
+  Case c = *std::find_if(cases.begin(), cases.end(), [&](const Case& x) { return x.name == case_name; });
+  c.isolate = isolate;
+  MeasureConfig cfg = measure_config_for(Profile::quick);
+  auto backend = make_backend(DeviceKind::cpu);
+  std::atomic<bool> stop{false};
+  const CaseLimits limits{0.2, std::nullopt, WorkerOrigin{OPTBENCH_PROBE_BIN, "isolation_probe", ctx}};
+  return run_case(c, *backend, cfg, limits, stop);
+}
+
+}  // namespace
+
+// Isolated: every variant is built, first-run and sampled in a fresh process of
+// its own, and says so; verification still runs (on rebuilt workloads).
+TEST(Isolation, EachVariantInAFreshProcess) {
+  const json r = run_probe("probe", true);
+  ASSERT_EQ(r["status"], "ok") << r.dump(1);
+  EXPECT_EQ(r["isolation"], "process_per_variant");
+  const auto& a = r["variants"][0];
+  const auto& b = r["variants"][1];
+  EXPECT_EQ(a["process"], "fresh");
+  EXPECT_TRUE(a["metrics"]["fresh_process"].get<bool>());
+  EXPECT_TRUE(b["metrics"]["fresh_process"].get<bool>());
+  EXPECT_NE(a["metrics"]["pid"], b["metrics"]["pid"]);
+  EXPECT_NE(a["metrics"]["pid"].get<int>(), getpid());
+  EXPECT_FALSE(a["samples"]["host_s"].empty());
+  EXPECT_EQ(r["comparisons"][0]["verification"]["status"], "passed");
+}
+
+// In one process the second variant finds what the first left behind: the
+// order dependence isolation exists to remove.
+TEST(Isolation, SharedProcessIsNotFresh) {
+  const json r = run_probe("probe", false);
+  ASSERT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["variants"][1]["process"], "shared");
+  EXPECT_FALSE(r["variants"][1]["metrics"]["fresh_process"].get<bool>());
+}
+
+// A worker that dies is an error of its variant; the others are kept.
+TEST(Isolation, DeadWorkerIsRecordedAndTheOthersGoOn) {
+  const json r = run_probe("crash", true);
+  ASSERT_EQ(r["status"], "ok");
+  EXPECT_EQ(r["variants"][2]["status"], "error");
+  EXPECT_NE(r["variants"][2]["error"].get<std::string>().find("signal"), std::string::npos);
+  EXPECT_EQ(r["variants"][1]["status"], "ok");
+  EXPECT_TRUE(r["comparisons"][0]["speedup"].is_number());
+}
