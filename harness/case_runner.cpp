@@ -49,6 +49,22 @@ void record_failure(VariantState& v, const std::exception& e, DeviceBackend& bac
 
 bool past(const CaseLimits& l, const DeviceBackend& b) { return l.deadline_s && b.now() >= *l.deadline_s; }
 
+// Whether the budget left covers `cost` seconds of work that cannot be stopped
+// once started (building a variant, verification): with a budget, such work
+// starts only when an estimate from the steps already timed says it fits.
+bool fits(const CaseLimits& l, const DeviceBackend& b, double cost) {
+  return !l.deadline_s || b.now() + cost < *l.deadline_s;
+}
+
+// The slowest step among the variants prepared so far (0 before any): steady
+// steps, or first steps too (a new variant pays its own first step).
+double slowest_step(const std::vector<VariantState>& vs, bool with_first_runs) {
+  double s = 0;
+  for (const auto& v : vs)
+    if (v.prepared) s = std::max({s, v.prep.warmup.step_s, with_first_runs ? v.prep.warmup.first_run_s : 0.0});
+  return s;
+}
+
 const WorkUnits& units_of(const Case& c, const VariantState& v) { return v.spec->units ? *v.spec->units : c.units; }
 
 // The amount of work speedups are normalised by: FLOPs, else bytes, else items.
@@ -235,7 +251,9 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     v.spec = &c.variants[i];
     v.mode = v.spec->timing.value_or(c.timing);
     v.process = isolate ? "fresh" : "shared";
-    if (stop_requested || past(limits, backend)) {
+    // Preparing takes a build, a first step and a warm-up batch at the least:
+    // about three steps of the slowest variant built so far.
+    if (stop_requested || past(limits, backend) || !fits(limits, backend, 3 * slowest_step(vs, true))) {
       v.status = "not_run";
       if (!stop_requested) v.error = "budget: the run's --time-budget ran out before this variant started";
       continue;
@@ -318,10 +336,13 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, backend));
   out["variants"] = std::move(variants);
 
-  // Verification is untimed but not free: it is skipped, and said so, once the
-  // budget has run out. Isolated variants are rebuilt here for it, after their
+  // Verification is untimed but not free: training cases replay a few steps per
+  // variant from fresh weights and a float64 reference (about 3 steps per
+  // variant plus 9), so under a budget it starts only if that fits, and says so
+  // when it does not. Isolated variants are rebuilt here for it, after their
   // workers have gone (so their memory is free).
-  const bool check = (c.tolerance || c.verify) && !past(limits, backend) && !stop_requested;
+  const double verify_cost = (3.0 * static_cast<double>(vs.size()) + 9.0) * slowest_step(vs, false);
+  const bool check = (c.tolerance || c.verify) && fits(limits, backend, verify_cost) && !stop_requested;
   std::vector<json> checks(vs.size(), json{{"status", "not_checked"}});
   if (check && vs[0].alive()) {
     if (isolate) {
@@ -331,7 +352,7 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
       for (std::size_t i = 1; i < vs.size(); ++i)
         if (vs[i].alive()) checks[i] = verify_pair(c, vs[0].runner->workload(), vs[i].runner->workload());
     }
-  } else if ((c.tolerance || c.verify) && past(limits, backend)) {
+  } else if ((c.tolerance || c.verify) && !stop_requested && !fits(limits, backend, verify_cost)) {
     for (auto& j : checks) j["message"] = "budget: the run's --time-budget ran out before verification";
   }
 
