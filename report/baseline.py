@@ -25,13 +25,25 @@ def candidates(paths: list[str | Path]) -> list[tuple[Path, dict]]:
     return out
 
 
+def _same_run(a: dict, b: dict) -> bool:
+    return Path(a.get("_path", "")).resolve() == Path(b.get("_path", "")).resolve()
+
+
 def find_baseline(current: dict, paths: list[str | Path]) -> Path:
     want = device_name(current)
     same = [(p, d) for p, d in candidates(paths)
-            if device_name(d) == want and d.get("status") == "complete"
-            and Path(d["_path"]).resolve() != Path(current.get("_path", "")).resolve()]
+            if device_name(d) == want and d.get("status") == "complete" and not _same_run(d, current)]
     if not same:
         raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
     # Newest run first: the date the run recorded, then the file name.
     same.sort(key=lambda pd: (str(pd[1].get("environment", {}).get("date", "")), pd[0].name))
     return same[-1][0]
+
+
+def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list[dict]:
+    """Other runs from the same device as CURRENT under `paths` (finished or not: each
+    finished case counts), for the gate's noise floors; never CURRENT or BASELINE
+    themselves, and files from other devices are passed over."""
+    want = device_name(current)
+    return [d for _, d in candidates(paths)
+            if device_name(d) == want and not _same_run(d, current) and not _same_run(d, baseline)]

@@ -1,0 +1,73 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import synth
+from report.compare import Run
+from report.noise import BASE, SPREAD_FACTOR, Floor, floor_for, history_floor, kind, spread
+
+
+def test_kind_follows_device_and_timer():
+    cpu = synth.simple_doc([1e-3] * 5, [1e-3] * 5, gpu=None)
+    gpu = synth.simple_doc([1e-3] * 5, [1e-3] * 5)
+    case = gpu["experiments"][0]["cases"][0]
+    assert kind(cpu, case) == "cpu"
+    assert kind(gpu, case) == "host"
+    assert kind(gpu, dict(case, primary_metric="device_s")) == "device"
+
+
+def test_spread_of_normal_noise():
+    x = np.random.default_rng(0).normal(0, 0.05, 20000)
+    assert spread(x) == pytest.approx(1.2816 * 0.05, rel=0.03)
+    assert spread(np.array([0.3])) == 0.0
+
+
+def test_quiet_case_gets_the_base_and_noisy_case_its_spread():
+    quiet = floor_for("device", [0.0001, 0.0002], [], min_effect=0.02)
+    assert quiet.source == "model" and quiet.value == pytest.approx(BASE["device"], rel=0.01)
+    noisy = floor_for("device", [0.001, 0.10], [], min_effect=0.02)
+    assert noisy.value == pytest.approx(math.expm1(math.hypot(math.log1p(BASE["device"]), SPREAD_FACTOR * 0.10)))
+    assert floor_for("host", [0.0], [], 0.02).value > quiet.value
+
+
+def test_history_only_widens():
+    model = floor_for("device", [0.001], [], 0.02)
+    steady = floor_for("device", [0.001], [0.0, 0.0001, -0.0001], 0.02)
+    assert steady == model
+    drifting = floor_for("device", [0.001], [0.0, 0.05], 0.02)
+    assert drifting.source == "history"
+    assert drifting.value == pytest.approx(history_floor([0.0, 0.05]))
+    assert history_floor([0.1]) is None
+
+
+def test_fixed_and_min_effect():
+    assert floor_for("host", [0.3], [0.0, 0.5], 0.02, fixed=0.05) == Floor(0.05, "fixed")
+    assert floor_for("host", [0.3], [], 0.02, fixed=0.001) == Floor(0.02, "fixed")
+    assert floor_for("device", [0.0], [], 0.10).source == "min effect"
+
+
+def test_floors_cover_every_change_between_the_h100_runs(runs):
+    """The calibration noise.py states: between the three same-commit H100 runs, the
+    largest change of a time or a speedup is 0.82 of its model floor."""
+    names = ("h100_rest", "h100_again", "h100_full")
+    worst = 0.0
+    for a, b in itertools.combinations(names, 2):
+        ra, rb = Run(runs[a]), Run(runs[b])
+        for what, keys in (("time", ra.times()), ("speedup", ra.comparisons())):
+            for key in keys:
+                va, vb = ra.log_value(what, key), rb.log_value(what, key)
+                if va is None or vb is None:
+                    continue
+                spreads = [spread(_logs(r, what, key)) for r in (ra, rb)]
+                floor = floor_for(kind(rb.doc, rb.cases[key[:2]]), spreads, [], 0.0)
+                worst = max(worst, abs(vb - va) / math.log1p(floor.value))
+    assert worst == pytest.approx(0.82, abs=0.02)
+
+
+def _logs(run: Run, what: str, key):
+    if what == "time":
+        return np.log(run.time_samples(key)[0])
+    b, v = run.round_pairs(key)[0]
+    return np.log(b) - np.log(v)
