@@ -104,8 +104,8 @@ def _unusable(case: dict, variant: dict | None) -> str | None:
 
 
 class Run:
-    """One results file as the gate reads it: usable samples per variant, paired
-    log ratios per comparison (cached, each read once)."""
+    """One results file as the gate reads it: each variant's usable samples, each
+    comparison's samples round by round, and why not where they cannot be used."""
 
     def __init__(self, doc: dict):
         self.doc = doc
@@ -157,6 +157,14 @@ def _judge(row: Row, d: float, boot_cur: np.ndarray, boot_base: np.ndarray, p: f
     row.verdict = {UP: up, DOWN: down}.get(v, v)
 
 
+def _unjudged(row: Row, why_base: str | None, why_cur: str | None) -> bool:
+    """Notes why a run's side cannot be compared; True if either cannot."""
+    for run, why in (("baseline", why_base), ("current", why_cur)):
+        if why:
+            row.notes.append(f"{run}: {why}")
+    return bool(why_base or why_cur)
+
+
 def _enough(row: Row, n1: int, n2: int, alpha: float) -> bool:
     row.n = (n1, n2)
     if smallest_p(n1, n2) >= alpha:
@@ -169,8 +177,7 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     row = Row("time", key)
     xb, why_b = base.time_samples(key)
     xc, why_c = cur.time_samples(key)
-    row.notes += [f"baseline: {why_b}"] * bool(why_b) + [f"current: {why_c}"] * bool(why_c)
-    if why_b or why_c:
+    if _unjudged(row, why_b, why_c):
         return row
     row.base = float(np.median(xb)) if len(xb) else None
     row.cur = float(np.median(xc)) if len(xc) else None
@@ -188,9 +195,10 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
 
 
 def _recorded_norm(case_cm: tuple[dict, dict], raw_log: float) -> float:
-    """Recorded speedup / raw ratio of medians: the harness compares variants that do
-    different work per unit of work; the factor is the same in both runs and cancels
-    in the change, but the speedups shown are the harness's."""
+    """Recorded speedup / raw ratio of medians. The harness states the speedup of
+    variants doing different work per unit of work (4095 vs 4096 matmuls: per FLOP);
+    the factor is the same in both runs and cancels in the change, and with it the
+    speedups shown are the harness's."""
     rec = case_cm[1].get("speedup")
     return rec / math.exp(raw_log) if is_num(rec) and rec > 0 else 1.0
 
@@ -200,8 +208,7 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
     row = Row("speedup", key)
     pb, why_b = base.round_pairs(key)
     pc, why_c = cur.round_pairs(key)
-    row.notes += [f"baseline: {why_b}"] * bool(why_b) + [f"current: {why_c}"] * bool(why_c)
-    if why_b or why_c:
+    if _unjudged(row, why_b, why_c):
         return row
     if not _enough(row, len(pb[0]), len(pc[0]), st.alpha):
         return row

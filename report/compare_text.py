@@ -57,10 +57,11 @@ def _table(rows: list[Row], markdown: bool) -> str:
 
 def _regression_line(r: Row) -> str:
     what = "/".join(r.key[:3]) if r.what == "time" else f"{r.key[0]}/{r.key[1]} speedup {r.key[2]} vs {r.key[3]}"
-    return f"{what} {fmt_change(r.change)} (interval {_ci(r)}, floor {_floor(r)})"
+    return f"{what} {r.verdict.upper()} {fmt_change(r.change)} (interval {_ci(r)}, floor {_floor(r)})"
 
 
 def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
+    """The verdict with the counts, what the floors rest on, and one line per regression."""
     regs = out.regressions
     head = ("FAIL: " + f"{len(regs)} regression{'s' * (len(regs) != 1)} beyond noise" if regs
             else "PASS: no slowdown beyond noise")
@@ -71,33 +72,33 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
     else:
         floors = ("per pair from the runs' own 10-90% spread, at least "
                   f"{BASE['device']:.1%} device-timed and {BASE['host']:.0%} host-timed")
-        floors += (f", widened to cover {n_history} runs of this device" if n_history > 1
+        floors += (f", widened where {n_history} runs of this device (the baseline and --history) spread wider"
+                   if n_history > 1
                    else "; no other runs of this device given (--history)")
     settings = f"Floors: {floors}; intervals {1 - st.alpha:.0%}, U test at alpha {st.alpha:g}."
-    lines = [head + ". " + counts + ".", settings]
-    lines += ["REGRESSION: " + r for r in map(_regression_line, regs)]
-    return lines
+    return [head + ". " + counts + ".", settings] + ["REGRESSION: " + _regression_line(r) for r in regs]
 
 
 def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: list[str], n_history: int,
                 markdown: bool = False) -> str:
     title = (f"Regression gate on {device_name(cur)}: {Path(cur.get('_path', 'current')).name} "
              f"vs baseline {Path(base.get('_path', 'baseline')).name}")
-    lines = [f"### {title}" if markdown else title, ""]
-    lines += [(f"**{s}**" if markdown and i == 0 else s) for i, s in enumerate(summary(out, st, n_history))]
-    lines += [f"warning: {w}" for w in warnings]
-    sections = [("Regressions", out.regressions, False),
-                ("Time per step (primary metric), current vs baseline", out.times, True),
-                ("Speedups (paired, within each run), current vs baseline", out.speedups, True)]
-    for title, rows, fold in sections:
+    head, settings, *regs = summary(out, st, n_history)
+    notes = regs + [f"warning: {w}" for w in warnings]
+    if markdown:  # one paragraph each, the regressions and warnings as a list
+        lines = [f"### {title}", "", f"**{head}**", "", settings] + ([""] + [f"- {n}" for n in notes]) * bool(notes)
+    else:
+        lines = [title, "", head, settings] + notes
+    for what, caption, rows in (("time", "Time per step (primary metric), current vs baseline", out.times),
+                                ("speedup", "Speedups (paired, within each run), current vs baseline",
+                                 out.speedups)):
         if not rows:
             continue
-        groups = [[r for r in rows if r.what == w] for w in ("time", "speedup")]
-        tables = "\n\n".join(_table(g, markdown) for g in groups if g)
-        if markdown and fold:
-            lines += ["", f"<details><summary>{title} ({len(rows)})</summary>", "", tables, "", "</details>"]
+        if markdown:  # folded: the job summary shows the verdict and the regressions
+            lines += ["", f"<details><summary>{caption} ({len(rows)})</summary>", "", _table(rows, True), "",
+                      "</details>"]
         else:
-            lines += ["", f"{title}:", tables]
+            lines += ["", f"{caption}:", _table(rows, False)]
     for name, keys in (("baseline", out.only_base), ("current run", out.only_cur)):
         if keys:
             lines += ["", f"Only in the {name} ({len(keys)}): " + ", ".join("/".join(k) for k in keys)]

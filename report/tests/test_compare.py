@@ -98,8 +98,8 @@ def test_slower_variant_and_speedup_drop_reported_apart(tmp_path, cli):
     cur = synth.simple_doc(synth.lognormal(1e-3, 0.01, 40, 3), synth.lognormal(0.625e-3, 0.01, 40, 4))
     r = cli("compare", synth.write(tmp_path / "b.json", base), synth.write(tmp_path / "c.json", cur))
     assert r.rc == 1, r.out
-    assert "REGRESSION: toy/c1/opt +24.7%" in r.out
-    assert "REGRESSION: toy/c1 speedup opt vs base -20.1%" in r.out
+    assert "REGRESSION: toy/c1/opt SLOWER +24.7% (interval [+23.9%, +25.7%], floor ±6.7%)" in r.out
+    assert "REGRESSION: toy/c1 speedup opt vs base LOWER -20.1%" in r.out
 
 
 def test_speedup_drop_alone_fails(tmp_path, cli):
@@ -110,7 +110,7 @@ def test_speedup_drop_alone_fails(tmp_path, cli):
     r = cli("compare", synth.write(tmp_path / "b.json", base), synth.write(tmp_path / "c.json", cur))
     assert r.rc == 1, r.out
     assert "SLOWER" not in r.out and " faster" in r.out
-    assert "REGRESSION: toy/c1 speedup opt vs base -20" in r.out and "LOWER" in r.out
+    assert "REGRESSION: toy/c1 speedup opt vs base LOWER -20" in r.out
 
 
 def test_too_few_samples_are_not_judged(tmp_path, cli):
@@ -137,6 +137,7 @@ def test_markdown_for_a_job_summary(tmp_path, cli):
     lines = r.out.splitlines()
     assert lines[0].startswith("### Regression gate on NVIDIA H100")
     assert lines[2].startswith("**FAIL: ")  # the verdict first
+    assert "- REGRESSION: toy/c1/" in r.out    # each regression a list item
     assert "| experiment/case | variant | baseline | current | change | interval | floor |" in r.out
     assert "<details><summary>Time per step" in r.out
 
@@ -154,7 +155,7 @@ def test_history_widens_floors_and_passes_over_other_devices(tmp_path, cli):
                                                      synth.lognormal(3e-3, 0.02, 30, 10), gpu=synth.A100))
     r = cli("compare", b, c, "--history", hist, b, c)  # the baseline and current themselves are skipped
     assert r.rc == 0, r.out
-    assert "(history)" in r.out and "widened to cover 2 runs of this device" in r.out
+    assert "(history)" in r.out and "widened where 2 runs of this device (the baseline and --history) spread wider" in r.out
 
 
 def test_real_results_against_themselves(real_results, cli):
