@@ -19,7 +19,7 @@ and judges every change against a noise floor: the between-run change that runs 
 the same code on the same device show, which a single run's sample count cannot.
 Floors come per pair from the runs' own 10-90% spread (at least 2.5% for CUDA-event
 timed cases, 6% for host-timed ones; report/noise.py says why), widened to cover
-the spread of --history runs. change = current / baseline - 1, with a (1 - alpha)
+the spread of --history runs (other runs of the baseline's commit on this device). change = current / baseline - 1, with a (1 - alpha)
 bootstrap interval (scipy.stats.bootstrap).
   slower / faster   the whole interval lies beyond the floor and the Mann-Whitney
                     U test (scipy) of the samples gives p < alpha
@@ -131,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("baseline", metavar="BASELINE", help="results file of the reference run")
     c.add_argument("current", metavar="CURRENT", help="results file of the run to check")
     c.add_argument("--history", nargs="+", metavar="PATH",
-                   help="more runs of the same code on this device (files or directories, e.g. results/): "
-                        "floors widen to cover their spread; other devices' files are passed over")
+                   help="files or directories (e.g. results/) with more runs of the baseline's commit on this "
+                        "device: floors widen to cover their spread; other commits and devices are passed over")
     c.add_argument("--min-effect", type=float, default=0.02,
                    help="no floor is below this relative change (default 0.02 = 2%%)")
     c.add_argument("--threshold", type=float, default=None,

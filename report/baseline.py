@@ -40,10 +40,16 @@ def find_baseline(current: dict, paths: list[str | Path]) -> Path:
     return same[-1][0]
 
 
+def _sha(doc: dict) -> object:
+    return ((doc.get("environment") or {}).get("git") or {}).get("sha")
+
+
 def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list[dict]:
-    """Other runs from the same device as CURRENT under `paths` (finished or not: each
-    finished case counts), for the gate's noise floors; never CURRENT or BASELINE
-    themselves, and files from other devices are passed over."""
+    """Other runs of the baseline's code under `paths`, for the gate's noise floors:
+    the same device as CURRENT and the same git commit as BASELINE (runs of older code
+    differ by real changes, not noise), finished or not (each finished case counts);
+    never CURRENT or BASELINE themselves."""
     want = device_name(current)
     return [d for _, d in candidates(paths)
-            if device_name(d) == want and not _same_run(d, current) and not _same_run(d, baseline)]
+            if device_name(d) == want and _sha(d) == _sha(baseline)
+            and not _same_run(d, current) and not _same_run(d, baseline)]

@@ -72,9 +72,8 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
     else:
         floors = ("per pair from the runs' own 10-90% spread, at least "
                   f"{BASE['device']:.1%} device-timed and {BASE['host']:.0%} host-timed")
-        floors += (f", widened where {n_history} runs of this device (the baseline and --history) spread wider"
-                   if n_history > 1
-                   else "; no other runs of this device given (--history)")
+        floors += (f", widened where {n_history} runs of the baseline's commit on this device spread wider"
+                   if n_history > 1 else "; no other run of the baseline's commit on this device (--history)")
     settings = f"Floors: {floors}; intervals {1 - st.alpha:.0%}, U test at alpha {st.alpha:g}."
     return [head + ". " + counts + ".", settings] + ["REGRESSION: " + _regression_line(r) for r in regs]
 

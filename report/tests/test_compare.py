@@ -151,11 +151,16 @@ def test_history_widens_floors_and_passes_over_other_devices(tmp_path, cli):
     # same-code runs did, so the gate passes and says which floors history set.
     synth.write(hist / "old.json", synth.simple_doc(synth.lognormal(1.1e-3, 0.02, 30, 7),
                                                     synth.lognormal(0.88e-3, 0.02, 30, 8)))
+    # Passed over: another GPU, and older code (its change is real, not noise).
     synth.write(hist / "a100.json", synth.simple_doc(synth.lognormal(3e-3, 0.02, 30, 9),
                                                      synth.lognormal(3e-3, 0.02, 30, 10), gpu=synth.A100))
+    older = synth.simple_doc(synth.lognormal(2e-3, 0.02, 30, 11), synth.lognormal(2e-3, 0.02, 30, 12))
+    older["environment"]["git"]["sha"] = "fedcba9876543210"
+    synth.write(hist / "older.json", older)
     r = cli("compare", b, c, "--history", hist, b, c)  # the baseline and current themselves are skipped
     assert r.rc == 0, r.out
-    assert "(history)" in r.out and "widened where 2 runs of this device (the baseline and --history) spread wider" in r.out
+    assert "(history)" in r.out
+    assert "widened where 2 runs of the baseline's commit on this device spread wider" in r.out
 
 
 def test_real_results_against_themselves(real_results, cli):
