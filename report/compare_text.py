@@ -1,6 +1,6 @@
 """The gate's output: a short summary first (pass/fail, counts, what the floors
-rest on), then the regressions, then every pair with its change, interval, floor
-and verdict. Plain text for a terminal, Markdown for a CI job summary."""
+rest on, one line per regression), then every pair with its change, interval,
+floor and verdict. Plain text for a terminal, Markdown for a CI job summary."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -63,7 +63,7 @@ def _regression_line(r: Row) -> str:
 def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
     """The verdict with the counts, what the floors rest on, and one line per regression."""
     regs = out.regressions
-    head = ("FAIL: " + f"{len(regs)} regression{'s' * (len(regs) != 1)} beyond noise" if regs
+    head = (f"FAIL: {len(regs)} regression{'s' * (len(regs) != 1)} beyond noise" if regs
             else "PASS: no slowdown beyond noise")
     counts = (f"{len(out.times)} times: {_counts(out.times, (SLOWER, FASTER, SAME, AMBIGUOUS, NA))}; "
               f"{len(out.speedups)} speedups: {_counts(out.speedups, (LOWER, HIGHER, SAME, AMBIGUOUS, NA))}")
@@ -85,12 +85,13 @@ def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: lis
     head, settings, *regs = summary(out, st, n_history)
     notes = regs + [f"warning: {w}" for w in warnings]
     if markdown:  # one paragraph each, the regressions and warnings as a list
-        lines = [f"### {title}", "", f"**{head}**", "", settings] + ([""] + [f"- {n}" for n in notes]) * bool(notes)
+        lines = [f"### {title}", "", f"**{head}**", "", settings]
+        if notes:
+            lines += [""] + [f"- {n}" for n in notes]
     else:
         lines = [title, "", head, settings] + notes
-    for what, caption, rows in (("time", "Time per step (primary metric), current vs baseline", out.times),
-                                ("speedup", "Speedups (paired, within each run), current vs baseline",
-                                 out.speedups)):
+    for caption, rows in (("Time per step (primary metric), current vs baseline", out.times),
+                          ("Speedups (paired, within each run), current vs baseline", out.speedups)):
         if not rows:
             continue
         if markdown:  # folded: the job summary shows the verdict and the regressions
@@ -106,7 +107,7 @@ def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: lis
 
 def run(base: dict, cur: dict, st: Settings, history: list[dict] | None = None,
         allow_different: bool = False, markdown: bool = False) -> tuple[int, str]:
-    """(exit status, text). history: other runs of the same code on this device.
+    """(exit status, text). history: other runs of the baseline's commit on this device.
     Raises ResultsError on unusable input."""
     check_settings(st)
     warning = check_devices(base, cur, allow_different)
