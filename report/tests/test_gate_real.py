@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES
 from report.compare import LOWER, SLOWER, Settings, compare_docs
-from report.false_alarms import estimate
+from report.false_alarms import estimate, main
 
 AA_PAIRS = [("h100_rest", "h100_again"), ("h100_full", "h100_again")]
 
@@ -105,3 +105,13 @@ def test_no_false_alarm_between_any_two_h100_runs(runs):
     same = tallies["same profile"]
     assert same.comparisons == 6 and same.judged > 600
     assert same.failed == 0 and same.alarms == 0, lines
+
+
+def test_false_alarm_command(capsys):
+    assert main([str(FIXTURES / "h100_rest.json.gz"), str(FIXTURES / "h100_again.json.gz")]) == 0
+    out = capsys.readouterr().out
+    assert "h100_rest.json.gz -> h100_again.json.gz (standard -> standard): 105 judged, 0 regressions" in out
+    assert "same profile: 0 of 2 comparisons fail" in out
+    assert main([str(FIXTURES / "h100_rest.json.gz")]) == 2  # one run: nothing to pair
+    assert main([str(FIXTURES / "nope.json"), str(FIXTURES / "h100_rest.json.gz")]) == 2
+    assert "no such file" in capsys.readouterr().err
