@@ -187,7 +187,7 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     if cb.get("primary_metric") != cc.get("primary_metric"):
         row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
     lb, lc = np.log(xb), np.log(xc)
-    floor = floor_for(kind(cur.doc, cc), [spread(lb), spread(lc)], _history(history, "time", key),
+    floor = floor_for(kind(cur.doc, cc), "time", [spread(lb), spread(lc)], _history(history, "time", key),
                       st.min_effect, st.threshold)
     d = float(np.log(row.cur) - np.log(row.base))
     _judge(row, d, log_median_boot(xc), log_median_boot(xb), mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
@@ -217,7 +217,7 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
     sc = float(np.log(np.median(pc[0])) - np.log(np.median(pc[1])))
     norm = _recorded_norm(base_cm, sb)
     row.base, row.cur = math.exp(sb) * norm, math.exp(sc) * norm
-    floor = floor_for(kind(cur.doc, cur.cases[key[:2]]), [spread(rb), spread(rc)],
+    floor = floor_for(kind(cur.doc, cur.cases[key[:2]]), "speedup", [spread(rb), spread(rc)],
                       _history(history, "speedup", key), st.min_effect, st.threshold)
     _judge(row, sc - sb, log_ratio_boot(*pc), log_ratio_boot(*pb), mann_whitney_p(rb, rc), floor, st,
            HIGHER, LOWER)

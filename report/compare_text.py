@@ -70,8 +70,9 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
     if st.threshold is not None:
         floors = f"one fixed floor of {st.threshold:.1%} (--threshold)"
     else:
+        b = BASE["time"]
         floors = ("per pair from the runs' own 10-90% spread, at least "
-                  f"{BASE['device']:.1%} device-timed and {BASE['host']:.0%} host-timed")
+                  f"{b['device']:.1%} device-timed, {b['host']:.0%} host-timed, {b['cpu']:.0%} for CPU-run times")
         floors += (f", widened where {n_history} runs of the baseline's commit on this device spread wider"
                    if n_history > 1 else "; no other run of the baseline's commit on this device (--history)")
     settings = f"Floors: {floors}; intervals {1 - st.alpha:.0%}, U test at alpha {st.alpha:g}."

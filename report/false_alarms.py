@@ -70,11 +70,13 @@ def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Ta
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) < 2:
+    if not argv:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     try:
         docs = [i.doc for i in load_inputs(argv)]
+        if len(docs) < 2:
+            raise ResultsError("need at least two runs to pair")
     except ResultsError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

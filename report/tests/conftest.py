@@ -68,3 +68,12 @@ def runs():
     out = {name: load_results(FIXTURES / f"{name}.json.gz") for name in ("h100_rest", "h100_again", "h100_full")}
     out["cpu"] = load_results(CPU_RUN)
     return out
+
+
+@pytest.fixture(scope="session")
+def cpu_runs():
+    """Three standard runs of one binary (five CPU experiments) on the 2-core CI-class
+    VM, one after another while other jobs compiled (load average 6-8)."""
+    from report.results import load_results
+
+    return [load_results(FIXTURES / "cpu_shared_2core" / f"cpu_{r}.json.gz") for r in "abc"]

@@ -4,9 +4,10 @@
 - A/A: same-code runs pass (the old within-run Mann-Whitney gate failed
   h100_rest -> h100_again with three pairs 'SLOWER').
 - Sensitivity: one variant per case scaled by 1.10 in the current run is 'slower'
-  wherever its floor is below 3%; a speedup cut by 10% is 'lower' likewise. The CPU
-  run scatters too much for any floor under 3% (2-core shared VM), so a 1.5x change
-  is checked there too, against floors under 15% (the same 0.3x-the-change rule)."""
+  wherever its floor is below 3%; a speedup cut by 10% is 'lower' likewise. No CPU
+  floor is under 3% (2-core shared VM), so larger changes are checked there too,
+  against floors under 0.3x the change (the same rule).
+- False alarms: no pair of same-commit runs fails (H100 and CPU)."""
 import copy
 import json
 
@@ -48,10 +49,15 @@ def scale_baseline_variants(doc: dict, factor: float) -> tuple[dict, set]:
 
 
 # (baseline run, current run, factor injected, how many pairs at least have a floor
-# below 0.3 x the change). The CPU run has none below 3%: its cases' 10-90% spreads
-# are 3-33% within the run, so 10% is within its noise; 1.5x is checked there too.
-CASES = [("h100_rest", "h100_again", 1.10, 5), ("h100_full", "h100_again", 1.10, 5),
-         ("cpu", "cpu", 1.10, 0), ("cpu", "cpu", 1.5, 1)]
+# below 0.3 x the change, as 3% is of 10%). The CPU run has no floor below 3%: its
+# cases' 10-90% spreads are 3-33% within the run, and CPU-run times move up to 2.1x
+# between runs of one binary on a shared VM (noise.py), so larger changes are
+# injected there: a speedup cut by 1.5x, a time grown 6x (a kernel falling back to a
+# reference path).
+TIME_CASES = [("h100_rest", "h100_again", 1.10, 5), ("h100_full", "h100_again", 1.10, 5),
+              ("cpu", "cpu", 1.10, 0), ("cpu", "cpu", 6.0, 3)]
+SPEEDUP_CASES = [("h100_rest", "h100_again", 1.10, 5), ("h100_full", "h100_again", 1.10, 5),
+                 ("cpu", "cpu", 1.10, 0), ("cpu", "cpu", 1.5, 1)]
 
 
 def _missed(rows, factor):
@@ -62,7 +68,7 @@ def _missed(rows, factor):
             if r.verdict != (SLOWER if r.what == "time" else LOWER)], len(low)
 
 
-@pytest.mark.parametrize("base,cur,factor,at_least", CASES)
+@pytest.mark.parametrize("base,cur,factor,at_least", TIME_CASES)
 def test_injected_slowdown_is_slower_where_the_floor_is_low(runs, base, cur, factor, at_least):
     doc, keys = scale_baseline_variants(runs[cur], factor)
     out = compare_docs(runs[base], doc, Settings())
@@ -74,7 +80,7 @@ def test_injected_slowdown_is_slower_where_the_floor_is_low(runs, base, cur, fac
     assert all(r.what == "time" and r.key in keys for r in out.regressions)
 
 
-@pytest.mark.parametrize("base,cur,factor,at_least", CASES)
+@pytest.mark.parametrize("base,cur,factor,at_least", SPEEDUP_CASES)
 def test_injected_speedup_drop_is_lower_where_the_floor_is_low(runs, base, cur, factor, at_least):
     # Speeding the baseline variant up by the factor cuts every speedup by it.
     doc, _ = scale_baseline_variants(runs[cur], 1 / factor)
@@ -99,11 +105,13 @@ def test_injected_regression_exits_1(runs, tmp_path, cli, factor, word):
         assert "SLOWER" not in r.out
 
 
-def test_no_false_alarm_between_any_two_h100_runs(runs):
-    """The README's false-alarm estimate: every ordered pair of the three runs."""
-    tallies, lines = estimate([runs[n] for n in ("h100_rest", "h100_again", "h100_full")])
+@pytest.mark.parametrize("which", ["h100", "cpu"])
+def test_no_false_alarm_between_same_commit_runs(runs, cpu_runs, which):
+    """The README's false-alarm estimate: every ordered pair of three runs."""
+    docs = [runs[n] for n in ("h100_rest", "h100_again", "h100_full")] if which == "h100" else cpu_runs
+    tallies, lines = estimate(docs)
     same = tallies["same profile"]
-    assert same.comparisons == 6 and same.judged > 600
+    assert same.comparisons == 6 and same.judged > (600 if which == "h100" else 250)
     assert same.failed == 0 and same.alarms == 0, lines
 
 
@@ -112,6 +120,7 @@ def test_false_alarm_command(capsys):
     out = capsys.readouterr().out
     assert "h100_rest.json.gz -> h100_again.json.gz (standard -> standard): 105 judged, 0 regressions" in out
     assert "same profile: 0 of 2 comparisons fail" in out
-    assert main([str(FIXTURES / "h100_rest.json.gz")]) == 2  # one run: nothing to pair
+    assert main([str(FIXTURES / "h100_rest.json.gz")]) == 2
+    assert "need at least two runs" in capsys.readouterr().err
     assert main([str(FIXTURES / "nope.json"), str(FIXTURES / "h100_rest.json.gz")]) == 2
     assert "no such file" in capsys.readouterr().err
