@@ -27,8 +27,8 @@ from .results import ResultsError, load_inputs
 class Tally:
     comparisons: int = 0  # ordered pairs of runs with a case in common
     failed: int = 0       # of them, those that would exit 1
-    judged: int = 0   # pairs with a verdict (time and speedup)
-    alarms: int = 0
+    judged: int = 0       # pairs with a verdict (times and speedups)
+    alarms: int = 0       # of them, 'slower' or 'lower'
 
     def line(self, label: str) -> str:
         if not self.judged:

@@ -5,8 +5,8 @@ The noise that matters for a gate is between runs (clocks, memory placement, hos
 memcpy paths, other tenants). One run does not show it: a case sampled 1000 times
 pins its own median to 0.1%, while the next run of the same binary lands 5% away.
 So the floor is not the within-run CI; it is a model of the between-run change,
-built from what one results file holds and calibrated on same-commit runs (the
-three standard H100 runs in report/tests/fixtures, minutes apart):
+built from what one results file holds and calibrated on same-commit runs in
+report/tests/fixtures (three standard H100 runs minutes apart, three CPU runs):
 
   floor = max(min_effect, hypot(BASE[what][kind], SPREAD_FACTOR * spread), history)
 

@@ -32,7 +32,7 @@ def mann_whitney_p(x: list[float], y: list[float]) -> float:
 
 def smallest_p(n1: int, n2: int) -> float:
     """The smallest two-sided p the exact U test can reach with n1 and n2 samples
-    (complete separation): below it no change can be significant, whatever its size."""
+    (complete separation): with alpha at or below it, no change can be significant."""
     if n1 < 1 or n2 < 1:
         return 1.0
     log_comb = math.lgamma(n1 + n2 + 1) - math.lgamma(n1 + 1) - math.lgamma(n2 + 1)

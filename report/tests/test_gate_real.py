@@ -1,5 +1,6 @@
-"""The gate on real runs: three standard H100 runs of one commit minutes apart
-(fixtures/, the suite's own output) and the committed CPU run.
+"""The gate on real runs (the suite's own output): three standard H100 runs of one
+commit minutes apart and three CPU runs of one binary (fixtures/), and the
+committed CPU run.
 
 - A/A: same-code runs pass (the old within-run Mann-Whitney gate failed
   h100_rest -> h100_again with three pairs 'SLOWER').
