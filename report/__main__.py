@@ -13,17 +13,22 @@ from .results import ResultsError, expand_paths, load_inputs, load_results, vali
 
 EXIT_BAD_INPUT = 2
 COMPARE_HELP = """\
-Pair variants by (experiment, case, variant) and test each pair's raw primary
-samples (per-step times) with a Mann-Whitney U test. change = median(current) /
-median(baseline) - 1 (positive = slower), with a (1 - alpha) bootstrap CI.
-  slower    p < alpha, change > threshold and CI lower end > min-effect
-  faster    p < alpha, change < -threshold and CI upper end < -min-effect
-  ambiguous otherwise, if the CI reaches beyond +-threshold
-  same      otherwise
-The speedups of both runs' comparisons are listed too. Runs from different GPUs
-(environment.cuda.gpus[0].name, or the CPU model) are refused unless
---allow-different-gpus. Exit status: 1 if any pair is 'slower', 0 otherwise,
-2 on bad input."""
+The regression gate. Pairs each variant's time per step (experiment, case,
+variant) and each optimization's paired speedup (its comparison within one run)
+and judges every change against a noise floor: the between-run change that runs of
+the same code on the same device show, which a single run's sample count cannot.
+Floors come per pair from the runs' own 10-90% spread (at least 2.5% for CUDA-event
+timed cases, 6% for host-timed ones; report/noise.py says why), widened to cover
+the spread of --history runs (other runs of the baseline's commit on this device). change = current / baseline - 1, with a (1 - alpha)
+bootstrap interval (scipy.stats.bootstrap).
+  slower / faster   the whole interval lies beyond the floor and the Mann-Whitney
+                    U test (scipy) of the samples gives p < alpha
+  lower / higher    the same for a speedup (U test of the per-round log ratios)
+  same              the interval lies within +-floor
+  ambiguous         otherwise
+Runs from different GPUs (environment.cuda.gpus[0].name, or the CPU model) are
+refused unless --allow-different-gpus. Exit status: 1 if a time is 'slower' or a
+speedup 'lower', 0 otherwise, 2 on bad input."""
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -68,13 +73,16 @@ def _one(path: str, what: str) -> dict:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     try:
-        from .compare import run
+        from .baseline import history_runs
+        from .compare import Settings
+        from .compare_text import run
     except ImportError as e:
-        raise ResultsError(f"compare needs numpy ({e}); install python3-numpy") from None
+        raise ResultsError(f"compare needs numpy and scipy ({e}); install python3-numpy python3-scipy") from None
 
     base, cur = _one(args.baseline, "BASELINE"), _one(args.current, "CURRENT")
-    code, text = run(base, cur, args.threshold, args.min_effect, args.alpha,
-                     allow_different=args.allow_different_gpus, markdown=args.markdown)
+    history = history_runs(cur, base, args.history) if args.history else []
+    st = Settings(alpha=args.alpha, min_effect=args.min_effect, threshold=args.threshold)
+    code, text = run(base, cur, st, history, allow_different=args.allow_different_gpus, markdown=args.markdown)
     print(text)
     return code
 
@@ -122,12 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description=COMPARE_HELP)
     c.add_argument("baseline", metavar="BASELINE", help="results file of the reference run")
     c.add_argument("current", metavar="CURRENT", help="results file of the run to check")
-    c.add_argument("--threshold", type=float, default=0.05,
-                   help="relative change of the median time that counts (default 0.05 = 5%%)")
+    c.add_argument("--history", nargs="+", metavar="PATH",
+                   help="files or directories (e.g. results/) with more runs of the baseline's commit on this "
+                        "device: floors widen to cover their spread; other commits and devices are passed over")
     c.add_argument("--min-effect", type=float, default=0.02,
-                   help="a slowdown must also be at least this large at the CI's lower end (default 0.02)")
+                   help="no floor is below this relative change (default 0.02 = 2%%)")
+    c.add_argument("--threshold", type=float, default=None,
+                   help="one fixed floor for every pair instead of the per-pair floors (e.g. 0.05)")
     c.add_argument("--alpha", type=float, default=0.01,
-                   help="significance level of the U test; the CI is (1 - alpha) (default 0.01)")
+                   help="significance level of the U test; the intervals are (1 - alpha) (default 0.01)")
     c.add_argument("--allow-different-gpus", action="store_true",
                    help="compare runs from different GPUs (or CPU models) instead of refusing")
     c.add_argument("--markdown", action="store_true", help="print Markdown tables")

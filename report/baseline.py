@@ -25,13 +25,31 @@ def candidates(paths: list[str | Path]) -> list[tuple[Path, dict]]:
     return out
 
 
+def _same_run(a: dict, b: dict) -> bool:
+    return Path(a.get("_path", "")).resolve() == Path(b.get("_path", "")).resolve()
+
+
 def find_baseline(current: dict, paths: list[str | Path]) -> Path:
     want = device_name(current)
     same = [(p, d) for p, d in candidates(paths)
-            if device_name(d) == want and d.get("status") == "complete"
-            and Path(d["_path"]).resolve() != Path(current.get("_path", "")).resolve()]
+            if device_name(d) == want and d.get("status") == "complete" and not _same_run(d, current)]
     if not same:
         raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
     # Newest run first: the date the run recorded, then the file name.
     same.sort(key=lambda pd: (str(pd[1].get("environment", {}).get("date", "")), pd[0].name))
     return same[-1][0]
+
+
+def _sha(doc: dict) -> object:
+    return ((doc.get("environment") or {}).get("git") or {}).get("sha")
+
+
+def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list[dict]:
+    """Other runs of the baseline's code under `paths`, for the gate's noise floors:
+    the same device as CURRENT and the same git commit as BASELINE (runs of older code
+    differ by real changes, not noise), finished or not (each finished case counts);
+    never CURRENT or BASELINE themselves."""
+    want = device_name(current)
+    return [d for _, d in candidates(paths)
+            if device_name(d) == want and _sha(d) == _sha(baseline)
+            and not _same_run(d, current) and not _same_run(d, baseline)]

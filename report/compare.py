@@ -1,161 +1,254 @@
-"""`compare BASELINE CURRENT`: regression check between two runs on the same device.
+"""`compare BASELINE CURRENT`: the regression gate between two runs on one device.
 
-Variants are paired by (experiment, case, variant). Each pair's raw primary samples
-(per-step times) are tested with Mann-Whitney U (stats.py); the relative change is
-median(current)/median(baseline) - 1 (positive = slower) with a (1 - alpha)
-bootstrap CI. Verdicts:
-  slower    p < alpha, change > threshold and the CI's lower end > min_effect
-  faster    p < alpha, change < -threshold and the CI's upper end < -min_effect
-  ambiguous otherwise, when the CI reaches beyond +-threshold (cannot rule out a change)
-  same      otherwise (the CI lies within +-threshold)
-Exit status 1 only when some pair is 'slower'. The speedup ratios of the two runs'
-comparisons are listed too (informational: 'higher'/'lower' when the CIs are disjoint)."""
+Two kinds of pair, judged alike and reported apart:
+- time: each variant's primary samples, paired by (experiment, case, variant);
+  change = median(current) / median(baseline) - 1 (positive = slower).
+- speedup: each optimization's paired speedup, median(baseline variant) /
+  median(variant) within one run (interleaved rounds), paired by (experiment, case,
+  variant, baseline variant); change = speedup(current) / speedup(baseline) - 1
+  (negative = the optimization gains less).
+
+Each change gets a (1 - alpha) bootstrap interval (the two runs' bootstrap
+distributions, stats.py) and a noise floor (noise.py: the between-run change that
+same-code runs show, which the within-run interval cannot). Verdict, in log units:
+  beyond     the whole interval lies beyond the floor and the Mann-Whitney U test of
+             the samples (per-round log ratios for a speedup) gives p < alpha:
+             'slower'/'faster', or speedup 'lower'/'higher'
+  same       the interval lies within +-floor
+  ambiguous  otherwise: it reaches past the floor without being beyond it
+  n/a        not comparable (a failed case, an OOM variant, too few samples to reach alpha)
+A 'slower' time or a 'lower' speedup is a regression: exit status 1."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 
-from .fmt import DASH, fmt_change, fmt_speedup, fmt_time, is_num
+import numpy as np
+
+from .fmt import is_num
 from .gpu_specs import device_name
+from .noise import Floor, floor_for, kind, spread
 from .results import ResultsError
-from .stats import mann_whitney_u, median, ratio_of_medians_ci
-from .tables import primary_samples
-from .textable import table
+from .stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, smallest_p
 
-MIN_SAMPLES = 3
-SLOWER, FASTER, SAME, AMBIGUOUS = "slower", "faster", "same", "ambiguous"
+SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
+SAME, AMBIGUOUS, NA = "same", "ambiguous", "n/a"
+UP, DOWN = "up", "down"
+REGRESSIONS = (SLOWER, LOWER)
 
 
 @dataclass
-class Pair:
-    key: tuple[str, str, str]
-    base_median: float | None = None
-    cur_median: float | None = None
-    change: float | None = None
+class Row:
+    what: str                   # "time" or "speedup"
+    key: tuple[str, ...]        # (experiment, case, variant[, baseline variant])
+    base: float | None = None   # median time (s) or speedup, baseline run
+    cur: float | None = None    # the same, current run
+    change: float | None = None  # relative change, current vs baseline
     ci_low: float | None = None
     ci_high: float | None = None
+    floor: Floor | None = None
     p: float | None = None
     n: tuple[int, int] = (0, 0)
-    verdict: str = "n/a"
-    note: str = ""
+    verdict: str = NA
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def regression(self) -> bool:
+        return self.verdict in REGRESSIONS
 
 
-def classify(change: float, ci_low: float, ci_high: float, p: float,
-             threshold: float, min_effect: float, alpha: float) -> str:
-    significant = p < alpha
-    if significant and change > threshold and ci_low > min_effect:
-        return SLOWER
-    if significant and change < -threshold and ci_high < -min_effect:
-        return FASTER
-    if ci_low < -threshold or ci_high > threshold:
-        return AMBIGUOUS
-    return SAME
+def classify(ci_low: float, ci_high: float, p: float, floor: float, alpha: float) -> str:
+    """UP/DOWN when the whole interval lies beyond +-floor and p < alpha; SAME when it
+    lies within; AMBIGUOUS otherwise. All in log units."""
+    if p < alpha and ci_low > floor:
+        return UP
+    if p < alpha and ci_high < -floor:
+        return DOWN
+    if -floor <= ci_low and ci_high <= floor:
+        return SAME
+    return AMBIGUOUS
 
 
-def _variants(doc: dict) -> dict[tuple[str, str, str], tuple[dict, dict]]:
-    out = {}
-    for e in doc.get("experiments", []):
-        for c in e.get("cases", []) or []:
-            for v in c.get("variants", []) or []:
-                out[(str(e.get("name")), str(c.get("name")), str(v.get("name")))] = (c, v)
-    return out
+@dataclass
+class Settings:
+    alpha: float = 0.01
+    min_effect: float = 0.02
+    threshold: float | None = None  # a fixed floor for every pair instead of the per-case ones
 
 
-def _comparisons(doc: dict) -> dict[tuple[str, str, str, str], dict]:
-    out = {}
-    for e in doc.get("experiments", []):
-        for c in e.get("cases", []) or []:
-            for cm in c.get("comparisons", []) or []:
-                out[(str(e.get("name")), str(c.get("name")), str(cm.get("baseline")), str(cm.get("variant")))] = cm
-    return out
+def _cases(doc: dict) -> dict[tuple[str, str], dict]:
+    return {(str(e.get("name")), str(c.get("name"))): c
+            for e in doc.get("experiments", []) for c in e.get("cases", []) or []}
 
 
-def _usable(c: dict, v: dict) -> str | None:
-    """Why this variant cannot be compared, or None."""
-    if c.get("status") not in ("ok", "interrupted"):
-        return f"case {c.get('status')}"
-    if v.get("status", "ok") != "ok":
-        return f"variant {v.get('status')}"
+def _variant(case: dict, name: str) -> dict | None:
+    return next((v for v in case.get("variants", []) or [] if str(v.get("name")) == name), None)
+
+
+def _samples(case: dict, variant: dict) -> np.ndarray:
+    """Primary-metric samples (device_s falls back to host_s when absent), positive and finite only."""
+    s = variant.get("samples") or {}
+    vals = s.get(case.get("primary_metric") or "host_s") or s.get("host_s") or []
+    a = np.asarray([x for x in vals if is_num(x)], dtype=float)
+    return a[a > 0]
+
+
+def _unusable(case: dict, variant: dict | None) -> str | None:
+    if case.get("status") not in ("ok", "interrupted"):
+        return f"case {case.get('status')}"
+    if variant is None:
+        return "variant missing"
+    if variant.get("status", "ok") != "ok":
+        return f"variant {variant.get('status')}"
     return None
 
 
-def compare_pair(key, base: tuple[dict, dict], cur: tuple[dict, dict],
-                 threshold: float, min_effect: float, alpha: float) -> Pair:
-    pair = Pair(key)
-    why = [f"baseline: {w}" for w in [_usable(*base)] if w] + [f"current: {w}" for w in [_usable(*cur)] if w]
-    if why:
-        pair.note = "; ".join(why)
-        return pair
-    b, c = primary_samples(*base), primary_samples(*cur)
-    pair.n = (len(b), len(c))
-    if b and c:
-        pair.base_median, pair.cur_median = median(b), median(c)
-    if len(b) < MIN_SAMPLES or len(c) < MIN_SAMPLES:
-        pair.note = f"too few samples to test (need {MIN_SAMPLES} each)"
-        return pair
-    if not (pair.base_median and pair.base_median > 0):
-        pair.note = "baseline median is not positive"
-        return pair
-    m_b, m_c = base[0].get("primary_metric"), cur[0].get("primary_metric")
-    if m_b != m_c:
-        pair.note = f"primary metric differs ({m_b} vs {m_c})"
-    pair.change = pair.cur_median / pair.base_median - 1.0
-    lo, hi = ratio_of_medians_ci(c, b, confidence=1.0 - alpha)
-    pair.ci_low, pair.ci_high = lo - 1.0, hi - 1.0
-    pair.p = mann_whitney_u(b, c).p
-    pair.verdict = classify(pair.change, pair.ci_low, pair.ci_high, pair.p, threshold, min_effect, alpha)
-    return pair
+class Run:
+    """One results file as the gate reads it: each variant's usable samples, each
+    comparison's samples round by round, and why not where they cannot be used."""
+
+    def __init__(self, doc: dict):
+        self.doc = doc
+        self.cases = _cases(doc)
+
+    def times(self) -> dict[tuple[str, ...], tuple[dict, dict]]:
+        return {(e, c, str(v.get("name"))): (case, v)
+                for (e, c), case in self.cases.items() for v in case.get("variants", []) or []}
+
+    def comparisons(self) -> dict[tuple[str, ...], tuple[dict, dict]]:
+        return {(e, c, str(cm.get("variant")), str(cm.get("baseline"))): (case, cm)
+                for (e, c), case in self.cases.items() for cm in case.get("comparisons", []) or []}
+
+    def time_samples(self, key: tuple[str, ...]) -> tuple[np.ndarray | None, str | None]:
+        case = self.cases.get(key[:2])
+        if case is None:
+            return None, "case missing"
+        v = _variant(case, key[2])
+        why = _unusable(case, v)
+        return (None, why) if why else (_samples(case, v), None)
+
+    def round_pairs(self, key: tuple[str, ...]) -> tuple[tuple[np.ndarray, np.ndarray] | None, str | None]:
+        """(baseline variant, variant) samples of one comparison, round by round."""
+        b, why_b = self.time_samples(key[:2] + (key[3],))
+        v, why_v = self.time_samples(key[:3])
+        if why_b or why_v:
+            return None, why_b or why_v
+        if len(b) != len(v):
+            return None, f"not paired by round ({len(b)} vs {len(v)} samples)"
+        return (b, v), None
+
+    def log_value(self, what: str, key: tuple[str, ...]) -> float | None:
+        """log median time, or log raw speedup; None where not usable (for history)."""
+        if what == "time":
+            x, why = self.time_samples(key)
+            return float(np.log(np.median(x))) if not why and len(x) >= 2 else None
+        bv, why = self.round_pairs(key)
+        if why or len(bv[0]) < 2:
+            return None
+        return float(np.log(np.median(bv[0])) - np.log(np.median(bv[1])))
 
 
-def compare_docs(base: dict, cur: dict, threshold: float, min_effect: float, alpha: float):
-    bv, cv = _variants(base), _variants(cur)
-    pairs = [compare_pair(k, bv[k], cv[k], threshold, min_effect, alpha) for k in bv if k in cv]
-    only_base = [k for k in bv if k not in cv]
-    only_cur = [k for k in cv if k not in bv]
-    bc, cc = _comparisons(base), _comparisons(cur)
-    speedups = []
-    for k in bc:
-        if k not in cc:
-            continue
-        b, c = bc[k], cc[k]
-        if not (is_num(b.get("speedup")) and is_num(c.get("speedup"))):
-            verdict = "n/a"
-        elif all(is_num(x) for x in (b.get("ci_low"), b.get("ci_high"), c.get("ci_low"), c.get("ci_high"))):
-            verdict = ("higher" if c["ci_low"] > b["ci_high"] else "lower" if c["ci_high"] < b["ci_low"]
-                       else "same")
-        else:
-            verdict = "no CI"
-        speedups.append((k, b, c, verdict))
-    return pairs, speedups, only_base, only_cur
+def _judge(row: Row, d: float, boot_cur: np.ndarray, boot_base: np.ndarray, p: float, floor: Floor,
+           st: Settings, up: str, down: str) -> None:
+    lo, hi = diff_ci(boot_cur, boot_base, 1.0 - st.alpha)
+    row.change, row.ci_low, row.ci_high = math.expm1(d), math.expm1(lo), math.expm1(hi)
+    row.p, row.floor = p, floor
+    v = classify(lo, hi, p, math.log1p(floor.value), st.alpha)
+    row.verdict = {UP: up, DOWN: down}.get(v, v)
 
 
-def _ci(lo: float | None, hi: float | None) -> str:
-    if not (is_num(lo) and is_num(hi)):
-        return DASH
-    return f"[{fmt_change(lo)}, {fmt_change(hi)}]"
+def _unjudged(row: Row, why_base: str | None, why_cur: str | None) -> bool:
+    """Notes why a run's side cannot be compared; True if either cannot."""
+    for run, why in (("baseline", why_base), ("current", why_cur)):
+        if why:
+            row.notes.append(f"{run}: {why}")
+    return bool(why_base or why_cur)
 
 
-def report_text(pairs, speedups, only_base, only_cur, markdown: bool = False) -> str:
-    headers = ["experiment/case", "variant", "baseline", "current", "change", "CI", "p", "n", "verdict"]
-    rows = []
-    for p in pairs:
-        rows.append([f"{p.key[0]}/{p.key[1]}", p.key[2], fmt_time(p.base_median), fmt_time(p.cur_median),
-                     fmt_change(p.change), _ci(p.ci_low, p.ci_high),
-                     f"{p.p:.2g}" if is_num(p.p) else DASH, f"{p.n[0]}/{p.n[1]}",
-                     p.verdict.upper() if p.verdict == SLOWER else p.verdict + (f" ({p.note})" if p.note else "")])
-    out = ["Time per step (primary metric), current vs baseline:", table(headers, rows, markdown)]
-    if speedups:
-        srows = [[f"{k[0]}/{k[1]}", f"{k[3]} vs {k[2]}",
-                  fmt_speedup(b.get("speedup"), b.get("ci_low"), b.get("ci_high")),
-                  fmt_speedup(c.get("speedup"), c.get("ci_low"), c.get("ci_high")), v]
-                 for k, b, c, v in speedups]
-        out += ["", "Speedups (comparisons within each run):",
-                table(["experiment/case", "comparison", "baseline run", "current run", "speedup change"], srows,
-                      markdown)]
-    if only_base:
-        out += ["", f"Only in the baseline ({len(only_base)}): " + ", ".join("/".join(k) for k in only_base)]
-    if only_cur:
-        out += ["", f"Only in the current run ({len(only_cur)}): " + ", ".join("/".join(k) for k in only_cur)]
-    return "\n".join(out)
+def _enough(row: Row, n1: int, n2: int, alpha: float) -> bool:
+    row.n = (n1, n2)
+    if smallest_p(n1, n2) >= alpha:
+        row.notes.append(f"too few samples for alpha {alpha:g}")
+        return False
+    return True
+
+
+def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
+    row = Row("time", key)
+    xb, why_b = base.time_samples(key)
+    xc, why_c = cur.time_samples(key)
+    if _unjudged(row, why_b, why_c):
+        return row
+    row.base = float(np.median(xb)) if len(xb) else None
+    row.cur = float(np.median(xc)) if len(xc) else None
+    if not _enough(row, len(xb), len(xc), st.alpha):
+        return row
+    cb, cc = base.cases[key[:2]], cur.cases[key[:2]]
+    if cb.get("primary_metric") != cc.get("primary_metric"):
+        row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
+    lb, lc = np.log(xb), np.log(xc)
+    floor = floor_for(kind(cur.doc, cc), "time", [spread(lb), spread(lc)], _history(history, "time", key),
+                      st.min_effect, st.threshold)
+    d = float(np.log(row.cur) - np.log(row.base))
+    _judge(row, d, log_median_boot(xc), log_median_boot(xb), mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
+    return row
+
+
+def _recorded_norm(case_cm: tuple[dict, dict], raw_log: float) -> float:
+    """Recorded speedup / raw ratio of medians. The harness states the speedup of
+    variants doing different work per unit of work (4095 vs 4096 matmuls: per FLOP);
+    the factor is the same in both runs and cancels in the change, and with it the
+    speedups shown are the harness's."""
+    rec = case_cm[1].get("speedup")
+    return rec / math.exp(raw_log) if is_num(rec) and rec > 0 else 1.0
+
+
+def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
+                    base_cm: tuple[dict, dict]) -> Row:
+    row = Row("speedup", key)
+    pb, why_b = base.round_pairs(key)
+    pc, why_c = cur.round_pairs(key)
+    if _unjudged(row, why_b, why_c):
+        return row
+    if not _enough(row, len(pb[0]), len(pc[0]), st.alpha):
+        return row
+    rb, rc = np.log(pb[0]) - np.log(pb[1]), np.log(pc[0]) - np.log(pc[1])
+    sb = float(np.log(np.median(pb[0])) - np.log(np.median(pb[1])))
+    sc = float(np.log(np.median(pc[0])) - np.log(np.median(pc[1])))
+    norm = _recorded_norm(base_cm, sb)
+    row.base, row.cur = math.exp(sb) * norm, math.exp(sc) * norm
+    floor = floor_for(kind(cur.doc, cur.cases[key[:2]]), "speedup", [spread(rb), spread(rc)],
+                      _history(history, "speedup", key), st.min_effect, st.threshold)
+    _judge(row, sc - sb, log_ratio_boot(*pc), log_ratio_boot(*pb), mann_whitney_p(rb, rc), floor, st,
+           HIGHER, LOWER)
+    return row
+
+
+def _history(history: list[Run], what: str, key: tuple[str, ...]) -> list[float]:
+    return [x for x in (h.log_value(what, key) for h in history) if x is not None]
+
+
+@dataclass
+class Outcome:
+    times: list[Row]
+    speedups: list[Row]
+    only_base: list[tuple[str, ...]]
+    only_cur: list[tuple[str, ...]]
+
+    @property
+    def regressions(self) -> list[Row]:
+        return [r for r in self.times + self.speedups if r.regression]
+
+
+def compare_docs(base: dict, cur: dict, st: Settings, history: list[dict] | None = None) -> Outcome:
+    """history: runs of the same code on this device (the baseline is always one)."""
+    b, c = Run(base), Run(cur)
+    hist = [b] + [Run(h) for h in history or []]
+    bt, ct = b.times(), c.times()
+    times = [compare_time(k, b, c, hist, st) for k in bt if k in ct]
+    bc, cc = b.comparisons(), c.comparisons()
+    speedups = [compare_speedup(k, b, c, hist, st, bc[k]) for k in bc if k in cc]
+    return Outcome(times, speedups, [k for k in bt if k not in ct], [k for k in ct if k not in bt])
 
 
 def check_devices(base: dict, cur: dict, allow: bool) -> str | None:
@@ -169,28 +262,23 @@ def check_devices(base: dict, cur: dict, allow: bool) -> str | None:
     return msg
 
 
-def run(base: dict, cur: dict, threshold: float, min_effect: float, alpha: float,
-        allow_different: bool = False, markdown: bool = False) -> tuple[int, str]:
-    """(exit status, text). Raises ResultsError on unusable input."""
-    for name, v in (("--threshold", threshold), ("--min-effect", min_effect)):
-        if not (is_num(v) and v >= 0):
-            raise ResultsError(f"{name} must be a non-negative number, got {v}")
-    if not (is_num(alpha) and 0 < alpha < 1):
-        raise ResultsError(f"--alpha must be between 0 and 1, got {alpha}")
-    warning = check_devices(base, cur, allow_different)
-    pairs, speedups, only_base, only_cur = compare_docs(base, cur, threshold, min_effect, alpha)
-    if not pairs:
-        raise ResultsError("no (experiment, case, variant) is present in both files: nothing to compare")
-    text = report_text(pairs, speedups, only_base, only_cur, markdown)
-    counts = {v: sum(1 for p in pairs if p.verdict == v) for v in (FASTER, SLOWER, SAME, AMBIGUOUS)}
-    untested = sum(1 for p in pairs if p.verdict == "n/a")
-    summary = (f"{len(pairs)} pairs: {counts[FASTER]} faster, {counts[SLOWER]} slower, {counts[SAME]} same, "
-               f"{counts[AMBIGUOUS]} ambiguous, {untested} not tested "
-               f"(threshold {threshold:.1%}, min effect {min_effect:.1%}, alpha {alpha})")
-    lines = [f"warning: {warning}"] if warning else []
-    lines += [text, "", summary]
-    slower = [p for p in pairs if p.verdict == SLOWER]
-    if slower:
-        lines.append("REGRESSION: " + ", ".join(f"{'/'.join(p.key)} {fmt_change(p.change)}" for p in slower))
-        return 1, "\n".join(lines)
-    return 0, "\n".join(lines)
+def warnings_for(base: dict, cur: dict) -> list[str]:
+    """What makes the floors less trustworthy for this pair of runs."""
+    out = []
+    pb, pc = (d.get("config", {}).get("profile") for d in (base, cur))
+    if pb != pc:
+        out.append(f"profiles differ (baseline {pb}, current {pc}): the floors are calibrated on runs of one "
+                   "profile, and launch-bound cases shift with the process's history")
+    for name, d in (("baseline", base), ("current", cur)):
+        if d.get("status") != "complete":
+            out.append(f"the {name} run is {d.get('status')}: only its finished cases are compared")
+    return out
+
+
+def check_settings(st: Settings) -> None:
+    if not (is_num(st.min_effect) and st.min_effect >= 0):
+        raise ResultsError(f"--min-effect must be a non-negative number, got {st.min_effect}")
+    if st.threshold is not None and not (is_num(st.threshold) and st.threshold >= 0):
+        raise ResultsError(f"--threshold must be a non-negative number, got {st.threshold}")
+    if not (is_num(st.alpha) and 0 < st.alpha < 1):
+        raise ResultsError(f"--alpha must be between 0 and 1, got {st.alpha}")

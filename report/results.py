@@ -3,7 +3,9 @@
 Input files are only ever read, never written."""
 from __future__ import annotations
 
+import gzip
 import json
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,15 +60,20 @@ def schema_errors(doc: object) -> list[str]:
 
 
 def read_json(path: str | Path) -> object:
-    """Parse one JSON file; ResultsError with a one-line reason otherwise."""
+    """Parse one JSON file (gzip-compressed when it ends in .gz); ResultsError with a
+    one-line reason otherwise."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        if p.suffix == ".gz":
+            with gzip.open(p, "rt", encoding="utf-8") as f:
+                text = f.read()
+        else:
+            text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ResultsError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ResultsError(f"{p}: is a directory, expected a results .json file") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:  # gzip.BadGzipFile is an OSError
         raise ResultsError(f"{p}: cannot read ({e})") from None
     if not text.strip():
         raise ResultsError(f"{p}: empty file, expected JSON")
@@ -107,12 +114,12 @@ def load_results(path: str | Path, validate: bool = True) -> dict:
 
 
 def expand_paths(paths: list[str | Path]) -> list[Path]:
-    """Files as given; a directory stands for the *.json files directly inside it."""
+    """Files as given; a directory stands for the *.json (and *.json.gz) files directly inside it."""
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found = sorted(q for q in p.glob("*.json") if q.is_file())
+            found = sorted(q for pat in ("*.json", "*.json.gz") for q in p.glob(pat) if q.is_file())
             if not found:
                 raise ResultsError(f"{p}: directory holds no .json files")
             out.extend(found)

@@ -1,82 +1,104 @@
-"""Two-sample statistics for comparing runs: the Mann-Whitney U test (normal
-approximation with tie and continuity correction, as in Google Benchmark's
-compare.py / scipy's method='asymptotic') and a bootstrap CI of the ratio of medians."""
+"""Statistics for comparing runs, on SciPy: the Mann-Whitney U test
+(`scipy.stats.mannwhitneyu`) and percentile bootstrap distributions
+(`scipy.stats.bootstrap`) of a run's log median, or of a paired log ratio of
+medians. Two runs are independent, so the distribution of a change between them
+is the difference of their two bootstrap distributions."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
+from scipy import stats
 
-
-@dataclass
-class MannWhitney:
-    u: float  # U statistic of the first sample
-    z: float
-    p: float  # two-sided
-
-
-def rank_with_ties(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Average ranks (1-based) and the sizes of the tie groups."""
-    order = np.argsort(values, kind="mergesort")
-    sorted_v = values[order]
-    n = len(values)
-    ranks = np.empty(n, dtype=float)
-    ties = []
-    i = 0
-    while i < n:
-        j = i
-        while j + 1 < n and sorted_v[j + 1] == sorted_v[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
-        ties.append(j - i + 1)
-        i = j + 1
-    return ranks, np.asarray(ties, dtype=float)
-
-
-def mann_whitney_u(x: list[float], y: list[float]) -> MannWhitney:
-    """Two-sided Mann-Whitney U test of x against y. p = 1 when the samples give no
-    information (all values tied, or an empty sample)."""
-    a = np.asarray(x, dtype=float)
-    b = np.asarray(y, dtype=float)
-    n1, n2 = len(a), len(b)
-    if n1 == 0 or n2 == 0:
-        return MannWhitney(float("nan"), 0.0, 1.0)
-    ranks, ties = rank_with_ties(np.concatenate([a, b]))
-    n = n1 + n2
-    u1 = float(ranks[:n1].sum() - n1 * (n1 + 1) / 2.0)
-    mu = n1 * n2 / 2.0
-    tie_term = float(((ties ** 3) - ties).sum()) / (n * (n - 1)) if n > 1 else 0.0
-    var = n1 * n2 / 12.0 * ((n + 1) - tie_term)
-    if var <= 0:
-        return MannWhitney(u1, 0.0, 1.0)
-    d = u1 - mu
-    d = math.copysign(max(abs(d) - 0.5, 0.0), d)  # continuity correction
-    z = d / math.sqrt(var)
-    p = math.erfc(abs(z) / math.sqrt(2.0))
-    return MannWhitney(u1, z, min(1.0, p))
+RESAMPLES = 2000
+SEED = 12345
 
 
 def median(values: list[float]) -> float:
     return float(np.median(np.asarray(values, dtype=float))) if len(values) else float("nan")
 
 
-def ratio_of_medians_ci(num: list[float], den: list[float], confidence: float = 0.95,
-                        resamples: int = 2000, seed: int = 12345) -> tuple[float, float]:
-    """Percentile bootstrap CI of median(num) / median(den), resampling the two
-    (independent, unpaired) samples separately."""
-    a = np.asarray(num, dtype=float)
-    b = np.asarray(den, dtype=float)
-    if len(a) == 0 or len(b) == 0:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    ma = np.median(a[rng.integers(0, len(a), size=(resamples, len(a)))], axis=1)
-    mb = np.median(b[rng.integers(0, len(b), size=(resamples, len(b)))], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = ma / mb
-    r = r[np.isfinite(r)]
-    if len(r) == 0:
+def mann_whitney_p(x: list[float], y: list[float]) -> float:
+    """Two-sided p of SciPy's Mann-Whitney U test (exact for small samples without
+    ties, else the normal approximation with tie and continuity correction); 1.0
+    when a sample is empty or every value ties (the samples say nothing)."""
+    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if len(a) == 0 or len(b) == 0 or np.all(np.concatenate([a, b]) == a[0]):
+        return 1.0
+    p = float(stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    return min(1.0, p) if math.isfinite(p) else 1.0
+
+
+def smallest_p(n1: int, n2: int) -> float:
+    """The smallest two-sided p the exact U test can reach with n1 and n2 samples
+    (complete separation): with alpha at or below it, no change can be significant."""
+    if n1 < 1 or n2 < 1:
+        return 1.0
+    log_comb = math.lgamma(n1 + n2 + 1) - math.lgamma(n1 + 1) - math.lgamma(n2 + 1)
+    return min(1.0, 2.0 * math.exp(-log_comb))
+
+
+def _log_median(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.log(np.median(x, axis=axis))
+
+
+def _log_ratio(b: np.ndarray, v: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.log(np.median(b, axis=axis)) - np.log(np.median(v, axis=axis))
+
+
+@lru_cache(maxsize=4096)
+def _boot(data: tuple[bytes, ...], paired: bool, resamples: int, seed: int) -> np.ndarray:
+    # Keyed by the samples' bytes: a run compared twice (tests, several baselines)
+    # is resampled once.
+    arrays = tuple(np.frombuffer(d, dtype=float) for d in data)
+    stat = _log_ratio if len(arrays) == 2 else _log_median
+    res = stats.bootstrap(arrays, stat, n_resamples=resamples, paired=paired, vectorized=True,
+                          method="percentile", random_state=seed)
+    out = np.asarray(res.bootstrap_distribution, dtype=float)
+    out.setflags(write=False)
+    return out
+
+
+def _as_bytes(x: list[float]) -> bytes:
+    return np.ascontiguousarray(x, dtype=float).tobytes()
+
+
+def log_median_boot(x: list[float], resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Bootstrap distribution (`resamples` values) of log(median(x)); x positive."""
+    return _boot((_as_bytes(x),), False, resamples, seed)
+
+
+def log_ratio_boot(b: list[float], v: list[float], resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Bootstrap distribution of log(median(b) / median(v)), resampling whole rounds
+    (b[i] with v[i]): interleaved rounds share their drift, and pairing keeps that."""
+    if len(b) != len(v):
+        raise ValueError("paired samples must have equal lengths")
+    return _boot((_as_bytes(b), _as_bytes(v)), True, resamples, seed)
+
+
+def diff_ci(cur: np.ndarray, base: np.ndarray, confidence: float, seed: int = SEED) -> tuple[float, float]:
+    """Percentile interval of (cur - base) from two runs' independent bootstrap
+    distributions. One is shuffled first: equal seeds gave both runs the same
+    resample indices, which must not pair them."""
+    base = np.random.default_rng(seed).permutation(base)
+    d = cur - base
+    d = d[np.isfinite(d)]
+    if len(d) == 0:
         return float("nan"), float("nan")
     tail = (1.0 - confidence) / 2.0 * 100.0
-    lo, hi = np.percentile(r, [tail, 100.0 - tail])
+    lo, hi = np.percentile(d, [tail, 100.0 - tail])
     return float(lo), float(hi)
+
+
+def ratio_of_medians_ci(num: list[float], den: list[float], confidence: float = 0.95,
+                        resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+    """Percentile bootstrap CI of median(num) / median(den), the two samples
+    resampled independently (unpaired)."""
+    a, b = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    if len(a) == 0 or len(b) == 0:
+        return float("nan"), float("nan")
+    res = stats.bootstrap((a, b), lambda x, y, axis=-1: np.median(x, axis=axis) / np.median(y, axis=axis),
+                          n_resamples=resamples, paired=False, vectorized=True, method="percentile",
+                          confidence_level=confidence, random_state=seed)
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)

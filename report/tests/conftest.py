@@ -52,3 +52,28 @@ def real_results(tmp_path_factory):
     assert p.returncode in (0, 1), p.stderr[-2000:]
     assert out.is_file()
     return out
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CPU_RUN = REPO / "results" / "2026-11-22_cpu_amd-epyc-2core_libtorch-1.13.json"
+
+
+@pytest.fixture(scope="session")
+def runs():
+    """The real runs the gate is tested on, loaded (and schema-checked) once: three
+    standard H100 runs of one commit minutes apart (the suite's own output, copied
+    from the first GPU session), and the committed CPU run."""
+    from report.results import load_results
+
+    out = {name: load_results(FIXTURES / f"{name}.json.gz") for name in ("h100_rest", "h100_again", "h100_full")}
+    out["cpu"] = load_results(CPU_RUN)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cpu_runs():
+    """Three standard runs of one binary (five CPU experiments) on the 2-core CI-class
+    VM, one after another while other jobs compiled (load average 6-8)."""
+    from report.results import load_results
+
+    return [load_results(FIXTURES / "cpu_shared_2core" / f"cpu_{r}.json.gz") for r in "abc"]

@@ -96,3 +96,20 @@ def test_subprocess_has_no_traceback(tmp_path):
     assert r.rc == 0 and "Mann-Whitney" in r.out
     for sub in ("render", "gpus", "validate"):
         assert run_subprocess(sub, "--help").rc == 0
+
+
+def test_gzip_results(tmp_path, cli):
+    import gzip
+
+    good = tmp_path / "good.json.gz"
+    good.write_bytes(gzip.compress(json.dumps(synth.simple_doc([1.0, 1.1, 1.2], [0.5, 0.6, 0.7])).encode()))
+    r = cli("validate", tmp_path)  # a directory stands for its .json and .json.gz files
+    assert r.rc == 0 and f"{good}: valid" in r.out
+    bad = tmp_path / "bad.json.gz"
+    bad.write_text("{not gzip")
+    before = digest(bad)
+    assert "cannot read" in one_error_line(cli("compare", good, bad))
+    truncated = tmp_path / "cut.json.gz"
+    truncated.write_bytes(good.read_bytes()[:40])
+    assert "cannot read" in one_error_line(cli("compare", truncated, good))
+    assert digest(bad) == before

@@ -2,7 +2,7 @@ import pytest
 
 import synth
 from conftest import digest
-from report.compare import AMBIGUOUS, FASTER, SAME, SLOWER, classify
+from report.compare import AMBIGUOUS, DOWN, SAME, UP, classify
 
 
 def two_runs(tmp_path, base_med, cur_med, sigma=0.02, n=30, gpu_a=synth.H100, gpu_b=synth.H100):
@@ -71,17 +71,96 @@ def test_bad_options(tmp_path, cli):
     assert r.rc == 2 and r.err.startswith("error:")
 
 
-@pytest.mark.parametrize("change,lo,hi,p,expected", [
-    (0.20, 0.15, 0.25, 1e-6, SLOWER),
-    (-0.20, -0.25, -0.15, 1e-6, FASTER),
-    (0.20, 0.01, 0.40, 1e-3, AMBIGUOUS),   # significant, but the CI's low end is under min_effect
-    (0.10, -0.05, 0.25, 0.2, AMBIGUOUS),   # not significant, wide CI
-    (0.01, -0.02, 0.03, 0.5, SAME),
-    (0.03, 0.025, 0.035, 1e-9, SAME),      # significant, below threshold
-    (0.06, 0.03, 0.09, 0.05, AMBIGUOUS),   # beyond threshold, not significant at alpha
+@pytest.mark.parametrize("lo,hi,p,expected", [
+    (0.15, 0.25, 1e-6, UP),
+    (-0.25, -0.15, 1e-6, DOWN),
+    (0.01, 0.40, 1e-3, AMBIGUOUS),    # significant, but the interval reaches inside the floor
+    (0.06, 0.09, 0.05, AMBIGUOUS),    # beyond the floor, not significant at alpha
+    (-0.02, 0.03, 0.5, SAME),
+    (0.025, 0.035, 1e-9, SAME),       # significant, within the floor: run-to-run noise
+    (-0.05, 0.049, 0.9, SAME),
 ])
-def test_classify_table(change, lo, hi, p, expected):
-    assert classify(change, lo, hi, p, threshold=0.05, min_effect=0.02, alpha=0.01) == expected
+def test_classify_table(lo, hi, p, expected):
+    assert classify(lo, hi, p, floor=0.05, alpha=0.01) == expected
+
+
+def test_bad_floor_options(tmp_path, cli):
+    b, c = two_runs(tmp_path, 1e-3, 1e-3)
+    for opt in ("--threshold", "--min-effect"):
+        r = cli("compare", b, c, opt, "-0.1")
+        assert r.rc == 2 and r.err.startswith("error:") and opt in r.err
+
+
+def test_slower_variant_and_speedup_drop_reported_apart(tmp_path, cli):
+    # The optimized variant 25% slower in the current run: its time is 'slower' and
+    # its speedup 'lower', each named.
+    base = synth.simple_doc(synth.lognormal(1e-3, 0.01, 40, 1), synth.lognormal(0.5e-3, 0.01, 40, 2))
+    cur = synth.simple_doc(synth.lognormal(1e-3, 0.01, 40, 3), synth.lognormal(0.625e-3, 0.01, 40, 4))
+    r = cli("compare", synth.write(tmp_path / "b.json", base), synth.write(tmp_path / "c.json", cur))
+    assert r.rc == 1, r.out
+    assert "REGRESSION: toy/c1/opt SLOWER +24.7% (interval [+23.9%, +25.7%], floor ±6.7%)" in r.out
+    assert "REGRESSION: toy/c1 speedup opt vs base LOWER -20.1%" in r.out
+
+
+def test_speedup_drop_alone_fails(tmp_path, cli):
+    # The baseline variant got 25% faster, the optimized one did not: no time is
+    # slower, but the optimization gains 20% less, and that fails the gate.
+    base = synth.simple_doc(synth.lognormal(1e-3, 0.01, 40, 1), synth.lognormal(0.5e-3, 0.01, 40, 2))
+    cur = synth.simple_doc(synth.lognormal(0.8e-3, 0.01, 40, 3), synth.lognormal(0.5e-3, 0.01, 40, 4))
+    r = cli("compare", synth.write(tmp_path / "b.json", base), synth.write(tmp_path / "c.json", cur))
+    assert r.rc == 1, r.out
+    assert "SLOWER" not in r.out and " faster" in r.out
+    assert "REGRESSION: toy/c1 speedup opt vs base LOWER -20" in r.out
+
+
+def test_too_few_samples_are_not_judged(tmp_path, cli):
+    b, c = two_runs(tmp_path, 1e-3, 2e-3, n=4)  # 2x slower, but 4 samples cannot reach p < 0.01
+    r = cli("compare", b, c)
+    assert r.rc == 0, r.out
+    assert "too few samples for alpha 0.01" in r.out
+    r = cli("compare", b, c, "--alpha", "0.05")
+    assert r.rc == 1, r.out
+
+
+def test_unpaired_comparison_is_not_judged(tmp_path, cli):
+    base = synth.simple_doc(synth.lognormal(1e-3, 0.01, 30, 1), synth.lognormal(0.5e-3, 0.01, 30, 2))
+    cur = synth.simple_doc(synth.lognormal(1e-3, 0.01, 30, 3), synth.lognormal(0.5e-3, 0.01, 29, 4))
+    r = cli("compare", synth.write(tmp_path / "b.json", base), synth.write(tmp_path / "c.json", cur))
+    assert r.rc == 0
+    assert "not paired by round (30 vs 29 samples)" in r.out
+
+
+def test_markdown_for_a_job_summary(tmp_path, cli):
+    b, c = two_runs(tmp_path, 1.0e-3, 1.2e-3)
+    r = cli("compare", b, c, "--markdown")
+    assert r.rc == 1
+    lines = r.out.splitlines()
+    assert lines[0].startswith("### Regression gate on NVIDIA H100")
+    assert lines[2].startswith("**FAIL: ")  # the verdict first
+    assert "- REGRESSION: toy/c1/" in r.out    # each regression a list item
+    assert "| experiment/case | variant | baseline | current | change | interval | floor |" in r.out
+    assert "<details><summary>Time per step" in r.out
+
+
+def test_history_widens_floors_and_passes_over_other_devices(tmp_path, cli):
+    b, c = two_runs(tmp_path, 1.0e-3, 1.12e-3)
+    assert cli("compare", b, c).rc == 1
+    hist = tmp_path / "hist"
+    hist.mkdir()
+    # An earlier run of the same code 10% slower than the baseline: 12% is within what
+    # same-code runs did, so the gate passes and says which floors history set.
+    synth.write(hist / "old.json", synth.simple_doc(synth.lognormal(1.1e-3, 0.02, 30, 7),
+                                                    synth.lognormal(0.88e-3, 0.02, 30, 8)))
+    # Passed over: another GPU, and older code (its change is real, not noise).
+    synth.write(hist / "a100.json", synth.simple_doc(synth.lognormal(3e-3, 0.02, 30, 9),
+                                                     synth.lognormal(3e-3, 0.02, 30, 10), gpu=synth.A100))
+    older = synth.simple_doc(synth.lognormal(2e-3, 0.02, 30, 11), synth.lognormal(2e-3, 0.02, 30, 12))
+    older["environment"]["git"]["sha"] = "fedcba9876543210"
+    synth.write(hist / "older.json", older)
+    r = cli("compare", b, c, "--history", hist, b, c)  # the baseline and current themselves are skipped
+    assert r.rc == 0, r.out
+    assert "(history)" in r.out
+    assert "widened where 2 runs of the baseline's commit on this device spread wider" in r.out
 
 
 def test_real_results_against_themselves(real_results, cli):

@@ -46,6 +46,7 @@ missing_packages() {
   if [ -x "$PY" ]; then
     "$PY" -c 'import matplotlib' 2>/dev/null || pkgs+=(python3-matplotlib)
     "$PY" -c 'import numpy' 2>/dev/null || pkgs+=(python3-numpy)
+    "$PY" -c 'import scipy.stats' 2>/dev/null || pkgs+=(python3-scipy)
     "$PY" -c 'import jsonschema' 2>/dev/null || pkgs+=(python3-jsonschema)
     "$PY" -c 'import pytest' 2>/dev/null || pkgs+=(python3-pytest)
   fi
