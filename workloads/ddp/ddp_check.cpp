@@ -21,6 +21,7 @@
 
 #include "harness/distributed/self_check.h"
 #include "harness/distributed/session.h"
+#include "workloads/common.h"
 #include "workloads/ddp/bucketed_ddp.h"
 
 namespace optbench::workloads::ddp {
@@ -87,12 +88,6 @@ std::vector<at::Tensor> grads(const std::vector<at::Tensor>& ps) {
   std::vector<at::Tensor> g;
   for (const auto& p : ps) g.push_back(grad_or_zeros(p));
   return g;
-}
-
-double normalised_error(const at::Tensor& got, const at::Tensor& ref) {
-  const auto r = ref.to(at::kDouble);
-  const double scale = std::max(r.abs().max().item<double>(), 1e-30);
-  return (got.to(at::kDouble) - r).abs().max().item<double>() / scale;
 }
 
 // True when `t` holds the same values, bit for bit, on every rank.
