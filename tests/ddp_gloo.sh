@@ -1,21 +1,33 @@
 #!/usr/bin/env bash
 # DDP across processes on the CPU (Gloo), through `optbench launch`:
-#  1. the self-check: after a step the averaged gradients are identical on every
-#     rank and equal (1e-5) to one process training on the concatenated batch;
-#  2. `run data_parallel` under the launcher: rank 0 alone writes a valid file
-#     with the 2-process cases, verified, with scaling efficiency and busbw;
-#  3. failures: a rank that exits, a rank that hangs (the others time out), the
-#     launcher's own timeout, and a rank dying mid-run (finished cases stay);
+#  1. the self-check on 2 and 4 ranks: identical gradients on every rank, equal
+#     (1e-5) to one process, for both gradient layouts, no_sync accumulation,
+#     a parameter no rank uses left alone, a second backward refused;
+#  2. `run data_parallel` in one process (exits 0: its own code, nothing at
+#     exit) and under the launcher on 2 and 4 ranks: rank 0 alone writes a valid
+#     file; single device vs DP-equivalent vs DDP (copy, bucket views) at one
+#     global batch, every variant verified, scaling efficiency per variant;
+#  3. faults, each a clear error and a valid results file: a rank that hangs
+#     (rank 0 times out, records the case as failed and exits 1), a rank that
+#     dies, ranks with different models, a second backward without no_sync;
+#     plus the launcher's own timeout;
 #  4. usage and environment errors.
+# Every launch has a --timeout, so a hang fails the test instead of blocking it.
 set -u
 OPTBENCH=$1; SRC=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OPTBENCH_DIST_TIMEOUT=60
 now() { date +%s; }
+validate() { PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$1" || fail "$2: file not schema-valid"; }
+run_dp() {  # run_dp NPROC OUT [launch args...]: data_parallel under the launcher
+  local n=$1 f=$2; shift 2
+  "$OPTBENCH" launch --nproc "$n" --timeout 240 --grace 2 "$@" -- run data_parallel --quick --device cpu \
+    --no-progress --out "$f" 2>&1
+}
 
-# 1. Self-check on 2 and 3 ranks.
-for n in 2 3; do
+# 1. Self-check.
+for n in 2 4; do
   out=$("$OPTBENCH" launch --nproc $n --timeout 120 -- ddp-check 2>&1); rc=$?
   [ $rc -eq 0 ] || fail "ddp-check on $n ranks: exit $rc: $out"
   for ((r = 0; r < n; r++)); do
@@ -23,71 +35,126 @@ for n in 2 3; do
   done
 done
 echo "$out" | grep -q "launched during backward" || fail "no overlap reported: $out"
+echo "$out" | grep -q "second backward refused" || fail "second backward not checked: $out"
 
-# 2. The experiment on 2 ranks.
-out=$("$OPTBENCH" launch --nproc 2 --timeout 300 -- run data_parallel --quick --device cpu --no-progress \
-      --out "$tmp/r.json" 2>&1); rc=$?
-[ $rc -eq 0 ] || fail "launched run: exit $rc: $out"
-[ "$(ls "$tmp")" = "r.json" ] || fail "ranks other than 0 wrote files: $(ls "$tmp")"
-PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$tmp/r.json" || fail "launched run: file not schema-valid"
-/usr/bin/python3 - "$tmp/r.json" <<'PY' || fail "launched run: content"
+# 2a. One process: DDP at world size 1; the exit code is the run's own.
+out=$("$OPTBENCH" run data_parallel --quick --device cpu --no-progress --out "$tmp/one.json" 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "plain run: exit $rc (not the run's own 0): $out"
+validate "$tmp/one.json" "plain run"
+/usr/bin/python3 - "$tmp/one.json" <<'PY' || fail "plain run: content"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["status"] == "complete", d["status"]
 cases = {c["name"]: c for e in d["experiments"] for c in e["cases"]}
-t = cases["mlp_train_ws2"]
+t = cases["mlp_train_ws1"]
 assert t["status"] == "ok", t
-assert t["params"]["world_size"] == 2 and t["params"]["processes"] == 2 and t["params"]["backend"] == "gloo", t["params"]
-assert "2 processes" in t["notes"]["ran_on"], t["notes"]
-ddp = [v for v in t["variants"] if v["name"] == "ddp"][0]
-assert ddp["status"] == "ok" and ddp["metrics"]["world_size"] == 2, ddp
-cmp = [c for c in t["comparisons"] if c["variant"] == "ddp"][0]
-assert cmp["verification"]["status"] == "passed", cmp
-assert 0 < t["derived"]["scaling_efficiency"] < 2, t["derived"]
-a = cases["allreduce_ws2"]
-assert a["status"] == "ok", a
-assert a["derived"]["busbw_bytes_per_s"] > 0 and a["derived"]["ranks"] == 2, a["derived"]
-assert cases["data_parallel_1dev"]["status"] == "skipped"
-print("launched run ok: scaling efficiency %.2f, busbw %.2f GB/s"
-      % (t["derived"]["scaling_efficiency"], a["derived"]["busbw_bytes_per_s"] / 1e9))
+assert [v["name"] for v in t["variants"]] == ["single_device", "ddp", "ddp_bucket_view"], t["variants"]
+assert all(c["verification"]["status"] == "passed" for c in t["comparisons"]), t["comparisons"]
+for name in ("ddp", "ddp_bucket_view"):
+    assert "overhead_fraction" in t["derived"]["variants"][name], t["derived"]
+layouts = {v["name"]: v["metrics"].get("grad_layout") for v in t["variants"]}
+assert layouts["ddp"] == "copy" and layouts["ddp_bucket_view"] == "bucket_view", layouts
+assert cases["resnet50_train_ws1"]["status"] == "skipped"
 PY
 
-# 3a. A rank that exits: the launcher names it, stops the other, fails fast.
-t0=$(now)
-out=$(OPTBENCH_FAULT_INJECT=rank=1,step=2,mode=exit "$OPTBENCH" launch --nproc 2 --timeout 60 -- ddp-check 2>&1); rc=$?
-[ $rc -ne 0 ] || fail "a rank exited early but the launcher succeeded: $out"
-echo "$out" | grep -q "optbench launch: rank 1 exited with status 3" || fail "exit not reported: $out"
-[ $(( $(now) - t0 )) -lt 30 ] || fail "exit took too long to detect"
+# 2b. Launched on 2 and 4 ranks.
+for n in 2 4; do
+  rm -f "$tmp"/r*.json
+  out=$(run_dp $n "$tmp/r$n.json"); rc=$?
+  [ $rc -eq 0 ] || fail "launched run on $n ranks: exit $rc: $out"
+  [ "$(ls "$tmp" | grep -c '^r')" = 1 ] || fail "ranks other than 0 wrote files: $(ls "$tmp")"
+  validate "$tmp/r$n.json" "launched run on $n ranks"
+  /usr/bin/python3 - "$tmp/r$n.json" $n <<'PY' || fail "launched run on $n ranks: content"
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert d["status"] == "complete", d["status"]
+cases = {c["name"]: c for e in d["experiments"] for c in e["cases"]}
+t = cases["mlp_train_ws%d" % n]
+assert t["status"] == "ok", t
+p = t["params"]
+assert p["world_size"] == n and p["processes"] == n and p["backend"] == "gloo", p
+assert p["global_batch"] == n * p["batch_per_rank"], p
+names = [v["name"] for v in t["variants"]]
+assert names == ["single_device", "data_parallel", "ddp", "ddp_bucket_view"], names
+assert all(v["status"] == "ok" for v in t["variants"]), [(v["name"], v.get("error")) for v in t["variants"]]
+# One global batch: every variant does the same work per step.
+assert len({json.dumps(v.get("units", t["units"]), sort_keys=True) for v in t["variants"]}) == 1
+assert all(c["verification"]["status"] == "passed" for c in t["comparisons"]), t["comparisons"]
+assert "%d processes" % n in t["notes"]["ran_on"] and "DP-equivalent" in t["notes"]["data_parallel_on_cpu"], t["notes"]
+dv = t["derived"]["variants"]
+for name in ("data_parallel", "ddp", "ddp_bucket_view"):
+    assert dv[name]["devices"] == n and 0 < dv[name]["scaling_efficiency"] < 2, (name, dv[name])
+assert t["derived"]["ddp_over_data_parallel"] > 0, t["derived"]
+m = {v["name"]: v.get("metrics", {}) for v in t["variants"]}
+assert m["ddp"]["world_size"] == n and m["ddp"]["averaging"].startswith("scaled by 1/world"), m["ddp"]
+assert m["data_parallel"]["replicas"] == n and m["single_device"]["global_batch"] == p["global_batch"], m
+a = cases["allreduce_ws%d" % n]
+assert a["status"] == "ok", a
+assert a["derived"]["busbw_bytes_per_s"] > 0 and a["derived"]["ranks"] == n, a["derived"]
+assert cases["data_parallel_1dev"]["status"] == "skipped" and cases["resnet50_train_ws1"]["status"] == "skipped"
+print("%d ranks ok: scaling efficiency single->DP-equivalent %.2f, ->DDP %.2f, ->DDP views %.2f"
+      % (n, dv["data_parallel"]["scaling_efficiency"], dv["ddp"]["scaling_efficiency"],
+         dv["ddp_bucket_view"]["scaling_efficiency"]))
+PY
+done
 
-# 3b. A rank that hangs: the other times out in its all-reduce and exits with an error.
-t0=$(now)
-out=$(OPTBENCH_DIST_TIMEOUT=3 OPTBENCH_FAULT_INJECT=rank=1,step=2,mode=hang \
-      "$OPTBENCH" launch --nproc 2 --timeout 60 -- ddp-check 2>&1); rc=$?
-[ $rc -ne 0 ] || fail "a rank hung but the launcher succeeded: $out"
-echo "$out" | grep -q "\[rank 0\] ddp check: rank 0 of 2: error: all-reduce of gradient bucket" \
-  || fail "the hang is not reported by rank 0: $out"
-echo "$out" | grep -q "optbench launch: rank 0 exited with status 1" || fail "rank 0's failure not reported: $out"
-[ $(( $(now) - t0 )) -lt 30 ] || fail "hang took too long to detect"
+# Checks a faulty run's file: valid, the mlp case failed (or interrupted when the
+# launcher stopped rank 0 first) with `words` in its record.
+check_fault() {  # check_fault FILE WHAT WORDS STATUSES
+  validate "$1" "$2"
+  /usr/bin/python3 - "$1" "$3" "$4" <<'PY' || fail "$2: record"
+import json, sys
+d = json.load(open(sys.argv[1])); words = sys.argv[2]; statuses = sys.argv[3].split(",")
+assert d["status"] in ("complete", "interrupted"), d["status"]
+cases = {c["name"]: c for e in d["experiments"] for c in e["cases"]}
+t = cases["mlp_train_ws2"]
+assert t["status"] in statuses, (t["status"], t.get("reason"))
+if words:
+    text = json.dumps(t)
+    assert words in text, (words, t.get("reason"), [v.get("error") for v in t.get("variants", [])])
+PY
+}
 
-# 3c. The launcher's own timeout.
+# 3a. A rank that hangs in DDP's third step: rank 0 gives up after the timeout,
+# aborts the group, records the case as failed, finishes the file, exits 1.
+t0=$(now)
+out=$(OPTBENCH_DIST_TIMEOUT=3 OPTBENCH_FAULT_INJECT=rank=1,job=0,step=3,mode=hang run_dp 2 "$tmp/hang.json"); rc=$?
+[ $rc -eq 1 ] || fail "hung rank: launcher exit $rc, expected rank 0's 1: $out"
+echo "$out" | grep -q "optbench launch: rank 0 exited with status 1" || fail "hung rank: rank 0's exit not its own: $out"
+check_fault "$tmp/hang.json" "hung rank" "a peer rank may have died or hung" failed
+[ "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$tmp/hang.json")" = complete ] \
+  || fail "hung rank: file not completed"
+[ $(( $(now) - t0 )) -lt 90 ] || fail "hung rank took too long to detect"
+
+# 3b. A rank that dies in DDP's third step: the launcher names it and stops rank
+# 0, whose file stays valid (the case failed, or interrupted if the stop came first).
+out=$(OPTBENCH_FAULT_INJECT=rank=1,job=0,step=3,mode=exit run_dp 2 "$tmp/dead.json"); rc=$?
+[ $rc -eq 3 ] || fail "dead rank: exit $rc: $out"
+echo "$out" | grep -q "optbench launch: rank 1 exited with status 3" || fail "dead rank not reported: $out"
+check_fault "$tmp/dead.json" "dead rank" "" failed,interrupted
+
+# 3c. A rank dying in the last case (all-reduce, job 2): the finished case stays.
+out=$(OPTBENCH_FAULT_INJECT=rank=1,job=2,step=3,mode=exit run_dp 2 "$tmp/late.json"); rc=$?
+[ $rc -eq 3 ] || fail "late death: exit $rc: $out"
+check_fault "$tmp/late.json" "late death" "" ok
+
+# 3d. Ranks with different models: every rank refuses before any gradient moves.
+out=$(OPTBENCH_FAULT_INJECT=rank=1,job=0,mode=mismatch run_dp 2 "$tmp/mismatch.json"); rc=$?
+[ $rc -eq 1 ] || fail "mismatch: exit $rc: $out"
+echo "$out" | grep -q "\[rank 1\] optbench: rank 1: error in data_parallel/mlp_train_ws2/ddp: the ranks do not hold the same parameters" \
+  || fail "mismatch: rank 1's error missing: $out"
+check_fault "$tmp/mismatch.json" "mismatch" "do not hold the same parameters" failed
+
+# 3e. A second backward before the gradients are finished (no no_sync()): refused.
+out=$(OPTBENCH_FAULT_INJECT=rank=0,mode=second_backward run_dp 2 "$tmp/twice.json"); rc=$?
+[ $rc -eq 1 ] || fail "second backward: exit $rc: $out"
+check_fault "$tmp/twice.json" "second backward" "accumulate gradients inside no_sync()" failed
+
+# 3f. A rank that hangs under the launcher's own timeout.
 t0=$(now)
 out=$(OPTBENCH_FAULT_INJECT=rank=1,step=2,mode=hang "$OPTBENCH" launch --nproc 2 --timeout 3 --grace 2 -- ddp-check 2>&1); rc=$?
 [ $rc -eq 124 ] || fail "launcher timeout: exit $rc: $out"
 echo "$out" | grep -q "timed out after 3 s" || fail "timeout not reported: $out"
 [ $(( $(now) - t0 )) -lt 20 ] || fail "launcher timeout took too long"
-
-# 3d. A rank dying during the second case of a run: rank 0's file keeps the first.
-out=$(OPTBENCH_FAULT_INJECT=rank=1,job=1,step=3,mode=exit "$OPTBENCH" launch --nproc 2 --timeout 300 -- \
-      run data_parallel --quick --device cpu --no-progress --out "$tmp/f.json" 2>&1); rc=$?
-[ $rc -ne 0 ] || fail "a rank died mid-run but the launcher succeeded: $out"
-echo "$out" | grep -q "optbench launch: rank 1 exited with status 3" || fail "mid-run exit not reported: $out"
-PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$tmp/f.json" || fail "mid-run failure: file not schema-valid"
-/usr/bin/python3 - "$tmp/f.json" <<'PY' || fail "mid-run failure: finished case lost"
-import json, sys
-d = json.load(open(sys.argv[1]))
-cases = {c["name"]: c for e in d["experiments"] for c in e["cases"]}
-assert cases["mlp_train_ws2"]["status"] == "ok", cases["mlp_train_ws2"].get("status")
-PY
 
 # 4. Usage and environment errors.
 out=$("$OPTBENCH" launch --nproc 2 2>&1); rc=$?

@@ -1,7 +1,9 @@
 // Distributed pieces that need no second process: the launchers' environment,
-// bucket assignment, nccl-tests' bandwidth formulas, the DDP wrapper on a group
-// of one (Gloo), and the launcher's process handling. Multi-rank behaviour is
-// tested by tests/ddp_gloo.sh.
+// one GPU per rank, bucket assignment, nccl-tests' bandwidth formulas, the
+// parameter check across ranks, the DDP implementation on a group of one (Gloo:
+// both gradient layouts, no_sync accumulation, a refused second backward, an
+// unused parameter left alone), and the launcher's process handling.
+// Multi-rank behaviour is tested by tests/ddp_gloo.sh.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,13 +17,14 @@
 #include <set>
 #include <string>
 
-#include "harness/distributed/ddp.h"
 #include "harness/distributed/launcher.h"
 #include "harness/distributed/rendezvous.h"
 #include "harness/distributed/session.h"
+#include "workloads/ddp/bucketed_ddp.h"
 
 using namespace optbench;
 using namespace optbench::distributed;
+using namespace optbench::workloads::ddp;
 
 namespace {
 
@@ -192,43 +195,141 @@ TEST(BusBandwidth, NcclTestsFormula) {
   EXPECT_DOUBLE_EQ(allreduce_algbw(1e9, 0.0), 0.0);
 }
 
+TEST(GpuSlots, TwoRanksOnOneGpuAreNamed) {
+  EXPECT_EQ(gpu_sharing_problem({{0, "n1", "0000:1a:00.0"}, {1, "n1", "0000:1b:00.0"}, {2, "n2", "0000:1a:00.0"}}),
+            "");
+  const std::string p = gpu_sharing_problem({{0, "n1", "0000:1a:00.0"}, {1, "n1", "0000:1a:00.0"}});
+  EXPECT_EQ(p.rfind("2 ranks on host n1 need 2 GPUs (found 1): ranks 0, 1 would share GPU 0000:1a:00.0", 0), 0u) << p;
+  const std::string q = gpu_sharing_problem(
+      {{0, "n1", "A"}, {1, "n1", "B"}, {2, "n1", "A"}, {3, "n1", "B"}, {4, "n2", "A"}});
+  EXPECT_NE(q.find("4 ranks on host n1 need 4 GPUs (found 2)"), std::string::npos) << q;
+}
+
+TEST(Signature, MismatchNamesEachRank) {
+  const auto a = at::zeros({3, 4}), b = at::zeros({4}), c = at::zeros({4, 3});
+  const auto s1 = parameter_signature({a, b}, 1024);
+  EXPECT_EQ(signature_mismatch({s1, s1, s1}), "");
+  // Same element count, other shape order: still a mismatch.
+  const auto s2 = parameter_signature({c, b}, 1024);
+  EXPECT_EQ(s2[1], s1[1]);
+  const std::string m = signature_mismatch({s1, s2});
+  EXPECT_NE(m.find("do not hold the same parameters"), std::string::npos) << m;
+  EXPECT_NE(m.find("rank 1: 2 tensors, 16 elements"), std::string::npos) << m;
+  EXPECT_NE(signature_mismatch({s1, parameter_signature({a, b}, 2048)}), "");  // bucket caps differ
+  EXPECT_NE(signature_mismatch({s1, parameter_signature({a.to(at::kDouble), b}, 1024)}), "");
+}
+
+namespace {
+
+struct Net {
+  std::vector<at::Tensor> ps, ref;
+  at::Tensor x;
+  explicit Net(std::uint64_t seed) {
+    auto gen = at::detail::createCPUGenerator(seed);
+    ps = {at::randn({5}, gen),  // never used by the loss
+          at::randn({8, 16}, gen), at::randn({16, 4}, gen)};
+    for (auto& p : ps) {
+      ref.push_back(p.clone().requires_grad_(true));
+      p.requires_grad_(true);
+    }
+    x = at::randn({3, 8}, gen);
+  }
+  at::Tensor loss(const std::vector<at::Tensor>& p, double k = 1.0) const {
+    return (x * k).mm(p[1]).tanh().mm(p[2]).pow(2).sum();
+  }
+  void clear() {
+    for (auto* v : {&ps, &ref})
+      for (auto& p : *v) p.mutable_grad() = at::Tensor();
+  }
+};
+
+}  // namespace
+
 TEST(Ddp, GroupOfOneKeepsGradientsAndOverlaps) {
   if (!compat::kHaveGloo) GTEST_SKIP() << "no Gloo in this build";
   auto session = Session::local(DeviceKind::cpu);
   ASSERT_EQ(session->world_size(), 1);
   EXPECT_EQ(session->backend(), "gloo");
-  auto gen = at::detail::createCPUGenerator(3);
-  std::vector<at::Tensor> ps = {at::randn({5}, gen),  // never used by the loss
-                                at::randn({8, 16}, gen), at::randn({16, 4}, gen)};
-  std::vector<at::Tensor> ref;
-  for (auto& p : ps) {
-    ref.push_back(p.clone().requires_grad_(true));
-    p.requires_grad_(true);
+  for (GradLayout layout : {GradLayout::copy, GradLayout::bucket_view}) {
+    Net n(3);
+    DistributedDataParallel ddp(n.ps, *session, DdpOptions{300, layout});
+    // From the last: 64 floats (256 B) | 128 floats (512 B, over the cap) | 5 floats.
+    ASSERT_EQ(ddp.num_buckets(), 3u);
+    EXPECT_EQ(ddp.gradient_bytes(), (5 + 128 + 64) * 4);
+    ddp.broadcast_parameters(0);
+    EXPECT_TRUE(at::equal(n.ps[1], n.ref[1]));
+    for (int step = 0; step < 2; ++step) {
+      n.loss(n.ps).backward();
+      ddp.finish_gradients();
+      ddp.wait_completed();
+      n.loss(n.ref).backward();
+      EXPECT_TRUE(at::equal(n.ps[1].grad(), n.ref[1].grad())) << "step " << step;
+      EXPECT_TRUE(at::equal(n.ps[2].grad(), n.ref[2].grad())) << "step " << step;
+      // Used by no rank: left untouched, as PyTorch does (it used to get zeros).
+      EXPECT_FALSE(n.ps[0].grad().defined());
+      // The two buckets whose parameters get gradients went out from the hooks.
+      EXPECT_EQ(ddp.last_overlapped_buckets(), 2);
+      n.clear();
+    }
+    EXPECT_EQ(ddp.steps(), 2);
   }
-  DistributedDataParallel ddp(ps, *session, DdpOptions{300, /*control_slot=*/true});
-  // From the last: 64 floats (256 B) | 128 floats (512 B, over the cap) | 5 floats.
-  ASSERT_EQ(ddp.num_buckets(), 3u);
-  EXPECT_EQ(ddp.gradient_bytes(), (5 + 128 + 64) * 4);
-  ddp.broadcast_parameters(0);
-  EXPECT_TRUE(at::equal(ps[1], ref[1]));
-  const auto x = at::randn({3, 8}, gen);
-  auto loss = [&x](const std::vector<at::Tensor>& p) { return x.mm(p[1]).tanh().mm(p[2]).pow(2).sum(); };
-  for (int step = 0; step < 2; ++step) {
-    ddp.set_control(2.5f);
-    loss(ps).backward();
+}
+
+TEST(Ddp, BucketViewGradientsAliasTheBucket) {
+  if (!compat::kHaveGloo) GTEST_SKIP() << "no Gloo in this build";
+  auto session = Session::local(DeviceKind::cpu);
+  Net n(4);
+  DistributedDataParallel ddp(n.ps, *session, DdpOptions{0, GradLayout::bucket_view});  // one bucket
+  ASSERT_EQ(ddp.num_buckets(), 1u);
+  n.loss(n.ps).backward();
+  ddp.finish_gradients();
+  const auto& g1 = n.ps[1].grad();
+  const auto& g2 = n.ps[2].grad();
+  // One buffer: parameter 2's slice comes first (reverse order), parameter 1's right after it.
+  EXPECT_TRUE(g1.is_alias_of(g2));
+  EXPECT_EQ(static_cast<const float*>(g1.data_ptr()), static_cast<const float*>(g2.data_ptr()) + 64);
+  // With copies, each gradient is a tensor of its own.
+  Net m(4);
+  DistributedDataParallel copy(m.ps, *session, DdpOptions{0, GradLayout::copy});
+  m.loss(m.ps).backward();
+  copy.finish_gradients();
+  EXPECT_FALSE(m.ps[1].grad().is_alias_of(m.ps[2].grad()));
+  EXPECT_TRUE(at::equal(g1, m.ps[1].grad()));
+}
+
+TEST(Ddp, NoSyncAccumulatesMicroBatches) {
+  if (!compat::kHaveGloo) GTEST_SKIP() << "no Gloo in this build";
+  auto session = Session::local(DeviceKind::cpu);
+  for (GradLayout layout : {GradLayout::copy, GradLayout::bucket_view}) {
+    Net n(5);
+    DistributedDataParallel ddp(n.ps, *session, DdpOptions{300, layout});
+    {
+      DistributedDataParallel::NoSync quiet(ddp);
+      n.loss(n.ps, 1.0).backward();
+    }
+    n.loss(n.ps, 0.5).backward();
     ddp.finish_gradients();
-    loss(ref).backward();
-    EXPECT_TRUE(at::equal(ps[1].grad(), ref[1].grad())) << "step " << step;
-    EXPECT_TRUE(at::equal(ps[2].grad(), ref[2].grad())) << "step " << step;
-    ASSERT_TRUE(ps[0].grad().defined());  // unused: all-reduced zeros
-    EXPECT_EQ(ps[0].grad().abs().sum().item<float>(), 0.0f);
-    EXPECT_FLOAT_EQ(ddp.control_result(), 2.5f);  // a group of one sums one value
-    // The two buckets whose parameters get gradients went out from the hooks.
-    EXPECT_EQ(ddp.last_overlapped_buckets(), 2);
-    for (auto* v : {&ps, &ref})
-      for (auto& p : *v) p.mutable_grad() = at::Tensor();
+    n.loss(n.ref, 1.0).backward();
+    n.loss(n.ref, 0.5).backward();
+    EXPECT_TRUE(at::allclose(n.ps[1].grad(), n.ref[1].grad()));
+    EXPECT_TRUE(at::allclose(n.ps[2].grad(), n.ref[2].grad()));
   }
-  EXPECT_EQ(ddp.steps(), 2);
+}
+
+TEST(Ddp, SecondBackwardWithoutNoSyncIsRefused) {
+  if (!compat::kHaveGloo) GTEST_SKIP() << "no Gloo in this build";
+  auto session = Session::local(DeviceKind::cpu);
+  Net n(6);
+  DistributedDataParallel ddp(n.ps, *session, DdpOptions{300, GradLayout::copy});
+  n.loss(n.ps).backward();
+  try {
+    n.loss(n.ps).backward();
+    FAIL() << "a second backward before finish_gradients() was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("no_sync()"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(session->broken());
+  EXPECT_THROW(ddp.finish_gradients(), std::runtime_error);
 }
 
 TEST(Launcher, WaitStatusWords) {

@@ -114,9 +114,18 @@ inline CollectivesPtr make_gloo(const StorePtr& store, int rank, int size, std::
 }
 
 // NCCL on the calling thread's current CUDA device (set it first). Operations
-// time out after `timeout` through NCCL's watchdog, which tears the process down.
+// time out after `timeout`. By default NCCL's watchdog would then tear the
+// process down (no record, the results file left "running"); unless the user
+// chose otherwise, error handling is set to 2 (CleanUpOnly: the watchdog aborts
+// the communicators and the error surfaces in the work, which Session::wait
+// turns into a failed case). The variable is TORCH_NCCL_ASYNC_ERROR_HANDLING in
+// 2.x and NCCL_ASYNC_ERROR_HANDLING in 1.13 (unchecked on a GPU here).
 inline CollectivesPtr make_nccl(const StorePtr& store, int rank, int size, std::chrono::milliseconds timeout) {
 #if OPTBENCH_HAVE_NCCL
+  if (!std::getenv("TORCH_NCCL_ASYNC_ERROR_HANDLING") && !std::getenv("NCCL_ASYNC_ERROR_HANDLING")) {
+    ::setenv("TORCH_NCCL_ASYNC_ERROR_HANDLING", "2", 0);
+    ::setenv("NCCL_ASYNC_ERROR_HANDLING", "2", 0);
+  }
   auto opts = c10d::ProcessGroupNCCL::Options::create();
   opts->timeout = timeout;
   return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, opts);
@@ -134,12 +143,56 @@ inline WorkPtr allreduce_async(Collectives& pg, const at::Tensor& t, c10d::Reduc
   return pg.allreduce(ts, o);
 }
 
+// Every rank's `in` into out[r] (same shape and dtype on every rank).
+inline WorkPtr allgather_async(Collectives& pg, const std::vector<at::Tensor>& out, const at::Tensor& in) {
+  std::vector<std::vector<at::Tensor>> outs{out};
+  std::vector<at::Tensor> ins{in};
+  return pg.allgather(outs, ins);
+}
+
 inline WorkPtr broadcast_async(Collectives& pg, const at::Tensor& t, int root) {
   std::vector<at::Tensor> ts{t};
   c10d::BroadcastOptions o;
   o.rootRank = root;
   o.rootTensor = 0;
   return pg.broadcast(ts, o);
+}
+
+// Whether the backend averages in the reduction itself (ReduceOp::AVG): NCCL
+// does (2.10+); Gloo does not, so callers scale while copying into the buffer.
+inline bool supports_avg(const std::string& backend) { return backend == "nccl"; }
+
+// True once the collective has finished (or failed): a non-blocking query (for
+// NCCL, of the CUDA events after it), so a caller can wait against its own
+// deadline and signals instead of inside the backend.
+inline bool completed(const WorkPtr& work) { return work->isCompleted(); }
+
+// Releases whatever a failed or timed-out group still runs: NCCL's abort
+// (ncclCommAbort) frees kernels stuck waiting for a dead peer. LibTorch 1.13's
+// ProcessGroupNCCL has no group-level abort (its destructor aborts) and Gloo none
+// at all (its collectives end at their own timeout): nothing to do there.
+inline void abort(Collectives& pg) {
+#if OPTBENCH_HAVE_NCCL && TORCH_VERSION_MAJOR >= 2
+  // 2.x: abort() (2.2-2.4: abort(optional reason = nullopt)); unchecked against
+  // 2.11's headers on this machine.
+  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(&pg)) nccl->abort();
+#else
+  (void)pg;
+#endif
+}
+
+// What torch.distributed.destroy_process_group() does before the group is
+// freed: NCCL's shutdown() ends the watchdog and heartbeat threads and frees the
+// communicators while CUDA is still up. A 2.x ProcessGroupNCCL destroyed without
+// it warns "destroy_process_group() was not called" and aborts from its
+// destructor (seen followed by a SIGSEGV at exit). Gloo's destructor joins its
+// threads: nothing to do before it.
+inline void shutdown(Collectives& pg) {
+#if OPTBENCH_HAVE_NCCL && TORCH_VERSION_MAJOR >= 2
+  if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(&pg)) nccl->shutdown();
+#else
+  (void)pg;
+#endif
 }
 
 // Waits for a collective. Host-blocking backends (Gloo) wait at most `timeout`

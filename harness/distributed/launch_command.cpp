@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/distributed/ddp_check.h"
+#include "harness/distributed/self_check.h"
 #include "harness/distributed/launcher.h"
 
 namespace optbench::distributed {
@@ -31,7 +31,7 @@ class Commands final : public DistributedCommands {
     launch_->add_option("command", command_, "The optbench arguments each rank runs (after --)");
     launch_->prefix_command();
 
-    check_ = app.add_subcommand("ddp-check", "Self-check of the DDP wrapper across the launched ranks");
+    check_ = app.add_subcommand("ddp-check", "Self-check of the DDP implementation across the launched ranks");
     check_->group("");  // hidden: a test hook
     check_->add_option("--device", device_, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
     check_->add_option("--steps", check_opts_.steps, "Training steps to check")->check(CLI::PositiveNumber);
@@ -62,7 +62,7 @@ class Commands final : public DistributedCommands {
   CLI::App* launch_ = nullptr;
   CLI::App* check_ = nullptr;
   LaunchOptions launch_opts_;
-  CheckOptions check_opts_;
+  SelfCheckOptions check_opts_;
   std::vector<std::string> command_;
   std::string device_ = "cpu";
 };

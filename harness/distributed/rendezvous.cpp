@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string>
 
 namespace optbench::distributed {
@@ -92,6 +94,24 @@ std::optional<RendezvousInfo> parse_rendezvous_env(const GetEnv& env) {
 
 std::optional<RendezvousInfo> rendezvous_from_environment() {
   return parse_rendezvous_env([](const char* n) { return std::getenv(n); });
+}
+
+std::string gpu_sharing_problem(const std::vector<GpuSlot>& slots) {
+  std::map<std::string, std::map<std::string, std::vector<int>>> by_host;  // host -> gpu -> ranks
+  for (const auto& s : slots) by_host[s.host][s.gpu].push_back(s.rank);
+  for (const auto& [host, gpus] : by_host) {
+    std::size_t ranks = 0;
+    for (const auto& g : gpus) ranks += g.second.size();
+    for (const auto& [gpu, users] : gpus) {
+      if (users.size() < 2) continue;
+      std::string list;
+      for (int r : users) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      return std::to_string(ranks) + " ranks on host " + host + " need " + std::to_string(ranks) +
+             " GPUs (found " + std::to_string(gpus.size()) + "): ranks " + list + " would share GPU " + gpu +
+             " (NCCL needs one GPU per rank; start fewer ranks, e.g. --nproc " + std::to_string(gpus.size()) + ")";
+    }
+  }
+  return "";
 }
 
 }  // namespace optbench::distributed

@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace optbench::distributed {
 
@@ -38,5 +39,18 @@ using GetEnv = std::function<const char*(const char*)>;
 // `optbench run`); throws RendezvousError when it describes one badly.
 std::optional<RendezvousInfo> parse_rendezvous_env(const GetEnv& getenv);
 std::optional<RendezvousInfo> rendezvous_from_environment();
+
+// Which GPU a rank would use: its host and the GPU's PCI bus id.
+struct GpuSlot {
+  int rank = 0;
+  std::string host;
+  std::string gpu;
+};
+
+// "" when no two ranks share a GPU, else the error to show, e.g. "4 ranks on
+// host n1 need 4 GPUs (found 1): ranks 0, 1, 2, 3 would share GPU 0000:1a:00.0
+// (NCCL needs one GPU per rank)". Checked before NCCL starts, which otherwise
+// fails its rendezvous with an unrelated-looking error.
+std::string gpu_sharing_problem(const std::vector<GpuSlot>& slots);
 
 }  // namespace optbench::distributed

@@ -17,6 +17,7 @@
 #include "harness/suite_runner.h"
 
 #if OPTBENCH_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
@@ -40,16 +41,6 @@ std::string first_line(std::string s) {
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 std::string text(const std::vector<std::uint8_t>& b) { return {b.begin(), b.end()}; }
-
-// Polls instead of Store::wait so a follower stays responsive to signals while
-// rank 0 measures other experiments (which can take long).
-bool wait_key(c10d::Store& store, const std::string& key) {
-  while (!store.check({key})) {
-    if (stop_requested()) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
 
 struct FaultSpec {
   int rank = -1;
@@ -102,8 +93,28 @@ Session::Session(RendezvousInfo info, DeviceKind kind)
 
 Session::~Session() {
   if (g_current == this) g_current = nullptr;
-  // The group before the store it rendezvoused through.
+  close();
+}
+
+void Session::close() {
+  if (pg_) {
+    try {
+      if (broken()) {
+        compat::abort(*pg_);
+      } else {
+#if OPTBENCH_WITH_CUDA
+        // Nothing of ours still runs on the communicators when they go.
+        if (device_.is_cuda()) c10::cuda::device_synchronize();
+#endif
+        compat::shutdown(*pg_);
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "optbench: rank %d: closing the process group: %s\n", info_.rank,
+                   first_line(e.what()).c_str());
+    }
+  }
   pg_.reset();
+  command_store_.reset();
   store_.reset();
 }
 
@@ -130,8 +141,9 @@ void Session::connect() {
     const int count = static_cast<int>(c10::cuda::device_count());
     if (count < 1) throw std::runtime_error(who + ": no CUDA device is visible");
     if (info_.local_rank >= count && count != 1)
-      throw std::runtime_error(who + ": LOCAL_RANK=" + std::to_string(info_.local_rank) + " but only " +
-                               std::to_string(count) + " CUDA devices are visible (NCCL needs one GPU per rank)");
+      throw std::runtime_error(who + ": " + std::to_string(info_.local_rank + 1) + "+ ranks on this node need as many "
+                               "GPUs (found " + std::to_string(count) + "): LOCAL_RANK=" +
+                               std::to_string(info_.local_rank) + " has none (NCCL needs one GPU per rank)");
     const int index = count == 1 ? 0 : info_.local_rank;
     c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
     device_ = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
@@ -152,6 +164,7 @@ void Session::connect() {
                              first_line(e.what()));
   }
   if (info_.source == "local") info_.master_port = compat::tcp_store_port(store_);
+  if (backend_ == "nccl" && info_.world_size > 1) check_one_gpu_per_rank(who);
   try {
     auto pg_store = compat::prefix_store("optbench/pg", store_);
     pg_ = backend_ == "nccl" ? compat::make_nccl(pg_store, info_.rank, info_.world_size, timeout_)
@@ -171,6 +184,33 @@ void Session::connect() {
   }
 }
 
+void Session::check_one_gpu_per_rank(const std::string& who) {
+  // Every rank publishes which GPU it took; two ranks on one GPU would make NCCL
+  // fail (or hang) in its own rendezvous.
+  std::string gpu = device_.str();
+#if OPTBENCH_WITH_CUDA
+  const auto* prop = at::cuda::getDeviceProperties(device_.index());
+  char bus[32];
+  std::snprintf(bus, sizeof bus, "%04x:%02x:%02x.0", prop->pciDomainID, prop->pciBusID, prop->pciDeviceID);
+  gpu = bus;
+#endif
+  char host[256] = "?";
+  ::gethostname(host, sizeof host - 1);
+  store_->set("optbench/gpu/" + std::to_string(info_.rank), bytes(std::string(host) + "\n" + gpu));
+  std::vector<GpuSlot> slots;
+  try {
+    for (int r = 0; r < info_.world_size; ++r) {
+      const std::string v = text(store_->get("optbench/gpu/" + std::to_string(r)));
+      const auto nl = v.find('\n');
+      slots.push_back({r, v.substr(0, nl), nl == std::string::npos ? "" : v.substr(nl + 1)});
+    }
+  } catch (const std::exception& e) {
+    throw std::runtime_error(who + ": not every rank reached the rendezvous within " +
+                             seconds(static_cast<double>(timeout_.count()) / 1e3) + ": " + first_line(e.what()));
+  }
+  if (auto problem = gpu_sharing_problem(slots); !problem.empty()) throw std::runtime_error(problem);
+}
+
 void Session::mark_broken(const std::string& why) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!broken_.exchange(true)) broken_reason_ = first_line(why);
@@ -182,21 +222,88 @@ void Session::check_usable() const {
   throw std::runtime_error("the process group is unusable after an earlier failure: " + broken_reason_);
 }
 
-std::string Session::job_key(std::int64_t n) const { return "optbench/job/" + std::to_string(n); }
+void Session::abort(const std::string& why) {
+  mark_broken(why);
+  try {
+    if (pg_) compat::abort(*pg_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "optbench: rank %d: aborting the process group: %s\n", info_.rank,
+                 first_line(e.what()).c_str());
+  }
+}
 
-void Session::announce(const std::string& experiment, const std::string& case_name, const std::string& variant) {
-  if (info_.rank != 0) return;
+void Session::wait(const compat::WorkPtr& work, const std::string& what) {
   check_usable();
-  const json job = {{"type", "variant"}, {"experiment", experiment}, {"case", case_name}, {"variant", variant}};
-  store_->set(job_key(next_job_++), bytes(job.dump()));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto deadline = t0 + timeout_;
+  std::string problem;
+  try {
+    // Spin briefly (a collective usually ends within microseconds of the last
+    // rank joining), then sleep in growing steps up to 1 ms.
+    auto nap = std::chrono::microseconds(0);
+    while (!compat::completed(work)) {
+      const auto now = std::chrono::steady_clock::now();
+      if (stop_requested()) {
+        problem = "stopped by a signal";
+        break;
+      }
+      if (now > deadline) {
+        problem = "no result within " + seconds(static_cast<double>(timeout_.count()) / 1e3) +
+                  " (OPTBENCH_DIST_TIMEOUT): a peer rank may have died or hung";
+        break;
+      }
+      if (now - t0 > std::chrono::microseconds(200)) {
+        nap = std::min<std::chrono::microseconds>(std::chrono::microseconds(1000), nap + std::chrono::microseconds(50));
+        std::this_thread::sleep_for(nap);
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (problem.empty()) work->wait();  // rethrows the collective's own error
+  } catch (const std::exception& e) {
+    problem = first_line(e.what()) + " (a peer rank may have died or hung)";
+  }
+  if (problem.empty()) return;
+  const std::string message = what + " failed: " + problem;
+  abort(message);
+  throw std::runtime_error(message);
+}
+
+namespace {
+std::string command_key(std::int64_t n) { return "optbench/cmd/" + std::to_string(n); }
+}  // namespace
+
+void Session::command(const std::string& c) {
+  // One small key per command stays in the store (tens of bytes): deleting it
+  // would cost a round trip inside the timed step.
+  store_->set(command_key(next_command_++), bytes(c));
+}
+
+std::int64_t Session::announce(const std::string& experiment, const std::string& case_name,
+                              const std::string& variant) {
+  if (info_.rank != 0) return g_job.load();
+  check_usable();
+  const std::int64_t n = next_job_++;
+  command(json{{"type", "variant"}, {"job", n}, {"experiment", experiment}, {"case", case_name}, {"variant", variant}}
+              .dump());
+  return n;
+}
+
+void Session::start_step(std::int64_t job) {
+  if (info_.rank == 0 && info_.world_size > 1) command("s " + std::to_string(job));
+}
+
+void Session::end_job(std::int64_t job) {
+  if (info_.rank == 0 && info_.world_size > 1) command("e " + std::to_string(job));
 }
 
 void Session::finish() {
   if (info_.rank != 0 || info_.world_size < 2 || !store_) return;
   try {
-    store_->set(job_key(next_job_++), bytes(json{{"type", "done"}}.dump()));
-    // After a failed collective some rank is dead or stuck: do not wait for it.
-    if (broken()) return;
+    command(json{{"type", "done"}}.dump());
+    // After a failed collective some rank is dead or stuck, and after Ctrl-C the
+    // others are stopping too: do not wait for them.
+    if (broken() || stop_requested()) return;
     std::vector<std::string> acks;
     for (int r = 1; r < info_.world_size; ++r) acks.push_back("optbench/ack/" + std::to_string(r));
     // The other ranks read the last job from rank 0's store: keep it up until they have.
@@ -209,40 +316,79 @@ void Session::finish() {
 
 int Session::serve(const RunContext& ctx) {
   std::map<std::string, std::vector<Case>> cases;  // per experiment, built once
+  std::map<std::int64_t, std::unique_ptr<Workload>> jobs;
+  std::map<std::int64_t, std::int64_t> steps;  // per job, for fault injection
+  std::map<std::int64_t, std::string> names;
+  bool failed = false;
+  auto report = [&](std::int64_t job, const std::string& what, const std::exception& e) {
+    std::fprintf(stderr, "optbench: rank %d: error in %s: %s\n", info_.rank, what.c_str(), first_line(e.what()).c_str());
+    failed = true;
+    jobs.erase(job);  // rank 0 sees the same failure (or times out on this rank) and records it
+  };
   try {
+    // Rank 0 may time other variants for long between two commands: this client
+    // waits as long as it takes (a launcher ends a rank whose peer died).
+    command_store_ = compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false,
+                                            info_.world_size, std::chrono::hours(24 * 7));
     for (;;) {
-      const std::string key = job_key(next_job_++);
-      if (!wait_key(*store_, key)) return kExitInterrupted;
-      const json job = json::parse(text(store_->get(key)));
-      const std::string type = job.value("type", "");
-      if (type == "done") {
-        store_->set("optbench/ack/" + std::to_string(info_.rank), bytes("1"));
-        return 0;
-      }
-      if (type != "variant") throw std::runtime_error("unknown job from rank 0: " + job.dump());
-      const std::string exp = job.at("experiment"), cname = job.at("case"), vname = job.at("variant");
-      if (!cases.count(exp)) {
-        const Experiment* found = nullptr;
-        for (const auto& e : Registry::instance().all())
-          if (e->info().name == exp) found = e.get();
-        if (!found) throw std::runtime_error("rank 0 announced unknown experiment '" + exp + "'");
-        cases[exp] = found->cases(ctx);
-      }
-      const Variant* variant = nullptr;
-      for (const auto& c : cases[exp])
-        if (c.name == cname)
-          for (const auto& v : c.variants)
-            if (v.name == vname) variant = &v;
-      if (!variant)
-        throw std::runtime_error("rank 0 announced " + exp + "/" + cname + "/" + vname +
-                                 ", which this rank does not have (different arguments or binaries?)");
-      g_job = next_job_ - 1;
-      g_job_steps = 0;
-      auto work = variant->make();
-      auto* dist = dynamic_cast<DistributedWorkload*>(work.get());
-      if (!dist) throw std::runtime_error(exp + "/" + cname + "/" + vname + " is not a distributed workload");
-      dist->follow();
+      const std::string c = text(command_store_->get(command_key(next_command_++)));
       if (stop_requested()) return kExitInterrupted;
+      if (c.rfind("s ", 0) == 0 || c.rfind("e ", 0) == 0) {
+        const std::int64_t job = std::stoll(c.substr(2));
+        auto it = jobs.find(job);
+        if (it == jobs.end()) continue;  // failed here already
+        if (c[0] == 'e') {
+          jobs.erase(it);
+          continue;
+        }
+        g_job = job;
+        g_job_steps = steps[job];
+        try {
+          dynamic_cast<DistributedWorkload&>(*it->second).follow_step();
+        } catch (const std::exception& e) {
+          if (stop_requested()) return kExitInterrupted;
+          report(job, names[job], e);
+        }
+        steps[job] = g_job_steps;
+        continue;
+      }
+      const json cmd = json::parse(c);
+      const std::string type = cmd.value("type", "");
+      if (type == "done") {
+        jobs.clear();
+        command_store_->set("optbench/ack/" + std::to_string(info_.rank), bytes("1"));
+        return failed ? 1 : 0;
+      }
+      if (type != "variant") throw std::runtime_error("unknown command from rank 0: " + c);
+      const std::int64_t job = cmd.at("job");
+      const std::string exp = cmd.at("experiment"), cname = cmd.at("case"), vname = cmd.at("variant");
+      names[job] = exp + "/" + cname + "/" + vname;
+      g_job = job;
+      g_job_steps = 0;
+      try {
+        if (!cases.count(exp)) {
+          const Experiment* found = nullptr;
+          for (const auto& e : Registry::instance().all())
+            if (e->info().name == exp) found = e.get();
+          if (!found) throw std::runtime_error("rank 0 announced unknown experiment '" + exp + "'");
+          cases[exp] = found->cases(ctx);
+        }
+        const Variant* variant = nullptr;
+        for (const auto& k : cases[exp])
+          if (k.name == cname)
+            for (const auto& v : k.variants)
+              if (v.name == vname) variant = &v;
+        if (!variant)
+          throw std::runtime_error("rank 0 announced " + names[job] +
+                                   ", which this rank does not have (different arguments or binaries?)");
+        auto work = variant->make();
+        if (!dynamic_cast<DistributedWorkload*>(work.get()))
+          throw std::runtime_error(names[job] + " is not a distributed workload");
+        jobs[job] = std::move(work);
+      } catch (const std::exception& e) {
+        if (stop_requested()) return kExitInterrupted;
+        report(job, names[job], e);
+      }
     }
   } catch (const std::exception& e) {
     if (stop_requested()) return kExitInterrupted;
@@ -252,6 +398,11 @@ int Session::serve(const RunContext& ctx) {
 }
 
 Session* current_session() { return g_current; }
+
+bool fault_injected(int rank, const std::string& mode) {
+  static const FaultSpec spec = parse_fault(std::getenv("OPTBENCH_FAULT_INJECT"));
+  return spec.rank == rank && spec.mode == mode && (spec.job < 0 || spec.job == g_job.load());
+}
 
 void fault_injection_point(int rank) {
   static const FaultSpec spec = parse_fault(std::getenv("OPTBENCH_FAULT_INJECT"));

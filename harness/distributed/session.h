@@ -4,11 +4,13 @@
 //
 // Under a launcher (optbench launch, torchrun, srun) every rank runs the same
 // `optbench run ...`. Only rank 0 measures and writes the results file; ranks
-// > 0 serve it: when rank 0 builds a variant that is a DistributedWorkload it
-// announces (experiment, case, variant) through the TCPStore, and every other
-// rank builds the same variant and follows its steps (same collectives in the
-// same order) until rank 0 says the last step has been done. At the end rank 0
-// tells them the run is over.
+// > 0 serve it, following one ordered stream of commands rank 0 writes to the
+// TCPStore: "build variant (experiment, case, variant) as job J", "take a step
+// of job J", "drop job J", "the run is over". So the others issue the same
+// collectives in the same order as rank 0 even when it interleaves several
+// distributed variants, wait on the host (outside any collective, their GPUs
+// idle) while rank 0 times something else, and start every step together with
+// rank 0 (a per-step handshake: they cannot run ahead).
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -56,19 +58,40 @@ class Session {
   void mark_broken(const std::string& why);
   bool broken() const { return broken_.load(); }
   void check_usable() const;  // throws when broken
+  // mark_broken, and abort what the group still runs (NCCL: stuck kernels).
+  void abort(const std::string& why);
 
-  // Rank 0: the other ranks build this variant and follow its steps.
-  void announce(const std::string& experiment, const std::string& case_name, const std::string& variant);
+  // Waits on the host until `work` has finished, at most timeout() and until
+  // Ctrl-C, polling its completion (NCCL's wait() only orders streams, so it
+  // cannot time out here). On a timeout, a signal or an error the group is
+  // aborted and this throws "<what> failed (...)": a hung or dead peer fails the
+  // current case instead of hanging the run.
+  void wait(const compat::WorkPtr& work, const std::string& what);
+
+  // Rank 0: the other ranks build this variant now (its constructor may run
+  // collectives). Returns the job's number; on ranks > 0, the job being built.
+  std::int64_t announce(const std::string& experiment, const std::string& case_name, const std::string& variant);
+  // Rank 0, before each step of a job: the others take the same step now (a
+  // store write; no reply is awaited).
+  void start_step(std::int64_t job);
+  // Rank 0: the job's variant is gone; the others drop theirs.
+  void end_job(std::int64_t job);
   // Rank 0: the run is over; waits (bounded) until every rank has acknowledged.
   void finish();
-  // Ranks > 0: builds and follows what rank 0 announces until it finishes.
-  // Returns the process exit code (0, 1 on an error, 130 when stopped by a signal).
+  // Ranks > 0: follows rank 0's commands until the run is over. A job that
+  // fails is reported and dropped, and the rank goes on serving (rank 0 records
+  // the failure and moves on too). Returns the process exit code: 0, 1 when a
+  // job failed, 130 when stopped by a signal.
   int serve(const RunContext& ctx);
 
  private:
   Session(RendezvousInfo info, DeviceKind kind);
   void connect();
-  std::string job_key(std::int64_t n) const;
+  void check_one_gpu_per_rank(const std::string& who);
+  // The group before the store it rendezvoused through; a healthy group shut
+  // down first, a broken one aborted.
+  void close();
+  void command(const std::string& c);  // rank 0: appends to the stream
 
   RendezvousInfo info_;
   DeviceKind kind_;
@@ -76,22 +99,24 @@ class Session {
   std::string backend_;
   std::chrono::milliseconds timeout_;
   compat::StorePtr store_;
+  compat::StorePtr command_store_;  // ranks > 0: a second client, waits without a deadline
   compat::CollectivesPtr pg_;
   std::atomic<bool> broken_{false};
   mutable std::mutex mu_;
   std::string broken_reason_;
-  std::int64_t next_job_ = 0;
+  std::int64_t next_job_ = 0, next_command_ = 0;
 };
 
 // The group of a launched run (world size > 1), or null in a plain run.
 Session* current_session();
 
 // A variant whose steps run on every rank of the group. Rank 0's instance is
-// timed by the harness; on ranks > 0 the same variant is built and follow() runs
-// the matching steps until rank 0's instance says it has done its last one.
+// timed by the harness: it announces itself when built, calls start_step before
+// each step and end_job when destroyed; on ranks > 0 the same variant is built
+// and follow_step() runs each matching step.
 class DistributedWorkload : public Workload {
  public:
-  virtual void follow() = 0;
+  virtual void follow_step() = 0;
 };
 
 // Test hook, called once per synchronised step: OPTBENCH_FAULT_INJECT=
@@ -99,6 +124,10 @@ class DistributedWorkload : public Workload {
 // (mode=exit) or stop responding (mode=hang) at its K-th step (counted from 1),
 // or with job=J at the K-th step of the J-th variant it serves (from 0).
 void fault_injection_point(int rank);
+// The same variable naming another mode ("rank=R,mode=M[,job=J]"): true when
+// rank R (in job J, if given) should misbehave in way M (e.g. mode=mismatch:
+// build a different model), which the workload implements.
+bool fault_injected(int rank, const std::string& mode);
 
 // `optbench run` joins the group the environment describes (if any) before the
 // suite. On ranks > 0 the call serves rank 0 until the run ends and
