@@ -86,9 +86,10 @@ def _variant(case: dict, name: str) -> dict | None:
 
 
 def _samples(case: dict, variant: dict) -> np.ndarray:
-    """Primary-metric samples (device_s falls back to host_s when absent), positive and finite only."""
+    """Primary-metric samples (the variant's own metric where it has one, else its case's;
+    device_s falls back to host_s when absent), positive and finite only."""
     s = variant.get("samples") or {}
-    vals = s.get(case.get("primary_metric") or "host_s") or s.get("host_s") or []
+    vals = s.get(variant.get("primary_metric") or case.get("primary_metric") or "host_s") or s.get("host_s") or []
     a = np.asarray([x for x in vals if is_num(x)], dtype=float)
     return a[a > 0]
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from .fmt import KIND_KEYS, is_num, rate_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
 
-BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE"}
+BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
+            "not_run": "NOT RUN"}
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 
 
@@ -23,9 +24,11 @@ def throughput_kind(experiment: dict) -> str | None:
 
 
 def primary_samples(case: dict, variant: dict) -> list[float]:
-    """Raw samples of the case's primary metric (device_s falls back to host_s when absent)."""
+    """Raw samples of the primary metric: the variant's own where it has one (a pinned
+    copy timed with events beside a pageable one timed on the host), else the case's;
+    device_s falls back to host_s when absent."""
     samples = variant.get("samples") or {}
-    metric = case.get("primary_metric") or "host_s"
+    metric = variant.get("primary_metric") or case.get("primary_metric") or "host_s"
     vals = samples.get(metric)
     if not vals:
         vals = samples.get("host_s") or []
