@@ -159,12 +159,29 @@ def flatten_derived(derived: object, prefix: str = "") -> list[tuple[str, object
 MACHINE_NOTES = ("peak_kind",)
 
 
+def measurement_facts(case: dict) -> list[tuple[str, object]]:
+    """What the harness recorded about how the case was measured: variants timed in
+    fresh processes (cold first runs), and the share of samples each variant spent
+    throttled, by NVML's clock-event reason."""
+    variants = case.get("variants") or []
+    out: list[tuple[str, object]] = []
+    if any(v.get("process") == "fresh" for v in variants):
+        out.append(("process", "each variant in a fresh process: first runs are cold, caches its own"))
+    throttled = [f"{v.get('name')} {kind} {share:.0%}" for v in variants
+                 for kind in ("thermal", "power", "other")
+                 if is_num(share := (v.get("throttle") or {}).get(kind)) and share > 0]
+    if throttled:
+        out.append(("throttled samples", "; ".join(throttled)))
+    return out
+
+
 def case_notes(experiment: dict) -> list[tuple[str, list[tuple[str, object]]]]:
-    """Each case's notes (how it was timed, what ran where, the PCIe link...) as
-    (case names, items); cases with the same notes share one entry."""
+    """Each case's notes (how it was timed, what ran where, the PCIe link, cold or
+    warm, throttling...) as (case names, items); cases with the same notes share one entry."""
     out: list[tuple[str, list]] = []
     for c in experiment.get("cases", []) or []:
         items = [(k, v) for k, v in flatten_derived(c.get("notes")) if k not in MACHINE_NOTES]
+        items += measurement_facts(c)
         if not items:
             continue
         name = str(c.get("name"))

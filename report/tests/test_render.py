@@ -196,3 +196,15 @@ def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
     md = (tmp_path / "out" / "report.md").read_text()
     assert "- c1, c2: timing = 20 steps per sample" in md
     assert "peak_kind" not in md
+
+
+def test_case_notes_show_cold_processes_and_throttling():
+    from report.tables import case_notes
+    exp = {"cases": [{"name": "c", "notes": {}, "variants": [
+        {"name": "off", "process": "fresh", "throttle": {"thermal": 0.0, "power": 0.25, "other": 0.0, "samples": 4}},
+        {"name": "on", "process": "fresh", "throttle": {"thermal": 0.5, "power": 0.0, "other": 0.0, "samples": 4}}]}]}
+    (name, items), = case_notes(exp)
+    d = dict(items)
+    assert name == "c"
+    assert "fresh process" in d["process"]
+    assert d["throttled samples"] == "off power 25%; on thermal 50%"
