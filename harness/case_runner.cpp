@@ -234,7 +234,7 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     return out;
   }
   if (c.variants.empty()) throw std::logic_error("case '" + c.name + "' has no variants");
-  const bool isolate = c.isolate || cfg.isolate;
+  const bool isolate = c.isolate || (cfg.isolate && !c.process_bound);
   if (isolate && !limits.origin) throw std::logic_error("case '" + c.name + "' needs worker processes, but has no origin");
   out["isolation"] = isolate ? "process_per_variant" : "none";
 

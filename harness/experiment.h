@@ -84,6 +84,9 @@ struct Case {
   // keyed without the benchmark flag, so a variant warmed up after another finds
   // that one's plans). Costs a process start per variant.
   bool isolate = false;
+  // Its variants need this process (a rank's process group, for one): --isolate
+  // leaves the case where it is.
+  bool process_bound = false;
   WorkUnits units;
   std::vector<Variant> variants;       // [0] is the baseline
   std::optional<Tolerance> tolerance;  // compare every output with the baseline's

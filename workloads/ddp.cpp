@@ -256,6 +256,7 @@ class DataParallelExperiment final : public Experiment {
     // Training at one global batch: single device vs DataParallel vs DDP (N ranks),
     // or DDP's overhead (one process).
     Case t;
+    t.process_bound = true;  // DDP variants use this rank's process group
     t.name = "mlp_train_ws" + std::to_string(world);
     t.params = params;
     t.params["global_batch"] = s.batch * world;
@@ -315,6 +316,7 @@ class DataParallelExperiment final : public Experiment {
     {
       const TrainSpec rs = resnet_spec();
       Case c;
+      c.process_bound = true;
       c.name = "resnet50_train_ws1";
       c.params = {{"batch", rs.batch}, {"image", rs.image}, {"classes", rs.classes},
                   {"parameters", ddp::parameter_count(rs)}, {"bucket_cap_bytes", rs.bucket_cap_bytes},
@@ -342,6 +344,7 @@ class DataParallelExperiment final : public Experiment {
 
     // The all-reduce alone.
     Case a;
+    a.process_bound = true;
     a.name = "allreduce_ws" + std::to_string(world);
     a.params = params;
     a.params["bytes"] = grad_bytes;
