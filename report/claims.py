@@ -100,6 +100,11 @@ def _matches(rules: dict, exp: dict, case: dict, variant: str) -> bool:
         return False
     if "variant" in rules and not re.search(rules["variant"], variant):
         return False
+    if "params" in rules:  # the variant's params must hold these values
+        v = next((x for x in case.get("variants", []) or [] if x.get("name") == variant), {})
+        params = v.get("params") or {}
+        if any(params.get(k) != want for k, want in rules["params"].items()):
+            return False
     return True
 
 
@@ -264,18 +269,17 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
     return "no AMP variant with a default-FP32 reference in these results"
 
 
-def _count(case: dict, variant: dict, keys: tuple[str, ...], suffix: bool = True) -> int | None:
-    """Ranks or devices a variant ran on: its params, its name's _N suffix, then the case's params."""
-    vp, cp = variant.get("params") or {}, case.get("params") or {}
-    for k in keys:
-        if is_num(vp.get(k)):
-            return int(vp[k])
-    m = re.search(r"_(\d+)$", str(variant.get("name", ""))) if suffix else None
-    if m:
-        return int(m.group(1))
-    for k in keys:
-        if is_num(cp.get(k)):
-            return int(cp[k])
+def _count(case: dict, variant: dict, keys: tuple[str, ...]) -> int | None:
+    """Ranks or devices a variant ran on, from the first of: its params, its name's _N
+    suffix, what the case derived for it (derived.variants.NAME.devices), the case's params."""
+    name = str(variant.get("name", ""))
+    derived = ((case.get("derived") or {}).get("variants") or {}).get(name) or {}
+    m = re.search(r"_(\d+)$", name)
+    for source in (variant.get("params") or {}, {"n": int(m.group(1))} if m else {}, derived,
+                   case.get("params") or {}):
+        for k in (*keys, "n"):
+            if is_num(source.get(k)):
+                return int(source[k])
     return None
 
 
@@ -304,24 +308,25 @@ def _efficiency(n: int, e: dict, c: dict, v: dict, what: str) -> Beside | None:
 
 
 def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
-    ddp = _parallel_runs(doc, r"^ddp(_\d+)?$", ("world_size", "processes"))
-    dp = _parallel_runs(doc, r"^(dp_\d+|data_parallel)$", ("gpus_used", "devices"))
+    # DDP variants (ddp, ddp_4, ddp_bucket_view) count ranks; DataParallel ones count
+    # devices, falling back to the launch's world size when it ran inside the N-rank case.
+    ddp = _parallel_runs(doc, r"^ddp(_|$)", ("world_size", "processes", "devices"))
+    dp = _parallel_runs(doc, r"^(dp_\d+|data_parallel)$", ("gpus_used", "devices", "world_size"))
     for n, e, c, v in ddp:
         if b := _efficiency(n, e, c, v, "DDP"):
             res.beside.append(b)
     for n, e, c, v in dp:
         if n >= 2 and (b := _efficiency(n, e, c, v, "DataParallel")):
             res.beside.append(b)
+    best: dict[tuple[int, int], Evidence] = {}  # per DDP case and N: its best DDP variant
     for n, e, c, v in ddp:
-        if n < 2:
-            continue
         for m, de, dc, dv in dp:
-            if m != n:
-                continue
-            r = ev.ratio(dc, dv, c, v)
-            if r:
-                res.evidence.append(Evidence(e.get("name"), c.get("name"), f"{v['name']} ({n} ranks)", r.speedup,
-                                             r.ci_low, r.ci_high, f"{dc.get('name')}/{dv['name']} ({m} devices)"))
+            r = ev.ratio(dc, dv, c, v) if m == n >= 2 else None
+            key = (id(c), n)
+            if r and (key not in best or r.speedup > best[key].speedup):
+                best[key] = Evidence(e.get("name"), c.get("name"), f"{v['name']} ({n} ranks)", r.speedup,
+                                     r.ci_low, r.ci_high, f"{dc.get('name')}/{dv['name']} ({m} devices)")
+    res.evidence += best.values()
     if res.evidence:
         return None
     most_ranks = max((n for n, *_ in ddp), default=0)

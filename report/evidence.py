@@ -4,9 +4,11 @@ speedup of one variant over another with a bootstrap CI, from the raw samples
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from .fmt import is_num
 from .stats import ratio_of_medians_ci
@@ -38,19 +40,23 @@ def per_item_times(case: dict, variant: dict) -> list[float]:
 
 def paired_ratio_ci(num: list[float], den: list[float], confidence: float = 0.95, resamples: int = 2000,
                     seed: int = 12345) -> tuple[float, float]:
-    """Bootstrap CI of median(num) / median(den) resampling whole rounds: sample i of
-    both was taken in the same interleaved round, so the drift they shared cancels."""
-    a = np.asarray(num, dtype=float)
-    b = np.asarray(den, dtype=float)
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(a), size=(resamples, len(a)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.median(a[idx], axis=1) / np.median(b[idx], axis=1)
-    r = r[np.isfinite(r)]
-    if len(r) == 0:
-        return float("nan"), float("nan")
-    tail = (1.0 - confidence) / 2.0 * 100.0
-    lo, hi = np.percentile(r, [tail, 100.0 - tail])
+    """Percentile bootstrap CI of median(num) / median(den) resampling whole rounds
+    (scipy.stats.bootstrap, paired): sample i of both was taken in the same
+    interleaved round, so the drift they shared cancels."""
+    def ratio_of_medians(a, b, axis=-1):
+        return np.median(a, axis=axis) / np.median(b, axis=axis)
+
+    if len(num) < 2 or len(num) != len(den):
+        return float("nan"), float("nan")  # no spread to resample
+    with warnings.catch_warnings():  # all resamples equal: a zero-width CI is the answer
+        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
+        res = stats.bootstrap((np.asarray(num, dtype=float), np.asarray(den, dtype=float)), ratio_of_medians,
+                              paired=True, vectorized=True, confidence_level=confidence, n_resamples=resamples,
+                              method="percentile", random_state=np.random.default_rng(seed))
+    lo, hi = res.confidence_interval
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        est = float(ratio_of_medians(np.asarray(num), np.asarray(den)))
+        lo = hi = est
     return float(lo), float(hi)
 
 

@@ -101,6 +101,15 @@ def gpu_doc(speedup_case_pairs, exp="pinned_memory", claims=("pin_memory",), gpu
     return synth.document([synth.experiment(exp, cases, list(claims))], gpu=gpu)
 
 
+def window_loops(case):
+    """Variant params of the epoch-window dataloader: which loop each variant is."""
+    for v in case["variants"]:
+        name = v["name"]
+        v["params"] = {"loop": "no_loader" if name == "no_loader" else
+                       "data_only" if name.endswith("_data_only") else "train"}
+    return case
+
+
 def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0), prefetch=(1.0, 1.0),
                gpu=synth.H100):
     """A dataloader run (workers, prefetch, pin cases with data-only references) and raw copies."""
@@ -119,6 +128,8 @@ def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0)
              loader_case("prefetch_w4", ("prefetch_1", prefetch[0]), [("prefetch_4", prefetch[1])])]
     if pin:
         cases.append(loader_case("pin_w8", ("unpinned", pin[0]), [("pinned", pin[1])]))
+    for c in cases:
+        window_loops(c)
     cases[0]["derived"] = {"workers_0": {"data_wait_fraction": 0.62}, "fewest_workers_within_10pct_of_best": 4}
     copy_cases = [synth.case(f"h2d_{i}MiB", [("pageable", synth.lognormal(s, 0.01, 20, 200 + i)),
                                              ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))])
@@ -238,9 +249,24 @@ def test_ddp_against_data_parallel_in_one_case_is_paired():
     assert {b.label.split(":")[0] for b in r.beside} >= {"DDP on 4", "DataParallel on 4"}
 
 
+def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
+    """The layout being built for issue 14: one mlp_train_wsN case holds single_device,
+    data_parallel (over N GPUs in rank 0) and the DDP variants; no gpus_used param."""
+    c = synth.case("mlp_train_ws2", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("data_parallel", synth.lognormal(0.8, 0.01, 20, 2)),
+                                     ("ddp", synth.lognormal(0.6, 0.01, 20, 3)),
+                                     ("ddp_bucket_view", synth.lognormal(0.55, 0.01, 20, 4))],
+                   params={"world_size": 2, "processes": 2})
+    c["derived"] = {"variants": {"data_parallel": {"devices": 2}, "ddp": {"devices": 2}}}
+    r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
+    assert r.verdict.verdict == CONFIRMED
+    assert len(r.evidence) == 1 and r.evidence[0].variant.startswith("ddp_bucket_view")
+    assert r.evidence[0].speedup == pytest.approx(0.8 / 0.55, rel=0.03)
+
+
 def test_confirmed_and_range_over_cases():
-    cases = [synth.case(f"pin_w{i}", [("unpinned", synth.lognormal(b, 0.01, 20, i)),
-                                      ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))])
+    cases = [window_loops(synth.case(f"pin_w{i}", [("unpinned", synth.lognormal(b, 0.01, 20, i)),
+                                                   ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))]))
              for i, b in enumerate((1.15, 1.14, 1.16))]
     doc = synth.document([synth.experiment("dataloader", cases, ["pin_memory"])], gpu=synth.H100)
     r = evaluate_claim(claim("pin_memory"), doc)
@@ -251,12 +277,24 @@ def test_confirmed_and_range_over_cases():
 
 
 def test_exceeded_and_not_reproduced():
-    doc = gpu_doc([(2.0, 1.0, "workers_2")], exp="dataloader", claims=("num_workers",))
-    doc["experiments"][0]["cases"][0]["name"] = "workers"
-    assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == EXCEEDED
-    doc = gpu_doc([(1.0, 1.0, "workers_2")], exp="dataloader", claims=("num_workers",))
-    doc["experiments"][0]["cases"][0]["name"] = "workers"
-    assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == NOT_REPRODUCED
+    for speedup, verdict in ((2.0, EXCEEDED), (1.0, NOT_REPRODUCED)):
+        doc = gpu_doc([(speedup, 1.0, "workers_2")], exp="dataloader", claims=("num_workers",))
+        doc["experiments"][0]["cases"][0]["name"] = "workers"
+        window_loops(doc["experiments"][0]["cases"][0])
+        assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == verdict
+
+
+def test_loader_results_sampled_one_batch_at_a_time_are_not_evidence():
+    """Files from before the epoch windows (no loop param): their queue filled between
+    samples, so 1 worker read 30x; the loader claims refuse them and say why."""
+    doc = loader_doc()
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v.pop("params", None)
+    for cid in ("pin_memory", "num_workers", "prefetch_factor"):
+        r = evaluate_claim(claim(cid), doc)
+        assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
+        assert "one batch per sample" in r.verdict.why
 
 
 def test_cpu_run_is_not_measurable_for_gpu_claims():
