@@ -55,8 +55,9 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
     return cells
 
 
-CLAIM_HEADERS = ["claim", "technique", "claimed", "tested by", "measured speedup (median over cases)",
-                 "verdict", "why"]
+CLAIM_HEADERS = ["claim", "technique", "claimed", "case used", "measured speedup (median over cases)",
+                 "verdict", "why", "shown beside (not in the verdict)"]
+SOURCES_FILE = "report/sources.md"  # carries every quoted excerpt, inside the project
 
 
 def derived_text(items: list[tuple[str, object]]) -> str:
@@ -72,6 +73,15 @@ def derived_text(items: list[tuple[str, object]]) -> str:
     return "; ".join(f"{k} = {val(v)}" for k, v in items)
 
 
+def _cases_used(cr: ClaimResult) -> str:
+    if not cr.evidence:
+        return DASH
+    if len(cr.evidence) <= 2:
+        return "; ".join(e.label for e in cr.evidence)
+    names = [f"{e.experiment}/{e.case}" for e in cr.evidence]
+    return f"{len(names)} cases: " + ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+
+
 def claim_cells(cr: ClaimResult) -> list[str]:
     if cr.median is not None:
         n = len(cr.evidence)
@@ -81,8 +91,20 @@ def claim_cells(cr: ClaimResult) -> list[str]:
         measured += f"; CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
     else:
         measured = DASH
-    return [cr.claim["id"], cr.claim.get("technique", ""), cr.claimed, ", ".join(cr.experiments) or DASH,
-            measured, cr.verdict.verdict, cr.verdict.why]
+    beside = "; ".join(f"{b.label}: {b.text}" for b in cr.beside) or DASH
+    return [cr.claim["id"], cr.claim.get("technique", ""), cr.claimed, _cases_used(cr), measured,
+            cr.verdict.verdict, cr.verdict.why, beside]
+
+
+def claim_details(cr: ClaimResult) -> dict:
+    """What the report says under the table for one claim: every case used with its
+    speedup, why those cases, what is shown beside, and the quote with its source
+    (a document and section whose excerpt ships in SOURCES_FILE)."""
+    c = cr.claim
+    used = [f"{e.label}: {sig(e.speedup)}× [{sig(e.ci_low)}, {sig(e.ci_high)}]" for e in cr.evidence]
+    return {"id": c["id"], "note": c.get("note", ""), "used": used, "why": cr.why,
+            "beside": [f"{b.label}: {b.text}" for b in cr.beside], "quote": str(c.get("quote", "")).strip(),
+            "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else ""}
 
 
 def environment_lines(doc: dict) -> list[tuple[str, str]]:

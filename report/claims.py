@@ -1,13 +1,21 @@
-"""Checklist claims (claims.json) against a results document: the experiments that
-reference each claim, the measured effect, and the verdict (verdicts.py).
+"""Checklist claims (claims.json) against a results document: the cases each
+claim is judged on, the measured effect, what is shown beside it, and the
+verdict (verdicts.py).
 
-Measured effect of a claim: in every case of the referencing experiments, the
-headline is the largest speedup among the comparisons that match the claim (the
-best setting of the technique, e.g. the best worker count); verification failures
-and reference variants (upper bounds) are left out. Over cases: the median
-headline speedup, the range of headlines, and as CI the CI of the median case
-(for an even number of cases, the mean of the two middle cases' CI ends; with
-one case, exactly that case's CI)."""
+How a claim picks its evidence (claims.json, "method"):
+  best             in every case of the experiments that list the claim (or of
+                   match.experiment), the largest speedup among the comparisons
+                   that match it (the best setting of the technique); reference
+                   variants (bounds, data-only loops) and failed verifications
+                   are left out.
+  vs_default_fp32  AMP against the FP32 a PyTorch user gets by default (cuDNN may
+                   use TF32 for convolutions, matmul does not), per case.
+  ddp_vs_dp        DDP on N ranks against DataParallel on N devices, N >= 2.
+Over cases: the median headline speedup, the range of headlines, and as CI the
+CI of the median case (for an even number of cases, the mean of the two middle
+cases' CI ends; with one case, exactly that case's CI). "beside" entries are
+measurements shown next to the verdict (a mechanism, a scaling efficiency), never
+pooled into it."""
 from __future__ import annotations
 
 import functools
@@ -17,7 +25,8 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fmt import is_num
+from . import evidence as ev
+from .fmt import is_num, sig
 from .verdicts import Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
@@ -37,6 +46,18 @@ class Evidence:
     speedup: float
     ci_low: float
     ci_high: float
+    baseline: str = ""  # what the variant was compared with
+
+    @property
+    def label(self) -> str:
+        vs = f" vs {self.baseline}" if self.baseline else ""
+        return f"{self.experiment}/{self.case}: {self.variant}{vs}"
+
+
+@dataclass
+class Beside:
+    label: str
+    text: str
 
 
 @dataclass
@@ -50,6 +71,7 @@ class ClaimResult:
     ci_low: float | None = None
     ci_high: float | None = None
     notes: list[str] = field(default_factory=list)
+    beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
 
     @property
@@ -58,70 +80,283 @@ class ClaimResult:
         text = claimed_text(c.get("kind", "qualitative"), c.get("low"), c.get("high"))
         return f"{text} {c['condition']}" if c.get("condition") else text
 
+    @property
+    def why(self) -> str:
+        """Why these cases test the claim as written (claims.json)."""
+        return str(self.claim.get("why", ""))
 
-def _matches(claim: dict, case: dict, variant: str) -> bool:
-    rules = claim.get("match") or {}
+    @property
+    def source(self) -> str:
+        s = self.claim.get("source") or {}
+        if isinstance(s, dict):
+            return ", ".join(x for x in (s.get("document"), s.get("section")) if x)
+        return str(s)
+
+
+def _matches(rules: dict, exp: dict, case: dict, variant: str) -> bool:
+    if "experiment" in rules and not re.search(rules["experiment"], str(exp.get("name", ""))):
+        return False
     if "case" in rules and not re.search(rules["case"], str(case.get("name", ""))):
         return False
     if "variant" in rules and not re.search(rules["variant"], variant):
         return False
+    if "params" in rules:  # the variant's params must hold these values
+        v = next((x for x in case.get("variants", []) or [] if x.get("name") == variant), {})
+        params = v.get("params") or {}
+        if any(params.get(k) != want for k, want in rules["params"].items()):
+            return False
     return True
 
 
-def _headline(claim: dict, e: dict, case: dict, notes: list[str]) -> Evidence | None:
+def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evidence | None:
+    """The largest matching speedup of one case against its baseline."""
     roles = {v.get("name"): v.get("role") for v in case.get("variants", []) or []}
     best = None
     for cm in case.get("comparisons", []) or []:
         name = str(cm.get("variant", ""))
-        if roles.get(name) == "reference" or not _matches(claim, case, name) or not is_num(cm.get("speedup")):
+        if roles.get(name) == "reference" or not _matches(rules, e, case, name) or not is_num(cm.get("speedup")):
             continue
         if (cm.get("verification") or {}).get("status") == "failed":
-            notes.append(f"{e.get('name')}/{case.get('name')}/{name}: left out, verification failed")
+            if notes is not None:
+                notes.append(f"{e.get('name')}/{case.get('name')}/{name}: left out, verification failed")
             continue
         s = float(cm["speedup"])
         lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
         hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
         if best is None or s > best.speedup:
-            best = Evidence(e.get("name"), case.get("name"), name, s, lo, hi)
+            best = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")))
     return best
 
 
-def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
-    exps = [e for e in doc.get("experiments", []) if claim["id"] in (e.get("claims") or [])]
-    res = ClaimResult(claim, [e.get("name") for e in exps])
+def _summarize(res: ClaimResult) -> None:
+    if not res.evidence:
+        return
+    speedups = [e.speedup for e in res.evidence]
+    res.median = statistics.median(speedups)
+    res.low, res.high = min(speedups), max(speedups)
+    ranked = sorted(res.evidence, key=lambda e: e.speedup)
+    mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
+    res.ci_low = statistics.fmean(e.ci_low for e in mid)
+    res.ci_high = statistics.fmean(e.ci_high for e in mid)
+
+
+def speedups_text(items: list[Evidence]) -> str:
+    """'4.57× [4.21, 4.91] (exp/case)' for one, else the range and median over cases."""
+    if not items:
+        return "not in these results"
+    if len(items) == 1:
+        e = items[0]
+        return f"{sig(e.speedup)}× [{sig(e.ci_low)}, {sig(e.ci_high)}] ({e.experiment}/{e.case})"
+    s = [e.speedup for e in items]
+    return f"{sig(min(s))}–{sig(max(s))}× over {len(s)} cases (median {sig(statistics.median(s))}×)"
+
+
+def _derived_value(case: dict, key: str) -> object:
+    v: object = case.get("derived") or {}
+    for part in key.split("."):
+        if not isinstance(v, dict):
+            return None
+        v = v.get(part)
+    return v
+
+
+def _beside(spec: dict, doc: dict) -> Beside | None:
+    """One 'beside' entry of claims.json: headlines of other comparisons, or a derived figure."""
+    label = spec.get("label", "")
+    rules = spec.get("match")
+    if rules is not None:
+        found = [h for e, c in ev.ok_cases(doc) if (h := _headline(rules, e, c, None))]
+        return Beside(label, speedups_text(found)) if found else None
+    d = spec.get("derived") or {}
+    for e, c in ev.ok_cases(doc, d.get("experiment")):
+        if d.get("case") and not re.search(d["case"], str(c.get("name", ""))):
+            continue
+        v = _derived_value(c, d.get("key", ""))
+        if v is None:
+            continue
+        if spec.get("format") == "pct" and is_num(v):
+            text = f"{100 * v:.0f}%"
+        else:
+            text = str(v) if isinstance(v, (int, str)) else sig(v)
+        return Beside(label, f"{text} ({e.get('name')}/{c.get('name')})")
+    return None
+
+
+def _best(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
+    """Method 'best'; returns why nothing was measured, or None."""
+    rules = claim.get("match") or {}
     why_none = []
     for e in exps:
+        if "experiment" in rules and not re.search(rules["experiment"], str(e.get("name", ""))):
+            continue
         if e.get("status") in ("skipped", "failed"):
             why_none.append(f"{e.get('name')} {e.get('status')}: {e.get('reason') or 'no reason given'}")
             continue
         for c in e.get("cases", []) or []:
             if c.get("status") not in ("ok", "interrupted"):
                 continue
-            ev = _headline(claim, e, c, res.notes)
-            if ev:
-                res.evidence.append(ev)
+            h = _headline(rules, e, c, res.notes)
+            if h:
+                res.evidence.append(h)
                 if c.get("status") == "interrupted":
                     res.notes.append(f"{e.get('name')}/{c.get('name')}: interrupted, partial samples")
     if res.evidence:
-        speedups = [ev.speedup for ev in res.evidence]
-        res.median = statistics.median(speedups)
-        res.low, res.high = min(speedups), max(speedups)
-        ranked = sorted(res.evidence, key=lambda ev: ev.speedup)
-        mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
-        res.ci_low = statistics.fmean(ev.ci_low for ev in mid)
-        res.ci_high = statistics.fmean(ev.ci_high for ev in mid)
+        return None
+    if why_none:
+        return "; ".join(why_none)
+    if res.notes:
+        return "verification failed for every matching comparison"
+    if claim.get("needs"):
+        return f"needs {claim['needs']}, not in these results"
+    return "no matching comparison with a speedup in these results"
+
+
+def _verified(case: dict, variant: str) -> bool:
+    for cm in case.get("comparisons", []) or []:
+        if cm.get("variant") == variant and (cm.get("verification") or {}).get("status") == "failed":
+            return False
+    return True
+
+
+def default_fp32(case: dict) -> tuple[dict | None, str]:
+    """The variant that stands for PyTorch's default FP32 in a mixed_precision case, and why."""
+    v = ev.variant_named(case, r"^fp32_default$")
+    if v:
+        return v, "fp32_default (PyTorch's default flags)"
+    model = str((case.get("params") or {}).get("model", ""))
+    conv = re.search(r"resnet|conv|cnn", model, re.I) or any(
+        "channels_last" in str(x.get("name", "")) for x in case.get("variants", []) or [])
+    if conv:
+        return ev.variant_named(case, r"^tf32$"), "tf32 (TF32 on for cuDNN convolutions, the default)"
+    return ev.variant_named(case, r"^fp32$"), "fp32 (the default: no convolutions, matmul without TF32)"
+
+
+def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
+    rules = claim.get("match") or {}
+    strict = []
+    names = {e.get("name") for e in exps}
+    for e, c in ev.ok_cases(doc, rules.get("experiment")):
+        if e.get("name") not in names:
+            continue
+        ref, ref_label = default_fp32(c)
+        plain = ev.variant_named(c, r"^fp32$")
+        best = best_strict = None
+        for v in c.get("variants", []) or []:
+            name = str(v.get("name", ""))
+            if v.get("status", "ok") != "ok" or not _matches(rules, e, c, name):
+                continue
+            if not _verified(c, name):
+                res.notes.append(f"{e.get('name')}/{c.get('name')}/{name}: left out, verification failed")
+                continue
+            for target, base, label in ((0, ref, ref_label), (1, plain, "fp32 (strict: TF32 off)")):
+                r = ev.ratio(c, base, c, v) if base is not None else None
+                if r is None:
+                    continue
+                item = Evidence(e.get("name"), c.get("name"), name, r.speedup, r.ci_low, r.ci_high, label)
+                if target == 0 and (best is None or item.speedup > best.speedup):
+                    best = item
+                if target == 1 and (best_strict is None or item.speedup > best_strict.speedup):
+                    best_strict = item
+        if best:
+            res.evidence.append(best)
+        if best_strict:
+            strict.append(best_strict)
+    if strict:
+        res.beside.append(Beside("against strict FP32 (TF32 off everywhere), not in the verdict",
+                                 speedups_text(strict)))
+    if res.evidence:
+        return None
+    return "no AMP variant with a default-FP32 reference in these results"
+
+
+def _count(case: dict, variant: dict, keys: tuple[str, ...]) -> int | None:
+    """Ranks or devices a variant ran on, from the first of: its params, its name's _N
+    suffix, what the case derived for it (derived.variants.NAME.devices), the case's params."""
+    name = str(variant.get("name", ""))
+    derived = ((case.get("derived") or {}).get("variants") or {}).get(name) or {}
+    m = re.search(r"_(\d+)$", name)
+    for source in (variant.get("params") or {}, {"n": int(m.group(1))} if m else {}, derived,
+                   case.get("params") or {}):
+        for k in (*keys, "n"):
+            if is_num(source.get(k)):
+                return int(source[k])
+    return None
+
+
+def _parallel_runs(doc: dict, pattern: str, keys: tuple[str, ...]) -> list[tuple[int, dict, dict, dict]]:
+    out = []
+    for e, c in ev.ok_cases(doc):
+        for v in c.get("variants", []) or []:
+            if re.search(pattern, str(v.get("name", ""))) and v.get("status", "ok") == "ok" and _verified(c, v["name"]):
+                n = _count(c, v, keys)
+                if n:
+                    out.append((n, e, c, v))
+    return out
+
+
+def _efficiency(n: int, e: dict, c: dict, v: dict, what: str) -> Beside | None:
+    single = ev.variant_named(c, r"^single(_device)?$")
+    r = ev.ratio(c, single, c, v) if single else None
+    if r is None:
+        return None
+    if n == 1:
+        return Beside(f"{what} at world size 1 (its overhead, not the claim)",
+                      f"{sig(r.speedup)}× of one device [{sig(r.ci_low)}, {sig(r.ci_high)}] "
+                      f"({e.get('name')}/{c.get('name')})")
+    return Beside(f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
+                  f"{sig(r.speedup / n)} [{sig(r.ci_low / n)}, {sig(r.ci_high / n)}] ({e.get('name')}/{c.get('name')})")
+
+
+def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
+    # DDP variants (ddp, ddp_4, ddp_bucket_view) count ranks; DataParallel ones count
+    # devices, falling back to the launch's world size when it ran inside the N-rank case.
+    ddp = _parallel_runs(doc, r"^ddp(_|$)", ("world_size", "processes", "devices"))
+    dp = _parallel_runs(doc, r"^(dp_\d+|data_parallel)$", ("gpus_used", "devices", "world_size"))
+    for n, e, c, v in ddp:
+        if b := _efficiency(n, e, c, v, "DDP"):
+            res.beside.append(b)
+    for n, e, c, v in dp:
+        if n >= 2 and (b := _efficiency(n, e, c, v, "DataParallel")):
+            res.beside.append(b)
+    best: dict[tuple[int, int], Evidence] = {}  # per DDP case and N: its best DDP variant
+    for n, e, c, v in ddp:
+        for m, de, dc, dv in dp:
+            r = ev.ratio(dc, dv, c, v) if m == n >= 2 else None
+            key = (id(c), n)
+            if r and (key not in best or r.speedup > best[key].speedup):
+                best[key] = Evidence(e.get("name"), c.get("name"), f"{v['name']} ({n} ranks)", r.speedup,
+                                     r.ci_low, r.ci_high, f"{dc.get('name')}/{dv['name']} ({m} devices)")
+    res.evidence += best.values()
+    if res.evidence:
+        return None
+    most_ranks = max((n for n, *_ in ddp), default=0)
+    most_devices = max((n for n, *_ in dp), default=0)
+    if max(most_ranks, most_devices) < 2:
+        return (f"needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices; this run had "
+                f"{most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)")
+    return (f"needs DDP and DataParallel on the same number of devices: DDP ran on "
+            f"{sorted({n for n, *_ in ddp}) or 'none'}, DataParallel on {sorted({n for n, *_ in dp}) or 'none'}")
+
+
+METHODS = {"best": _best, "vs_default_fp32": _vs_default_fp32, "ddp_vs_dp": _ddp_vs_dp}
+
+
+def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
+    exps = [e for e in doc.get("experiments", []) if claim["id"] in (e.get("claims") or [])]
+    res = ClaimResult(claim, [e.get("name") for e in exps])
+    method = METHODS[claim.get("method", "best")]
+    reason = method(claim, doc, exps, res) if exps else None
+    for spec in claim.get("beside") or []:
+        if b := _beside(spec, doc):
+            res.beside.append(b)
+    _summarize(res)
     unavailable = None
     if not exps:
         unavailable = "no experiment in these results tests it"
     elif claim.get("gpu_only") and doc.get("environment", {}).get("device") == "cpu":
         unavailable = "CPU run: no GPU"
     elif not res.evidence:
-        if why_none:
-            unavailable = "; ".join(why_none)
-        elif res.notes:
-            unavailable = "verification failed for every matching comparison"
-        else:
-            unavailable = "no matching comparison with a speedup in these results"
+        unavailable = reason or "no matching comparison with a speedup in these results"
     res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
                          res.ci_low, res.ci_high, unavailable)
     return res

@@ -138,16 +138,20 @@ def find_sweeps(experiment: dict) -> list[tuple[str, dict]]:
 
 def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
     """Sweeps across the variants of one case (variants[].params, e.g. workers or
-    batch): a line per case, over the variants that ran."""
+    batch): a line per case and text param (e.g. the loop kind), over the variants that ran."""
     per_key: dict[str, dict[str, list]] = {}
     for c in cases:
         for v in c.get("variants", []) or []:
             thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
             if not (is_num(thr) and v.get("status", "ok") == "ok"):
                 continue
-            for k, x in (v.get("params") or {}).items():
+            params = v.get("params") or {}
+            # Text params tell lines apart within a case (the dataloader's train and data_only loops).
+            tags = [str(x) for x in params.values() if isinstance(x, str)]
+            line = str(c.get("name")) + (f" ({', '.join(tags)})" if tags else "")
+            for k, x in params.items():
                 if is_num(x):
-                    per_key.setdefault(k, {}).setdefault(str(c.get("name")), []).append((float(x), float(thr)))
+                    per_key.setdefault(k, {}).setdefault(line, []).append((float(x), float(thr)))
     out = []
     for key in sorted(per_key, key=lambda k: (k not in PREFERRED_SWEEPS, k)):
         lines = {name: sorted(pts) for name, pts in per_key[key].items() if len({x for x, _ in pts}) >= 2}

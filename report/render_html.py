@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64
 from html import escape
 
-from .cells import (CLAIM_HEADERS, claim_cells, derived_text, environment_lines, experiment_cells,
+from .cells import (CLAIM_HEADERS, claim_cells, claim_details, derived_text, environment_lines, experiment_cells,
                     experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
 from .verdicts import CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
@@ -53,16 +53,19 @@ def _claims(section) -> str:
     rows = [claim_cells(cr) for cr in section.claims]
     verdict_col = CLAIM_HEADERS.index("verdict")
     cc = [["" if j != verdict_col else VERDICT_CLASS.get(r[verdict_col], "") for j in range(len(r))] for r in rows]
-    out = ["<h3>Checklist claims</h3>", table(CLAIM_HEADERS, rows, cell_classes=cc), "<details><summary>Sources</summary><ul>"]
+    out = ["<h3>Checklist claims</h3>", table(CLAIM_HEADERS, rows, cell_classes=cc),
+           "<details><summary>How each claim was tested</summary><ul>"]
     for cr in section.claims:
-        c = cr.claim
-        note = f" ({escape(c['note'])})" if c.get("note") else ""
-        out.append(f"<li><b>{escape(c['id'])}</b>{note}: <blockquote>{escape(c.get('quote', ''))}</blockquote>"
-                   f"{escape(c.get('source', ''))}</li>")
+        d = claim_details(cr)
+        note = f" ({escape(d['note'])})" if d["note"] else ""
+        items = [f"<li>cases used: {escape('; '.join(d['used']) or 'none in these results')}</li>"]
+        if d["why"]:
+            items.append(f"<li>why: {escape(d['why'])}</li>")
+        items += [f"<li>beside it: {escape(b)}</li>" for b in d["beside"]]
+        items += [f"<li>note: {escape(n)}</li>" for n in cr.notes]
+        out.append(f"<li><b>{escape(d['id'])}</b>{note}: <blockquote>{escape(d['quote'])}</blockquote>"
+                   f"{escape(d['source'])}<ul>{''.join(items)}</ul></li>")
     out.append("</ul></details>")
-    notes = [f"<li>{escape(cr.claim['id'])}: {escape(n)}</li>" for cr in section.claims for n in cr.notes]
-    if notes:
-        out.append("<ul>" + "".join(notes) + "</ul>")
     return "\n".join(out)
 
 

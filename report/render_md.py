@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .cells import (CLAIM_HEADERS, claim_cells, derived_text, environment_lines, experiment_cells,
+from .cells import (CLAIM_HEADERS, claim_cells, claim_details, derived_text, environment_lines, experiment_cells,
                     experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
 
@@ -22,14 +22,16 @@ def md_table(headers: list[str], rows: list[list[str]]) -> list[str]:
 def _claims(section) -> list[str]:
     out = ["### Checklist claims", ""]
     out += md_table(CLAIM_HEADERS, [claim_cells(cr) for cr in section.claims])
-    out += ["", "Sources:", ""]
+    out += ["", "How each claim was tested:", ""]
     for cr in section.claims:
-        c = cr.claim
-        note = f" ({c['note']})" if c.get("note") else ""
-        out.append(f"- **{c['id']}**{note}: “{c.get('quote', '').strip()}” — {c.get('source', '')}")
-    for cr in section.claims:
-        for n in cr.notes:
-            out.append(f"- note ({cr.claim['id']}): {n}")
+        d = claim_details(cr)
+        note = f" ({d['note']})" if d["note"] else ""
+        out.append(f"- **{d['id']}**{note}: “{d['quote']}” — {d['source']}")
+        out.append(f"  - cases used: {'; '.join(d['used']) or 'none in these results'}")
+        if d["why"]:
+            out.append(f"  - why: {d['why']}")
+        out += [f"  - beside it: {b}" for b in d["beside"]]
+        out += [f"  - note: {n}" for n in cr.notes]
     return out + [""]
 
 

@@ -1,13 +1,28 @@
-// The dataloader experiment's loaders deliver every sample exactly once per
-// epoch, for every worker/prefetch combination it uses (LibTorch silently drops
-// batches when max_jobs is set with 0 workers; loader_options must avoid that).
+// The dataloader experiment on the CPU: its preprocessing, the loaders it
+// builds (every sample exactly once per epoch), the window a sample times (one
+// epoch from a fresh iterator, nothing prepared between samples), and the
+// invariants its numbers must obey. The invariants are timed, so they compare
+// rates measured together in one interleaved run against physical limits with
+// wide margins: a machine twice as fast or a noisy neighbour moves every rate
+// alike, while the old one-batch samples, which found their batches ready,
+// broke them by several times.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
 
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <limits>
+#include <thread>
+
+#include "harness/case_runner.h"
+#include "workloads/data/loader_cases.h"
 #include "workloads/synthetic_images.h"
 
+using namespace optbench;
 using namespace optbench::workloads;
+using json = nlohmann::json;
 
 namespace {
 
@@ -24,6 +39,68 @@ std::vector<int> epoch_counts(std::int64_t n, std::int64_t batch, std::int64_t w
     }
   }
   return seen;
+}
+
+// A loader-heavy loop: preprocessing dominates a tiny model's step, which is
+// where a leaking queue shows most (its batches look free).
+LoaderSetup small_setup() {
+  LoaderSetup s;
+  s.loop.image = {64, 56, 10};
+  s.loop.batch = 8;
+  s.loop.cpu_train_threads = 1;
+  s.loop.net = [] {
+    torch::manual_seed(0);
+    return make_net(torch::nn::Sequential(torch::nn::AdaptiveAvgPool2d(4), torch::nn::Flatten(),
+                                          torch::nn::Linear(48, 10)));
+  };
+  s.workers = {0, 1, 2};
+  s.prefetch_workers = 1;
+  s.prefetch = {1, 4};
+  s.min_window = 8;
+  s.window_factor = 4;
+  return s;
+}
+
+json run_on_cpu(const Case& c) {
+  auto backend = make_backend(DeviceKind::cpu);
+  MeasureConfig cfg = measure_config_for(Profile::quick);
+  cfg.warmup_min_s = 0.02;
+  cfg.warmup_max_s = 0.3;
+  cfg.stopping = {7, 0.2, 6.0, 100000, 0.03, 0.95};
+  std::atomic<bool> stop{false};
+  json r = run_case(c, *backend, cfg, CaseLimits{6.0, std::nullopt}, stop);
+  // The rates, for whoever reads a failure (or wonders how close a bound came).
+  std::cout << c.name << " (" << r.value("rounds", 0) << " rounds, " << r.value("stop_reason", "") << "):";
+  for (const auto& v : r.value("variants", json::array()))
+    std::cout << " " << v.value("name", "") << " "
+              << v.value("throughput", json::object()).value("items_per_s", 0.0) << "/s;";
+  std::cout << "\n";
+  return r;
+}
+
+const json& variant(const json& r, const std::string& name) {
+  for (const auto& v : r.at("variants"))
+    if (v.at("name") == name) return v;
+  throw std::runtime_error("no variant " + name);
+}
+
+double items_per_s(const json& r, const std::string& name) {
+  const auto& v = variant(r, name);
+  EXPECT_EQ(v.at("status"), "ok") << name << ": " << v.value("error", "");
+  return v.at("throughput").at("items_per_s").get<double>();
+}
+
+// Best single-thread preprocessing time per sample here and now: no loader
+// can produce samples faster than its threads can each run this.
+double fastest_preprocess_s(const ImageSpec& image) {
+  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
+  double best = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < 20; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 4; ++i) preprocess_sample(static_cast<std::uint64_t>(i), image, out.data());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 4);
+  }
+  return best;
 }
 
 }  // namespace
@@ -51,10 +128,169 @@ TEST(DataLoader, MaxJobsWithoutWorkersDropsBatchesInLibTorch) {
 }
 
 TEST(DataLoader, SamplesAreDeterministicAndNormalised) {
-  SyntheticImages ds(4, ImageSpec{16, 12, 10});
+  SyntheticImages ds(4, ImageSpec{32, 24, 10});
   const auto a = ds.get(2).data, b = ds.get(2).data;
   EXPECT_TRUE(at::equal(a, b));
   EXPECT_FALSE(at::equal(ds.get(1).data, a));
-  EXPECT_GE(a.min().item<float>(), -2.0f - 1e-5f);
-  EXPECT_LE(a.max().item<float>(), 2.0f + 1e-5f);
+  EXPECT_EQ(a.sizes(), (c10::IntArrayRef{3, 24, 24}));
+  // Normalize maps bytes 0..255 to (0 - mean) / std .. (1 - mean) / std per channel.
+  for (int c = 0; c < 3; ++c) {
+    const auto ch = a[c];
+    EXPECT_GE(ch.min().item<float>(), -data::kMean[c] / data::kStd[c] - 1e-5f);
+    EXPECT_LE(ch.max().item<float>(), (1 - data::kMean[c]) / data::kStd[c] + 1e-5f);
+  }
+  EXPECT_GT(a.std().item<float>(), 0.05f);  // an image, not a constant
+  EXPECT_EQ(ds.counter()->samples.load(), 3);
+  EXPECT_GT(ds.counter()->seconds_per_sample(), 0.0);
+}
+
+TEST(DataLoader, FlipMirrorsTheCropAndDecodeChecksItsSize) {
+  std::vector<std::uint8_t> rgb;
+  data::decode_like(7, 32, rgb);
+  ASSERT_EQ(rgb.size(), 32u * 32u * 3u);
+  std::vector<float> plain(3 * 20 * 20), flipped(3 * 20 * 20);
+  data::crop_flip_normalize(rgb.data(), 32, 20, {5, 3, false}, plain.data());
+  data::crop_flip_normalize(rgb.data(), 32, 20, {5, 3, true}, flipped.data());
+  for (int c = 0; c < 3; ++c)
+    for (int y = 0; y < 20; ++y)
+      for (int x = 0; x < 20; ++x)
+        ASSERT_EQ(flipped[(c * 20 + y) * 20 + x], plain[(c * 20 + y) * 20 + 19 - x]);
+  // The crop starts where it says: the top-left byte of channel 0.
+  EXPECT_NEAR(plain[0], (rgb[(5 * 32 + 3) * 3] / 255.0f - data::kMean[0]) / data::kStd[0], 1e-5);
+  EXPECT_THROW(data::decode_like(1, 24, rgb), std::invalid_argument);
+  EXPECT_THROW(data::random_crop_flip(1, 16, 17), std::invalid_argument);
+}
+
+// What a sample times: exactly one epoch of the window's batches, and no
+// sample produced after the window ends (none waiting for the next sample to
+// find ready). Counting, not timing: the old persistent iterator kept
+// max_jobs batches in preparation after every step.
+TEST(DataLoader, AWindowIsOneEpochAndTheLoaderIsIdleBetweenWindows) {
+  LoaderSetup s = small_setup();
+  s.loop.image = {32, 24, 10};
+  for (LoopKind kind : {LoopKind::train, LoopKind::data_only}) {
+    for (std::int64_t workers : {0, 2}) {
+      const std::int64_t window = 6;
+      LoaderLoop loop(s.loop, {workers, 2, false}, kind, window);
+      for (int w = 1; w <= 2; ++w) {
+        loop.step();
+        const std::int64_t expected = w * window * s.loop.batch;
+        EXPECT_EQ(loop.samples_prepared(), expected) << to_string(kind) << " workers=" << workers;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the harness timing other variants
+        EXPECT_EQ(loop.samples_prepared(), expected) << "work done between windows, workers=" << workers;
+      }
+      EXPECT_EQ(loop.windows(), 2);
+      EXPECT_EQ(loop.incomplete_windows(), 0);
+      const json m = loop.metrics();
+      EXPECT_EQ(m["loop"], to_string(kind));
+      EXPECT_EQ(m["window_batches"], window);
+      EXPECT_GE(m["data_wait_fraction"].get<double>(), 0.0);
+      EXPECT_LE(m["data_wait_fraction"].get<double>(), 1.0);
+      EXPECT_GT(m["time_to_first_batch_s"].get<double>(), 0.0);
+      EXPECT_GT(m["preprocess_s_per_sample"].get<double>(), 0.0);
+    }
+  }
+}
+
+TEST(DataLoader, CasesPairEveryLoopWithItsDataOnlyLoopAndTheBound) {
+  const LoaderSetup s = small_setup();
+  EXPECT_EQ(window_batches(s, {0, 2, false}), 8);   // the minimum
+  EXPECT_EQ(window_batches(s, {4, 4, false}), 64);  // 4 x workers x prefetch
+  for (const Case& c : {workers_case(s), prefetch_case(s)}) {
+    ASSERT_GE(c.variants.size(), 3u);
+    EXPECT_EQ(c.variants.front().params["loop"], "train");
+    EXPECT_EQ(c.variants.back().name, "no_loader");
+    EXPECT_EQ(c.timing, TimingMode::sync);
+    for (std::size_t i = 0; i + 1 < c.variants.size(); i += 2) {
+      const auto& train = c.variants[i];
+      const auto& data = c.variants[i + 1];
+      EXPECT_EQ(train.role, VariantRole::optimized);
+      EXPECT_EQ(data.role, VariantRole::reference);
+      EXPECT_EQ(data.name, train.name + "_data_only");
+      EXPECT_EQ(data.params["workers"], train.params["workers"]);
+      EXPECT_EQ(data.params["prefetch"], train.params["prefetch"]);
+      ASSERT_TRUE(train.units && data.units);
+      EXPECT_EQ(train.units->items, data.units->items);
+      const LoaderSettings l{train.params["workers"].get<std::int64_t>(), train.params["prefetch"].get<std::int64_t>(),
+                             false};
+      EXPECT_EQ(train.units->items, static_cast<double>(window_batches(s, l) * s.loop.batch));
+    }
+    EXPECT_TRUE(c.notes.contains("sample"));
+    EXPECT_GT(c.notes["preprocess_s_per_sample_one_thread"].get<double>(), 0.0);
+  }
+}
+
+TEST(DataLoader, DerivedFiguresNameTheBound) {
+  auto v = [](std::string name, std::string loop, int w, double ips, double wait = 0.1) {
+    json j = {{"name", name}, {"status", "ok"}, {"params", {{"loop", loop}}},
+              {"throughput", {{"items_per_s", ips}}}, {"metrics", {{"data_wait_fraction", wait}}}};
+    if (loop != "no_loader") {
+      j["params"]["workers"] = w;
+      j["params"]["prefetch"] = 2;
+      j["params"]["pinned"] = false;
+    }
+    return j;
+  };
+  const json r = {{"name", "workers"},
+                  {"variants",
+                   {v("workers_0", "train", 0, 100, 0.8), v("workers_0_data_only", "data_only", 0, 105),
+                    v("workers_1", "train", 1, 180), v("workers_1_data_only", "data_only", 1, 400),
+                    v("workers_2", "train", 2, 290), v("workers_2_data_only", "data_only", 2, 800),
+                    v("no_loader", "no_loader", 0, 300)}}};
+  const json d = derive_loader(r);
+  EXPECT_EQ(d["workers_0"]["bound"], "loader");
+  EXPECT_NEAR(d["workers_0"]["of_data_only"].get<double>(), 100.0 / 105, 1e-9);
+  EXPECT_EQ(d["workers_1"]["bound"], "neither (loading and training overlap incompletely)");
+  EXPECT_EQ(d["workers_2"]["bound"], "training step");
+  EXPECT_DOUBLE_EQ(d["workers_2"]["no_loader_samples_per_s"].get<double>(), 300);
+  EXPECT_EQ(d["fewest_workers_within_10pct_of_best"], 2);
+  EXPECT_DOUBLE_EQ(d["workers_0"]["data_wait_fraction"].get<double>(), 0.8);
+}
+
+// Invariants 1 and 2, from one interleaved run of the workers case.
+//  - No training loop beats its own data-only loop or the no-loader bound, and
+//    no data-only loop produces samples faster than its threads can each
+//    preprocess them (best single-thread time, measured here).
+//  - One worker is at most about twice as fast as none: all that moving the
+//    loading to another thread can give is overlapping it with training, one
+//    batch taking max(L, T) instead of L + T, with L and T per batch taken from
+//    the data-only loop without workers and the no-loader loop.
+TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughput) {
+  const LoaderSetup s = small_setup();
+  const double per_sample = fastest_preprocess_s(s.loop.image);
+  const json r = run_on_cpu(workers_case(s));
+  ASSERT_EQ(r["status"], "ok") << r.dump();
+  const double cores = std::max(1u, std::thread::hardware_concurrency());
+  const double bound = items_per_s(r, "no_loader");
+  for (std::int64_t w : s.workers) {
+    const std::string name = "workers_" + std::to_string(w);
+    const double train = items_per_s(r, name), data_only = items_per_s(r, name + "_data_only");
+    const double producers = std::min<double>(static_cast<double>(std::max<std::int64_t>(w, 1)), cores);
+    EXPECT_LE(train, 1.25 * data_only) << name << " trains faster than its loader delivers";
+    EXPECT_LE(train, 1.25 * bound) << name << " trains faster than with the data already in place";
+    EXPECT_LE(data_only, 1.5 * producers / per_sample)
+        << name << ": " << data_only << " samples/s from " << producers << " thread(s) at " << per_sample
+        << " s per sample";
+  }
+  const double load = 1 / items_per_s(r, "workers_0_data_only"), train = 1 / bound;
+  const double overlap = (load + train) / std::max(load, train);  // <= 2
+  EXPECT_LE(items_per_s(r, "workers_1"), 1.25 * overlap * items_per_s(r, "workers_0"))
+      << "overlapping loading with training gives at most " << overlap << "x";
+}
+
+// Invariant 3: a longer window cannot lower the rate; it only spreads the
+// start-up thinner. A queue filled between samples makes short windows look
+// fast, so with it the rate falls as the window grows.
+TEST(DataLoaderInvariants, ALongerWindowIsNotSlower) {
+  const LoaderSetup s = small_setup();
+  Case c;
+  c.name = "window_length";
+  c.timing = TimingMode::sync;
+  const LoaderSettings one_worker{1, 2, false};
+  c.variants = {loop_variant(s, "short", "2 batches", one_worker, LoopKind::train, 2),
+                loop_variant(s, "long", "16 batches", one_worker, LoopKind::train, 16)};
+  c.units = *c.variants.front().units;
+  const json r = run_on_cpu(c);
+  ASSERT_EQ(r["status"], "ok") << r.dump();
+  EXPECT_GE(items_per_s(r, "long"), items_per_s(r, "short") / 1.25);
 }

@@ -1,11 +1,15 @@
+import json
+import os
 import re
 from pathlib import Path
 
 import pytest
 
 import synth
-from report.claims import evaluate, evaluate_claim, load_claims
+from report.claims import CLAIMS_PATH, evaluate, evaluate_claim, load_claims
 from report.verdicts import ALL, CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED
+
+SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 
 REQUIRED = {
     "pin_memory": (1.10, 1.20), "num_workers": (1.20, 1.50), "batch_size": None, "cudnn_benchmark": (1.05, 1.15),
@@ -25,7 +29,8 @@ def test_claims_file_lists_every_needed_claim():
     for cid, rng in REQUIRED.items():
         c = claims[cid]
         assert c["kind"] in ("speedup", "direction", "qualitative")
-        assert c["quote"] and c["source"] and c["technique"]
+        assert c["quote"] and c["technique"] and c["why"]
+        assert c["source"]["document"] and c["source"]["section"]
         if rng:
             assert c["kind"] == "speedup" and (c["low"], c["high"]) == pytest.approx(rng)
         else:
@@ -36,21 +41,56 @@ def _norm(text):
     return re.sub(r"\s+", " ", text).strip()
 
 
-def test_quotes_come_from_their_sources():
-    checked = 0
+def _documents(text):
+    """sources.md as {document: (its headings, its text)}."""
+    docs = {}
+    for part in re.split(r"^## ", text, flags=re.M)[1:]:
+        title, _, body = part.partition("\n")
+        docs[title.strip()] = ([h.strip() for h in re.findall(r"^### (.+)$", body, flags=re.M)], _norm(body))
+    return docs
+
+
+def test_quotes_come_from_documents_the_project_carries():
+    docs = _documents(SOURCES.read_text(encoding="utf-8"))
     for c in load_claims():
-        src = Path(c["source"].split(" ")[0])
-        if not src.is_file():
+        src = c["source"]
+        assert src["document"] in docs, f"{c['id']}: no document {src['document']!r} in {SOURCES.name}"
+        headings, body = docs[src["document"]]
+        assert any(src["section"].startswith(h) for h in headings), f"{c['id']}: no section {src['section']!r}"
+        # table cells are joined with ' | '
+        for part in (p.strip() for p in _norm(c["quote"]).split("|")):
+            assert part in body, f"{c['id']}: {part!r} not in {src['document']}"
+
+
+def test_no_claim_names_a_path_outside_the_project():
+    text = CLAIMS_PATH.read_text(encoding="utf-8") + SOURCES.read_text(encoding="utf-8")
+    assert not re.search(r"(?<![\w.])/(work|home|tmp|usr|opt|root)/", text)
+    assert "seeds/" not in text
+
+
+@pytest.mark.skipif(not os.environ.get("OPTBENCH_SEEDS_DIR"), reason="set OPTBENCH_SEEDS_DIR to the seed texts")
+def test_seed_excerpts_are_verbatim():
+    """Every line of an excerpt from seed NNN is a line of that seed (mojibake undone)."""
+    seeds = Path(os.environ["OPTBENCH_SEEDS_DIR"])
+    text = SOURCES.read_text(encoding="utf-8")
+    checked = 0
+    for part in re.split(r"^## ", text, flags=re.M)[1:]:
+        m = re.search(r"optbench seed (\d{3})", part)
+        if not m:
             continue
-        text = _norm(src.read_text(encoding="utf-8", errors="replace"))
-        quote = _norm(c["quote"])
-        # the 001 seed has mojibake for the en dash; table cells are joined with ' | '
-        parts = [p.strip() for p in re.split(r"\s*\|\s*|–", quote) if p.strip()]
-        for part in parts:
-            assert part in text, f"{c['id']}: {part!r} not in {src}"
-        checked += 1
-    if not checked:
-        pytest.skip("source files not on this machine")
+        raw = next(seeds.glob(f"{m.group(1)}_*.txt")).read_text(encoding="utf-8")
+        lines = set()
+        for line in raw.splitlines():
+            try:
+                line = line.encode("mac_roman").decode("utf-8")
+            except (UnicodeEncodeError, UnicodeDecodeError):
+                pass
+            lines.add(line.rstrip())
+        for section in re.split(r"^### .*$", part, flags=re.M)[1:]:
+            for line in section.strip().splitlines():
+                assert line.rstrip() in lines, f"seed {m.group(1)}: {line!r}"
+                checked += 1
+    assert checked > 20
 
 
 def gpu_doc(speedup_case_pairs, exp="pinned_memory", claims=("pin_memory",), gpu=synth.H100, **case_kw):
@@ -61,8 +101,174 @@ def gpu_doc(speedup_case_pairs, exp="pinned_memory", claims=("pin_memory",), gpu
     return synth.document([synth.experiment(exp, cases, list(claims))], gpu=gpu)
 
 
+def window_loops(case):
+    """Variant params of the epoch-window dataloader: which loop each variant is."""
+    for v in case["variants"]:
+        name = v["name"]
+        v["params"] = {"loop": "no_loader" if name == "no_loader" else
+                       "data_only" if name.endswith("_data_only") else "train"}
+    return case
+
+
+def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0), prefetch=(1.0, 1.0),
+               gpu=synth.H100):
+    """A dataloader run (workers, prefetch, pin cases with data-only references) and raw copies."""
+    def loader_case(name, base, rest):
+        vs = [(base[0], synth.lognormal(base[1], 0.01, 20, 1))]
+        roles = {}
+        for i, (vname, t) in enumerate(rest):
+            vs.append((vname, synth.lognormal(t, 0.01, 20, 10 + i)))
+            vs.append((vname + "_data_only", synth.lognormal(t * 0.5, 0.01, 20, 50 + i)))
+            roles[vname + "_data_only"] = "reference"
+        vs.append(("no_loader", synth.lognormal(0.1, 0.01, 20, 99)))
+        roles["no_loader"] = "reference"
+        return synth.case(name, vs, roles=roles)
+    w = [(f"workers_{n}", t) for n, t in zip((1, 2, 4), workers[1:])]
+    cases = [loader_case("workers", ("workers_0", workers[0]), w),
+             loader_case("prefetch_w4", ("prefetch_1", prefetch[0]), [("prefetch_4", prefetch[1])])]
+    if pin:
+        cases.append(loader_case("pin_w8", ("unpinned", pin[0]), [("pinned", pin[1])]))
+    for c in cases:
+        window_loops(c)
+    cases[0]["derived"] = {"workers_0": {"data_wait_fraction": 0.62}, "fewest_workers_within_10pct_of_best": 4}
+    copy_cases = [synth.case(f"h2d_{i}MiB", [("pageable", synth.lognormal(s, 0.01, 20, 200 + i)),
+                                             ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))])
+                  for i, s in enumerate(copies)]
+    return synth.document([synth.experiment("dataloader", cases, ["num_workers", "prefetch_factor", "pin_memory"]),
+                           synth.experiment("pinned_memory", copy_cases, ["pin_memory"])], gpu=gpu)
+
+
+def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
+    r = evaluate_claim(claim("pin_memory"), loader_doc())
+    assert [(e.experiment, e.case, e.variant) for e in r.evidence] == [("dataloader", "pin_w8", "pinned")]
+    assert r.evidence[0].baseline == "unpinned"
+    assert r.median == pytest.approx(1.15, rel=0.03)
+    assert r.verdict.verdict == CONFIRMED  # 1.15x, not pooled with the 4-6x copies
+    beside = " ".join(f"{b.label} {b.text}" for b in r.beside)
+    assert "mechanism" in beside and "4" in beside and "6" in beside and "2 cases" in beside
+
+
+def test_pin_memory_without_the_loader_case_is_not_judged_on_raw_copies():
+    r = evaluate_claim(claim("pin_memory"), loader_doc(pin=None))
+    assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
+    assert "end-to-end loader case" in r.verdict.why
+    assert r.beside  # the copies are still shown
+
+
+def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
+    doc = loader_doc()
+    r = evaluate_claim(claim("num_workers"), doc)
+    # best worker count vs 0 workers; the data-only loops (3.0 / 0.5 = 6x) are references, left out
+    assert [e.variant for e in r.evidence] == ["workers_4"]
+    assert r.median == pytest.approx(3.0, rel=0.03)
+    assert r.verdict.verdict == EXCEEDED
+    texts = [b.text for b in r.beside]
+    assert any(t.startswith("62%") for t in texts) and any(t.startswith("4 ") for t in texts)
+    p = evaluate_claim(claim("prefetch_factor"), doc)
+    assert [e.variant for e in p.evidence] == ["prefetch_4"] and p.verdict.verdict == NOT_REPRODUCED
+
+
+def mp_doc(cases):
+    """mixed_precision cases: {name: (params, {variant: median time})}; fp32 first."""
+    out = []
+    for i, (name, (params, times)) in enumerate(cases.items()):
+        out.append(synth.case(name, [(v, synth.lognormal(t, 0.005, 20, 10 * i + j))
+                                     for j, (v, t) in enumerate(times.items())], params=params))
+    return synth.document([synth.experiment("mixed_precision", out, ["amp", "fp16_tensor_cores"])], gpu=synth.H100)
+
+
+def test_amp_is_judged_against_default_fp32_with_strict_beside():
+    doc = mp_doc({
+        "resnet50_b128_224": ({"model": "resnet50"}, {"fp32": 4.8, "tf32": 2.0, "amp_fp16": 1.0, "amp_bf16": 1.2,
+                                                      "amp_fp16_channels_last": 0.6}),
+        "gpt": ({"model": "gpt"}, {"fp32": 3.0, "tf32": 1.2, "amp_fp16": 1.5, "amp_bf16": 1.6}),
+    })
+    r = evaluate_claim(claim("amp"), doc)
+    by_case = {e.case: e for e in r.evidence}
+    # conv net: against tf32 (cuDNN TF32 is the default); transformer: against fp32 (matmul TF32 off by default)
+    assert by_case["resnet50_b128_224"].baseline.startswith("tf32")
+    assert by_case["resnet50_b128_224"].speedup == pytest.approx(2.0, rel=0.02)
+    assert by_case["resnet50_b128_224"].variant == "amp_fp16"  # channels_last is another technique
+    assert by_case["gpt"].baseline.startswith("fp32") and by_case["gpt"].speedup == pytest.approx(2.0, rel=0.02)
+    assert r.verdict.verdict == CONFIRMED
+    strict = [b for b in r.beside if "strict FP32" in b.label]
+    assert strict and "4.80× over 2 cases" in strict[0].text
+
+
+def test_amp_prefers_an_explicit_default_variant():
+    doc = mp_doc({"r": ({"model": "resnet50"}, {"fp32": 4.0, "fp32_default": 2.5, "tf32": 2.0, "amp_fp16": 1.0})})
+    r = evaluate_claim(claim("amp"), doc)
+    assert r.evidence[0].baseline.startswith("fp32_default") and r.evidence[0].speedup == pytest.approx(2.5, rel=0.02)
+
+
+def ddp_doc(cases, gpu=synth.H100):
+    return synth.document([synth.experiment("data_parallel", cases, ["ddp_scaling"])], gpu=gpu)
+
+
+def test_ddp_at_world_size_one_needs_two_gpus():
+    doc = ddp_doc([
+        synth.case("mlp_train_ws1", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("ddp", synth.lognormal(1.3, 0.01, 20, 2))], params={"world_size": 1}),
+        synth.case("data_parallel_1gpu", [("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
+                                          ("data_parallel", synth.lognormal(1.0, 0.01, 20, 4))],
+                   params={"gpus_used": 1, "world_size": 1}),
+    ])
+    r = evaluate_claim(claim("ddp_scaling"), doc)
+    assert r.verdict.verdict == NOT_MEASURABLE
+    assert r.verdict.why.startswith("needs 2+ GPUs")
+    assert any("world size 1" in b.label and "0.77" in b.text for b in r.beside)
+
+
+def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
+    doc = ddp_doc([
+        synth.case("mlp_train_ws2", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("ddp", synth.lognormal(1.1, 0.01, 20, 2))], params={"world_size": 2}),
+        synth.case("data_parallel_2gpu", [("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
+                                          ("data_parallel", synth.lognormal(0.8, 0.01, 20, 4))],
+                   params={"gpus_used": 2, "world_size": 2}),
+    ])
+    # DDP's step does 2 x the items (a batch per rank); DataParallel splits one batch over both GPUs.
+    doc["experiments"][0]["cases"][0]["variants"][1]["units"] = {"items": 64.0}
+    r = evaluate_claim(claim("ddp_scaling"), doc)
+    assert r.verdict.verdict == CONFIRMED
+    e = r.evidence[0]
+    assert "2 ranks" in e.variant and "2 devices" in e.baseline
+    # DDP: 64 items / 1.1 s; DataParallel: 32 items / 0.8 s
+    assert e.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
+    eff = [b for b in r.beside if b.label.startswith("DDP on 2")]
+    assert eff and eff[0].text.startswith("0.9")  # (64 / 1.1) / (2 x 32 / 1.0)
+
+
+def test_ddp_against_data_parallel_in_one_case_is_paired():
+    c = synth.case("mlp_train_ws4", [("single", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("dp_4", synth.lognormal(0.5, 0.01, 20, 2)),
+                                     ("ddp_4", synth.lognormal(0.3, 0.01, 20, 3))], params={"world_size": 4})
+    r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
+    assert r.verdict.verdict == CONFIRMED
+    assert r.evidence[0].speedup == pytest.approx(0.5 / 0.3, rel=0.03)
+    assert {b.label.split(":")[0] for b in r.beside} >= {"DDP on 4", "DataParallel on 4"}
+
+
+def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
+    """The layout being built for issue 14: one mlp_train_wsN case holds single_device,
+    data_parallel (over N GPUs in rank 0) and the DDP variants; no gpus_used param."""
+    c = synth.case("mlp_train_ws2", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("data_parallel", synth.lognormal(0.8, 0.01, 20, 2)),
+                                     ("ddp", synth.lognormal(0.6, 0.01, 20, 3)),
+                                     ("ddp_bucket_view", synth.lognormal(0.55, 0.01, 20, 4))],
+                   params={"world_size": 2, "processes": 2})
+    c["derived"] = {"variants": {"data_parallel": {"devices": 2}, "ddp": {"devices": 2}}}
+    r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
+    assert r.verdict.verdict == CONFIRMED
+    assert len(r.evidence) == 1 and r.evidence[0].variant.startswith("ddp_bucket_view")
+    assert r.evidence[0].speedup == pytest.approx(0.8 / 0.55, rel=0.03)
+
+
 def test_confirmed_and_range_over_cases():
-    doc = gpu_doc([(1.15, 1.0, "pinned"), (1.14, 1.0, "pinned"), (1.16, 1.0, "pinned")])
+    cases = [window_loops(synth.case(f"pin_w{i}", [("unpinned", synth.lognormal(b, 0.01, 20, i)),
+                                                   ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))]))
+             for i, b in enumerate((1.15, 1.14, 1.16))]
+    doc = synth.document([synth.experiment("dataloader", cases, ["pin_memory"])], gpu=synth.H100)
     r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == CONFIRMED
     assert len(r.evidence) == 3
@@ -71,26 +277,45 @@ def test_confirmed_and_range_over_cases():
 
 
 def test_exceeded_and_not_reproduced():
-    assert evaluate_claim(claim("pin_memory"), gpu_doc([(2.0, 1.0, "pinned")])).verdict.verdict == EXCEEDED
-    assert evaluate_claim(claim("pin_memory"), gpu_doc([(1.0, 1.0, "pinned")])).verdict.verdict == NOT_REPRODUCED
+    for speedup, verdict in ((2.0, EXCEEDED), (1.0, NOT_REPRODUCED)):
+        doc = gpu_doc([(speedup, 1.0, "workers_2")], exp="dataloader", claims=("num_workers",))
+        doc["experiments"][0]["cases"][0]["name"] = "workers"
+        window_loops(doc["experiments"][0]["cases"][0])
+        assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == verdict
+
+
+def test_loader_results_sampled_one_batch_at_a_time_are_not_evidence():
+    """Files from before the epoch windows (no loop param): their queue filled between
+    samples, so 1 worker read 30x; the loader claims refuse them and say why."""
+    doc = loader_doc()
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v.pop("params", None)
+    for cid in ("pin_memory", "num_workers", "prefetch_factor"):
+        r = evaluate_claim(claim(cid), doc)
+        assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
+        assert "one batch per sample" in r.verdict.why
 
 
 def test_cpu_run_is_not_measurable_for_gpu_claims():
-    doc = gpu_doc([(1.15, 1.0, "pinned")], gpu=None)
-    r = evaluate_claim(claim("pin_memory"), doc)
+    r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None))
     assert r.verdict.verdict == NOT_MEASURABLE
     assert "CPU run: no GPU" in r.verdict.why
     assert r.median is not None  # the measurement is still shown
 
 
 def test_match_rules_pick_the_right_comparisons():
-    # the variant does not match ^pinned: nothing counts
-    r = evaluate_claim(claim("pin_memory"), gpu_doc([(1.5, 1.0, "other")]))
+    # the variant does not match ^pinned$: nothing counts
+    doc = loader_doc()
+    doc["experiments"][0]["cases"][2]["comparisons"][0]["variant"] = "other"
+    r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
 
 
 def test_verification_failures_are_left_out():
-    doc = gpu_doc([(1.15, 1.0, "pinned")], verification="failed")
+    doc = loader_doc()
+    for cm in doc["experiments"][0]["cases"][2]["comparisons"]:
+        cm["verification"] = {"status": "failed"}
     r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE
     assert "verification failed" in r.verdict.why
@@ -98,11 +323,11 @@ def test_verification_failures_are_left_out():
 
 
 def test_skipped_experiment_and_no_experiment():
-    doc = synth.document([synth.experiment("pinned_memory", [], ["pin_memory"], status="skipped",
-                                           reason="host-to-device copies need a GPU")], gpu=synth.H100)
+    doc = synth.document([synth.experiment("dataloader", [], ["pin_memory"], status="skipped",
+                                           reason="needs a GPU")], gpu=synth.H100)
     results = {r.claim["id"]: r for r in evaluate(doc)}
     assert results["pin_memory"].verdict.verdict == NOT_MEASURABLE
-    assert "need a GPU" in results["pin_memory"].verdict.why
+    assert "needs a GPU" in results["pin_memory"].verdict.why
     assert results["torch_compile"].verdict.why == "no experiment in these results tests it"
     assert all(r.verdict.verdict in ALL for r in results.values())
 
@@ -114,3 +339,28 @@ def test_qualitative_claim_shows_measurement_but_no_verdict():
     r = evaluate_claim(claim("no_grad_eval"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE and "no number" in r.verdict.why
     assert r.median == pytest.approx(1.1, rel=0.03)
+
+
+def test_claims_json_is_valid_json_with_known_methods():
+    from report.claims import METHODS
+    d = json.loads(CLAIMS_PATH.read_text(encoding="utf-8"))
+    for c in d["claims"]:
+        assert c.get("method", "best") in METHODS
+        for b in c.get("beside", []):
+            assert b["label"] and ("match" in b or "derived" in b)
+
+
+def test_render_shows_the_case_each_claim_used_and_why(tmp_path, cli):
+    src = synth.write(tmp_path / "r.json", loader_doc())
+    r = cli("render", src, "--out", tmp_path / "out", "--no-plots")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    for text in (md, html):
+        assert "dataloader/pin_w8: pinned vs unpinned" in text
+        assert "How each claim was tested" in text
+        assert "why: The claim is about pin_memory=True in the DataLoader" in text
+        assert "Maximizing GPU Utilization in PyTorch, Checklist table, row 1 (excerpt in report/sources.md)" in text
+        assert "mechanism: raw host-to-device copies" in text
+    # no path of the machine that rendered it, apart from the input named on the command line
+    assert not re.search(r"/(work|home|usr|opt)/|seeds/", md.replace(str(src), ""))

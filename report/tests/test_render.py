@@ -173,6 +173,19 @@ def test_sweep_across_the_variants_of_a_case():
     assert pts[0][1] < pts[1][1] < pts[2][1]  # samples/s grows with the workers here
 
 
+def test_train_and_data_only_loops_are_separate_lines():
+    from report.plots import find_sweeps
+
+    c = synth.case("workers", [("workers_0", [4e-3, 4.1e-3]), ("workers_0_data_only", [3e-3, 3.1e-3]),
+                               ("workers_1", [2e-3, 2.1e-3]), ("workers_1_data_only", [1e-3, 1.1e-3])],
+                   roles={"workers_0_data_only": "reference", "workers_1_data_only": "reference"})
+    for v, (w, loop) in zip(c["variants"], ((0, "train"), (0, "data_only"), (1, "train"), (1, "data_only"))):
+        v["params"] = {"workers": w, "loop": loop}
+    sweeps = dict(find_sweeps(synth.experiment("dataloader", [c])))
+    assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only)"}
+    assert [x for x, _ in sweeps["workers"]["workers (train)"]] == [0, 1]
+
+
 def test_derived_figures_are_shown(tmp_path, cli):
     c = synth.case("fixed_b64", [("benchmark_off", [2e-3, 2.1e-3]), ("benchmark_on", [1.8e-3, 1.9e-3])])
     c["derived"] = {"break_even_steps": 12.345, "autotune_first_step_extra_s": 0.5,
