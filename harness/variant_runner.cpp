@@ -67,6 +67,22 @@ std::unique_ptr<VariantRunner> make_in_process_runner(const Variant& v, DeviceBa
 
 std::string first_line(const std::string& what) { return what.substr(0, what.find('\n')); }
 
+TimingMode timing_mode_from(const std::string& name) {
+  if (name == "sync") return TimingMode::sync;
+  if (name == "batched") return TimingMode::batched;
+  throw std::invalid_argument("unknown timing mode '" + name + "'");
+}
+
+json to_json(const PrepareSpec& p) {
+  return {{"mode", to_string(p.mode)}, {"hold_stream", p.hold_stream}, {"warmup_min_s", p.warmup_min_s},
+          {"warmup_max_s", p.warmup_max_s}, {"target_sample_s", p.target_sample_s}, {"max_iters", p.max_iters}};
+}
+
+PrepareSpec prepare_spec_from_json(const json& j) {
+  return {timing_mode_from(j.at("mode")), j.at("hold_stream"), j.at("warmup_min_s"), j.at("warmup_max_s"),
+          j.at("target_sample_s"), j.at("max_iters")};
+}
+
 json to_json(const Sample& s) {
   json j = {{"host_s", s.host_s}, {"iters", s.iters}};
   if (s.device_s) j["device_s"] = *s.device_s;

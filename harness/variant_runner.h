@@ -50,6 +50,10 @@ class VariantRunner {
 // The variant built and stepped in this process, on `backend`.
 std::unique_ptr<VariantRunner> make_in_process_runner(const Variant& v, DeviceBackend& backend);
 
+// What crosses the pipe to a worker process (harness/isolation/).
+nlohmann::json to_json(const PrepareSpec& p);
+PrepareSpec prepare_spec_from_json(const nlohmann::json& j);
+TimingMode timing_mode_from(const std::string& name);  // "batched" | "sync"
 nlohmann::json to_json(const Sample& s);
 Sample sample_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const Prepared& p);

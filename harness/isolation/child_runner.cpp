@@ -16,8 +16,6 @@ namespace {
 
 using json = nlohmann::json;
 
-const char* mode_name(TimingMode m) { return m == TimingMode::sync ? "sync" : "batched"; }
-
 class ChildRunner final : public VariantRunner {
  public:
   ChildRunner(const WorkerOrigin& o, const std::string& case_name, std::size_t index) {
@@ -63,14 +61,12 @@ class ChildRunner final : public VariantRunner {
   Prepared prepare(const PrepareSpec& p) override {
     const json hello = receive();  // the worker found its variant (or says why not)
     if (!hello.value("ok", false)) throw std::runtime_error("worker: " + hello.value("error", std::string("failed")));
-    const json r = request({{"cmd", "prepare"}, {"mode", mode_name(p.mode)}, {"hold_stream", p.hold_stream},
-                            {"warmup_min_s", p.warmup_min_s}, {"warmup_max_s", p.warmup_max_s},
-                            {"target_sample_s", p.target_sample_s}, {"max_iters", p.max_iters}});
+    const json r = request({{"cmd", "prepare"}, {"spec", to_json(p)}});
     return prepared_from_json(r.at("prepared"));
   }
 
   Sample sample(std::int64_t iters, TimingMode mode) override {
-    return sample_from_json(request({{"cmd", "sample"}, {"iters", iters}, {"mode", mode_name(mode)}}).at("sample"));
+    return sample_from_json(request({{"cmd", "sample"}, {"iters", iters}, {"mode", to_string(mode)}}).at("sample"));
   }
 
   json metrics() override { return request({{"cmd", "metrics"}}).at("metrics"); }

@@ -36,7 +36,6 @@ int run_worker(const WorkerArgs& a) {
   };
 
   std::vector<Case> cases;
-  const Variant* variant = nullptr;
   std::unique_ptr<DeviceBackend> backend;
   std::unique_ptr<VariantRunner> runner;
   try {
@@ -46,8 +45,7 @@ int run_worker(const WorkerArgs& a) {
     cases = found[0]->cases(a.ctx);
     const Case& c = find_case(cases, a.case_name);
     if (a.variant >= c.variants.size()) throw std::invalid_argument("no variant " + std::to_string(a.variant));
-    variant = &c.variants[a.variant];
-    runner = make_in_process_runner(*variant, *backend);
+    runner = make_in_process_runner(c.variants[a.variant], *backend);
     send({{"ok", true}, {"pid", getpid()}});
   } catch (const std::exception& e) {
     send({{"ok", false}, {"error", first_line(e.what())}});
@@ -61,17 +59,10 @@ int run_worker(const WorkerArgs& a) {
       const json req = json::parse(line);
       const std::string cmd = req.at("cmd");
       if (cmd == "prepare") {
-        PrepareSpec p;
-        p.mode = req.at("mode") == "sync" ? TimingMode::sync : TimingMode::batched;
-        p.hold_stream = req.at("hold_stream");
-        p.warmup_min_s = req.at("warmup_min_s");
-        p.warmup_max_s = req.at("warmup_max_s");
-        p.target_sample_s = req.at("target_sample_s");
-        p.max_iters = req.at("max_iters");
-        reply_msg = {{"ok", true}, {"prepared", to_json(runner->prepare(p))}};
+        reply_msg = {{"ok", true}, {"prepared", to_json(runner->prepare(prepare_spec_from_json(req.at("spec"))))}};
       } else if (cmd == "sample") {
-        const auto mode = req.at("mode") == "sync" ? TimingMode::sync : TimingMode::batched;
-        reply_msg = {{"ok", true}, {"sample", to_json(runner->sample(req.at("iters"), mode))}};
+        const Sample s = runner->sample(req.at("iters"), timing_mode_from(req.at("mode")));
+        reply_msg = {{"ok", true}, {"sample", to_json(s)}};
       } else if (cmd == "metrics") {
         reply_msg = {{"ok", true}, {"metrics", runner->metrics()}};
       } else if (cmd == "exit") {
