@@ -248,13 +248,15 @@ TEST(DataLoader, DerivedFiguresNameTheBound) {
 }
 
 // Invariants 1 and 2, from one interleaved run of the workers case.
-//  - No training loop beats its own data-only loop or the no-loader bound, and
-//    no data-only loop produces samples faster than its threads can each
-//    preprocess them (best single-thread time, measured here).
-//  - One worker is at most about twice as fast as none: all that moving the
-//    loading to another thread can give is overlapping it with training, one
-//    batch taking max(L, T) instead of L + T, with L and T per batch taken from
-//    the data-only loop without workers and the no-loader loop.
+//  - No loop produces samples faster than its threads can each preprocess them
+//    (the best single-thread time, measured here), and no training loop beats
+//    its own data-only loop or the no-loader bound.
+//  - One worker gains at most what overlapping loading with training allows:
+//    a batch taking max(L, T) instead of L + T, with L and T per batch from the
+//    data-only loop without workers and the no-loader loop (at most 2x).
+// Margins: on the shared 2-core CI VM the medians of two variants of one run
+// have differed by up to 1.65x where they should agree, so the comparisons
+// between variants allow 1.5-2x; the old one-batch samples broke them by 2-8x.
 TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughput) {
   const LoaderSetup s = small_setup();
   const double per_sample = fastest_preprocess_s(s.loop.image);
@@ -266,15 +268,17 @@ TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughp
     const std::string name = "workers_" + std::to_string(w);
     const double train = items_per_s(r, name), data_only = items_per_s(r, name + "_data_only");
     const double producers = std::min<double>(static_cast<double>(std::max<std::int64_t>(w, 1)), cores);
-    EXPECT_LE(train, 1.25 * data_only) << name << " trains faster than its loader delivers";
-    EXPECT_LE(train, 1.25 * bound) << name << " trains faster than with the data already in place";
-    EXPECT_LE(data_only, 1.5 * producers / per_sample)
+    const double can_produce = producers / per_sample;
+    EXPECT_LE(data_only, 1.5 * can_produce)
         << name << ": " << data_only << " samples/s from " << producers << " thread(s) at " << per_sample
         << " s per sample";
+    EXPECT_LE(train, 1.5 * can_produce) << name << " trains faster than its threads can preprocess";
+    EXPECT_LE(train, 2.0 * data_only) << name << " trains faster than its loader delivers";
+    EXPECT_LE(train, 2.0 * bound) << name << " trains faster than with the data already in place";
   }
   const double load = 1 / items_per_s(r, "workers_0_data_only"), train = 1 / bound;
   const double overlap = (load + train) / std::max(load, train);  // <= 2
-  EXPECT_LE(items_per_s(r, "workers_1"), 1.25 * overlap * items_per_s(r, "workers_0"))
+  EXPECT_LE(items_per_s(r, "workers_1"), 1.5 * overlap * items_per_s(r, "workers_0"))
       << "overlapping loading with training gives at most " << overlap << "x";
 }
 
@@ -292,5 +296,5 @@ TEST(DataLoaderInvariants, ALongerWindowIsNotSlower) {
   c.units = *c.variants.front().units;
   const json r = run_on_cpu(c);
   ASSERT_EQ(r["status"], "ok") << r.dump();
-  EXPECT_GE(items_per_s(r, "long"), items_per_s(r, "short") / 1.25);
+  EXPECT_GE(items_per_s(r, "long"), items_per_s(r, "short") / 1.5);
 }
