@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <limits>
 #include <thread>
@@ -45,6 +46,7 @@ std::vector<int> epoch_counts(std::int64_t n, std::int64_t batch, std::int64_t w
 // where a leaking queue shows most (its batches look free).
 LoaderSetup small_setup() {
   LoaderSetup s;
+  s.loop.model = "pool + linear";
   s.loop.image = {64, 56, 10};
   s.loop.batch = 8;
   s.loop.cpu_train_threads = 1;
@@ -181,6 +183,10 @@ TEST(DataLoader, AWindowIsOneEpochAndTheLoaderIsIdleBetweenWindows) {
       }
       EXPECT_EQ(loop.windows(), 2);
       EXPECT_EQ(loop.incomplete_windows(), 0);
+      std::vector<Workload*> ws = {&loop};
+      EXPECT_EQ(verify_windows(ws), "");
+      EXPECT_EQ(loop.trains(), kind == LoopKind::train);
+      if (loop.trains()) EXPECT_TRUE(std::isfinite(loop.last_loss()));
       const json m = loop.metrics();
       EXPECT_EQ(m["loop"], to_string(kind));
       EXPECT_EQ(m["window_batches"], window);

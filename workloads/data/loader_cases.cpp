@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <thread>
@@ -30,13 +31,13 @@ Case base_case(const LoaderSetup& s, std::string name) {
   Case c;
   c.name = std::move(name);
   const auto& l = s.loop;
-  c.params = {{"batch", l.batch},
+  c.params = {{"model", l.model},
+              {"batch", l.batch},
               {"image", l.image.size},
               {"crop", l.image.crop},
               {"precision", to_string(l.train.precision)},
               {"channels_last", l.train.channels_last},
               {"cores", std::max(1u, std::thread::hardware_concurrency())}};
-  if (l.device == DeviceKind::cpu && l.cpu_train_threads > 0) c.params["train_threads"] = l.cpu_train_threads;
   c.timing = TimingMode::sync;  // the loader blocks the host
   c.units.item_name = "samples";
   c.verify = verify_windows;
@@ -59,6 +60,15 @@ Case base_case(const LoaderSetup& s, std::string name) {
                             std::to_string(l.image.size) + "px image, random " + std::to_string(l.image.crop) +
                             "px crop, horizontal flip with p = 0.5, normalised to float CHW; plain loops, one "
                             "thread per sample in every loop"}};
+  if (l.device == DeviceKind::cpu && l.cpu_train_threads > 0) {
+    c.params["train_threads"] = l.cpu_train_threads;
+    c.notes["train_threads"] = "the training step runs on " + std::to_string(l.cpu_train_threads) +
+                               " intra-op thread(s), standing in for the accelerator, so the loader's threads have "
+                               "the other cores";
+  }
+  if (l.train.precision == Precision::amp_fp16)
+    c.notes["grad_scaler"] = "each step reads GradScaler's found-inf flag on the host (as Python's "
+                             "GradScaler.step does): one host-device sync per step";
   return c;
 }
 
@@ -156,6 +166,8 @@ std::string verify_windows(std::vector<Workload*>& ws) {
     if (loop->incomplete_windows() > 0)
       return std::to_string(loop->incomplete_windows()) + " of " + std::to_string(loop->windows()) +
              " windows did not deliver every sample of their epoch exactly once";
+    if (loop->trains() && !std::isfinite(loop->last_loss()))
+      return "the training loss is not finite: " + std::to_string(loop->last_loss());
   }
   return "";
 }
