@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
-#include <limits>
 #include <thread>
 
 #include "harness/case_runner.h"
@@ -90,19 +89,6 @@ double items_per_s(const json& r, const std::string& name) {
   const auto& v = variant(r, name);
   EXPECT_EQ(v.at("status"), "ok") << name << ": " << v.value("error", "");
   return v.at("throughput").at("items_per_s").get<double>();
-}
-
-// Best single-thread preprocessing time per sample here and now: no loader
-// can produce samples faster than its threads can each run this.
-double fastest_preprocess_s(const ImageSpec& image) {
-  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
-  double best = std::numeric_limits<double>::infinity();
-  for (int pass = 0; pass < 20; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 4; ++i) preprocess_sample(static_cast<std::uint64_t>(i), image, out.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 4);
-  }
-  return best;
 }
 
 }  // namespace
@@ -265,7 +251,8 @@ TEST(DataLoader, DerivedFiguresNameTheBound) {
 // between variants allow 1.5-2x; the old one-batch samples broke them by 2-8x.
 TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughput) {
   const LoaderSetup s = small_setup();
-  const double per_sample = fastest_preprocess_s(s.loop.image);
+  // No loader produces samples faster than its threads can each preprocess them.
+  const double per_sample = preprocess_seconds_one_thread(s.loop.image, 20);
   const json r = run_on_cpu(workers_case(s));
   ASSERT_EQ(r["status"], "ok") << r.dump();
   const double cores = std::max(1u, std::thread::hardware_concurrency());

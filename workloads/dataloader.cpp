@@ -77,7 +77,8 @@ class DataLoaderExperiment final : public Experiment {
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {
-    const LoaderSetup s = setup_for(ctx.device);
+    LoaderSetup s = setup_for(ctx.device);
+    s.preprocess_s_one_thread = preprocess_seconds_one_thread(s.loop.image);  // one note for every case
     std::vector<Case> out = {workers_case(s), prefetch_case(s)};
     if (s.pin_workers > 0) out.push_back(pin_case(s));
     return out;

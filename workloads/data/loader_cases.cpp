@@ -13,19 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-// Preprocessing cost of one sample on one otherwise idle thread (the best of a
-// few passes, so another process's burst does not inflate it).
-double preprocess_seconds_one_thread(const ImageSpec& image) {
-  const int per_pass = 8;
-  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
-  double best = std::numeric_limits<double>::infinity();
-  for (int pass = 0; pass < 3; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < per_pass; ++i) preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / per_pass);
-  }
-  return best;
-}
 
 Case base_case(const LoaderSetup& s, std::string name) {
   Case c;
@@ -55,7 +42,8 @@ Case base_case(const LoaderSetup& s, std::string name) {
        "copies without training (the loop's data-only rate); no_loader: training on one batch already on the "
        "device (the bound for any loader)"},
       {"data_wait", "share of the window spent in the loader's next(), as PyTorch's ImageNet example counts data time"},
-      {"preprocess_s_per_sample_one_thread", preprocess_seconds_one_thread(l.image)},
+      {"preprocess_s_per_sample_one_thread",
+       s.preprocess_s_one_thread > 0 ? s.preprocess_s_one_thread : preprocess_seconds_one_thread(l.image)},
       {"preprocessing", "per sample: JPEG-like decode (4:2:0, 8x8 inverse DCT, colour conversion) of a " +
                             std::to_string(l.image.size) + "px image, random " + std::to_string(l.image.crop) +
                             "px crop, horizontal flip with p = 0.5, normalised to float CHW; plain loops, one "
@@ -103,6 +91,18 @@ std::optional<double> rate(const json* v) {
 }
 
 }  // namespace
+
+double preprocess_seconds_one_thread(const ImageSpec& image, int passes) {
+  const int per_pass = 8;
+  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
+  double best = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < per_pass; ++i) preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / per_pass);
+  }
+  return best;
+}
 
 std::int64_t window_batches(const LoaderSetup& s, const LoaderSettings& l) {
   return std::max(s.min_window, s.window_factor * l.workers * l.prefetch);
