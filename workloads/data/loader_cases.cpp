@@ -66,9 +66,12 @@ void add_pair(Case& c, const LoaderSetup& s, const std::string& name, const std:
   c.variants.push_back(loop_variant(s, name + "_data_only", desc + "; loading and copies only", l, LoopKind::data_only));
 }
 
-void add_no_loader(Case& c, const LoaderSetup& s) {
+// The no-loader bound last; the case's units are its baseline's window.
+Case finish(Case c, const LoaderSetup& s) {
   c.variants.push_back(loop_variant(s, "no_loader", "training on one batch already on the device (the bound)", {},
                                     LoopKind::no_loader));
+  c.units = *c.variants.front().units;
+  return c;
 }
 
 const json* find(const json& variants, const std::string& loop, const json& like) {
@@ -132,9 +135,7 @@ Case workers_case(const LoaderSetup& s) {
     const std::string desc = w == 0 ? "loading in the training thread" : std::to_string(w) + " worker threads";
     add_pair(c, s, "workers_" + std::to_string(w), desc, {w, s.default_prefetch, false});
   }
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 Case prefetch_case(const LoaderSetup& s) {
@@ -143,9 +144,7 @@ Case prefetch_case(const LoaderSetup& s) {
   for (std::int64_t p : s.prefetch)
     add_pair(c, s, "prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker",
              {s.prefetch_workers, p, false});
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 Case pin_case(const LoaderSetup& s) {
@@ -154,9 +153,7 @@ Case pin_case(const LoaderSetup& s) {
   c.params["prefetch"] = s.default_prefetch;
   add_pair(c, s, "unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false});
   add_pair(c, s, "pinned", "batches pinned in the worker, non_blocking copy", {s.pin_workers, s.default_prefetch, true});
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 std::string verify_windows(std::vector<Workload*>& ws) {
