@@ -12,8 +12,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <iostream>
-#include <limits>
 #include <thread>
 
 #include "harness/case_runner.h"
@@ -45,6 +45,7 @@ std::vector<int> epoch_counts(std::int64_t n, std::int64_t batch, std::int64_t w
 // where a leaking queue shows most (its batches look free).
 LoaderSetup small_setup() {
   LoaderSetup s;
+  s.loop.model = "pool + linear";
   s.loop.image = {64, 56, 10};
   s.loop.batch = 8;
   s.loop.cpu_train_threads = 1;
@@ -88,19 +89,6 @@ double items_per_s(const json& r, const std::string& name) {
   const auto& v = variant(r, name);
   EXPECT_EQ(v.at("status"), "ok") << name << ": " << v.value("error", "");
   return v.at("throughput").at("items_per_s").get<double>();
-}
-
-// Best single-thread preprocessing time per sample here and now: no loader
-// can produce samples faster than its threads can each run this.
-double fastest_preprocess_s(const ImageSpec& image) {
-  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
-  double best = std::numeric_limits<double>::infinity();
-  for (int pass = 0; pass < 20; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < 4; ++i) preprocess_sample(static_cast<std::uint64_t>(i), image, out.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 4);
-  }
-  return best;
 }
 
 }  // namespace
@@ -181,6 +169,10 @@ TEST(DataLoader, AWindowIsOneEpochAndTheLoaderIsIdleBetweenWindows) {
       }
       EXPECT_EQ(loop.windows(), 2);
       EXPECT_EQ(loop.incomplete_windows(), 0);
+      std::vector<Workload*> ws = {&loop};
+      EXPECT_EQ(verify_windows(ws), "");
+      EXPECT_EQ(loop.trains(), kind == LoopKind::train);
+      if (loop.trains()) EXPECT_TRUE(std::isfinite(loop.last_loss()));
       const json m = loop.metrics();
       EXPECT_EQ(m["loop"], to_string(kind));
       EXPECT_EQ(m["window_batches"], window);
@@ -248,16 +240,19 @@ TEST(DataLoader, DerivedFiguresNameTheBound) {
 }
 
 // Invariants 1 and 2, from one interleaved run of the workers case.
-//  - No training loop beats its own data-only loop or the no-loader bound, and
-//    no data-only loop produces samples faster than its threads can each
-//    preprocess them (best single-thread time, measured here).
-//  - One worker is at most about twice as fast as none: all that moving the
-//    loading to another thread can give is overlapping it with training, one
-//    batch taking max(L, T) instead of L + T, with L and T per batch taken from
-//    the data-only loop without workers and the no-loader loop.
+//  - No loop produces samples faster than its threads can each preprocess them
+//    (the best single-thread time, measured here), and no training loop beats
+//    its own data-only loop or the no-loader bound.
+//  - One worker gains at most what overlapping loading with training allows:
+//    a batch taking max(L, T) instead of L + T, with L and T per batch from the
+//    data-only loop without workers and the no-loader loop (at most 2x).
+// Margins: on the shared 2-core CI VM the medians of two variants of one run
+// have differed by up to 1.65x where they should agree, so the comparisons
+// between variants allow 1.5-2x; the old one-batch samples broke them by 2-8x.
 TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughput) {
   const LoaderSetup s = small_setup();
-  const double per_sample = fastest_preprocess_s(s.loop.image);
+  // No loader produces samples faster than its threads can each preprocess them.
+  const double per_sample = preprocess_seconds_one_thread(s.loop.image, 20);
   const json r = run_on_cpu(workers_case(s));
   ASSERT_EQ(r["status"], "ok") << r.dump();
   const double cores = std::max(1u, std::thread::hardware_concurrency());
@@ -266,15 +261,17 @@ TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughp
     const std::string name = "workers_" + std::to_string(w);
     const double train = items_per_s(r, name), data_only = items_per_s(r, name + "_data_only");
     const double producers = std::min<double>(static_cast<double>(std::max<std::int64_t>(w, 1)), cores);
-    EXPECT_LE(train, 1.25 * data_only) << name << " trains faster than its loader delivers";
-    EXPECT_LE(train, 1.25 * bound) << name << " trains faster than with the data already in place";
-    EXPECT_LE(data_only, 1.5 * producers / per_sample)
+    const double can_produce = producers / per_sample;
+    EXPECT_LE(data_only, 1.5 * can_produce)
         << name << ": " << data_only << " samples/s from " << producers << " thread(s) at " << per_sample
         << " s per sample";
+    EXPECT_LE(train, 1.5 * can_produce) << name << " trains faster than its threads can preprocess";
+    EXPECT_LE(train, 2.0 * data_only) << name << " trains faster than its loader delivers";
+    EXPECT_LE(train, 2.0 * bound) << name << " trains faster than with the data already in place";
   }
   const double load = 1 / items_per_s(r, "workers_0_data_only"), train = 1 / bound;
   const double overlap = (load + train) / std::max(load, train);  // <= 2
-  EXPECT_LE(items_per_s(r, "workers_1"), 1.25 * overlap * items_per_s(r, "workers_0"))
+  EXPECT_LE(items_per_s(r, "workers_1"), 1.5 * overlap * items_per_s(r, "workers_0"))
       << "overlapping loading with training gives at most " << overlap << "x";
 }
 
@@ -292,5 +289,5 @@ TEST(DataLoaderInvariants, ALongerWindowIsNotSlower) {
   c.units = *c.variants.front().units;
   const json r = run_on_cpu(c);
   ASSERT_EQ(r["status"], "ok") << r.dump();
-  EXPECT_GE(items_per_s(r, "long"), items_per_s(r, "short") / 1.25);
+  EXPECT_GE(items_per_s(r, "long"), items_per_s(r, "short") / 1.5);
 }

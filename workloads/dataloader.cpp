@@ -35,6 +35,7 @@ LoaderSetup setup_for(DeviceKind d) {
     // ResNet-50 at 224 px, AMP fp16 + GradScaler, channels_last: the usual
     // ImageNet recipe, whose step is long enough that a few worker threads
     // can keep up and the curve saturates within the machine's cores.
+    s.loop.model = "resnet50";
     s.loop.image = {256, 224, 1000};
     s.loop.batch = 128;
     s.loop.net = [] {
@@ -45,6 +46,7 @@ LoaderSetup setup_for(DeviceKind d) {
     s.loop.train.channels_last = true;
     s.pin_workers = std::max<std::int64_t>(1, cores / 2);
   } else {
+    s.loop.model = "small_cnn (conv 3-8 k4 s4, conv 8-16 k3 s2, pool, linear)";
     s.loop.image = {64, 56, 10};
     s.loop.batch = 16;
     s.loop.cpu_train_threads = 1;
@@ -75,7 +77,8 @@ class DataLoaderExperiment final : public Experiment {
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {
-    const LoaderSetup s = setup_for(ctx.device);
+    LoaderSetup s = setup_for(ctx.device);
+    s.preprocess_s_one_thread = preprocess_seconds_one_thread(s.loop.image);  // one note for every case
     std::vector<Case> out = {workers_case(s), prefetch_case(s)};
     if (s.pin_workers > 0) out.push_back(pin_case(s));
     return out;

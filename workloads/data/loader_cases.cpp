@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <thread>
@@ -12,31 +13,18 @@ namespace {
 
 using json = nlohmann::json;
 
-// Preprocessing cost of one sample on one otherwise idle thread (the best of a
-// few passes, so another process's burst does not inflate it).
-double preprocess_seconds_one_thread(const ImageSpec& image) {
-  const int per_pass = 8;
-  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
-  double best = std::numeric_limits<double>::infinity();
-  for (int pass = 0; pass < 3; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < per_pass; ++i) preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / per_pass);
-  }
-  return best;
-}
 
 Case base_case(const LoaderSetup& s, std::string name) {
   Case c;
   c.name = std::move(name);
   const auto& l = s.loop;
-  c.params = {{"batch", l.batch},
+  c.params = {{"model", l.model},
+              {"batch", l.batch},
               {"image", l.image.size},
               {"crop", l.image.crop},
               {"precision", to_string(l.train.precision)},
               {"channels_last", l.train.channels_last},
               {"cores", std::max(1u, std::thread::hardware_concurrency())}};
-  if (l.device == DeviceKind::cpu && l.cpu_train_threads > 0) c.params["train_threads"] = l.cpu_train_threads;
   c.timing = TimingMode::sync;  // the loader blocks the host
   c.units.item_name = "samples";
   c.verify = verify_windows;
@@ -54,11 +42,21 @@ Case base_case(const LoaderSetup& s, std::string name) {
        "copies without training (the loop's data-only rate); no_loader: training on one batch already on the "
        "device (the bound for any loader)"},
       {"data_wait", "share of the window spent in the loader's next(), as PyTorch's ImageNet example counts data time"},
-      {"preprocess_s_per_sample_one_thread", preprocess_seconds_one_thread(l.image)},
+      {"preprocess_s_per_sample_one_thread",
+       s.preprocess_s_one_thread > 0 ? s.preprocess_s_one_thread : preprocess_seconds_one_thread(l.image)},
       {"preprocessing", "per sample: JPEG-like decode (4:2:0, 8x8 inverse DCT, colour conversion) of a " +
                             std::to_string(l.image.size) + "px image, random " + std::to_string(l.image.crop) +
                             "px crop, horizontal flip with p = 0.5, normalised to float CHW; plain loops, one "
                             "thread per sample in every loop"}};
+  if (l.device == DeviceKind::cpu && l.cpu_train_threads > 0) {
+    c.params["train_threads"] = l.cpu_train_threads;
+    c.notes["train_threads"] = "the training step runs on " + std::to_string(l.cpu_train_threads) +
+                               " intra-op thread(s), standing in for the accelerator, so the loader's threads have "
+                               "the other cores";
+  }
+  if (l.train.precision == Precision::amp_fp16)
+    c.notes["grad_scaler"] = "each step reads GradScaler's found-inf flag on the host (as Python's "
+                             "GradScaler.step does): one host-device sync per step";
   return c;
 }
 
@@ -68,9 +66,12 @@ void add_pair(Case& c, const LoaderSetup& s, const std::string& name, const std:
   c.variants.push_back(loop_variant(s, name + "_data_only", desc + "; loading and copies only", l, LoopKind::data_only));
 }
 
-void add_no_loader(Case& c, const LoaderSetup& s) {
+// The no-loader bound last; the case's units are its baseline's window.
+Case finish(Case c, const LoaderSetup& s) {
   c.variants.push_back(loop_variant(s, "no_loader", "training on one batch already on the device (the bound)", {},
                                     LoopKind::no_loader));
+  c.units = *c.variants.front().units;
+  return c;
 }
 
 const json* find(const json& variants, const std::string& loop, const json& like) {
@@ -93,6 +94,18 @@ std::optional<double> rate(const json* v) {
 }
 
 }  // namespace
+
+double preprocess_seconds_one_thread(const ImageSpec& image, int passes) {
+  const int per_pass = 8;
+  std::vector<float> out(static_cast<std::size_t>(3 * image.crop * image.crop));
+  double best = std::numeric_limits<double>::infinity();
+  for (int pass = 0; pass < passes; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < per_pass; ++i) preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / per_pass);
+  }
+  return best;
+}
 
 std::int64_t window_batches(const LoaderSetup& s, const LoaderSettings& l) {
   return std::max(s.min_window, s.window_factor * l.workers * l.prefetch);
@@ -122,9 +135,7 @@ Case workers_case(const LoaderSetup& s) {
     const std::string desc = w == 0 ? "loading in the training thread" : std::to_string(w) + " worker threads";
     add_pair(c, s, "workers_" + std::to_string(w), desc, {w, s.default_prefetch, false});
   }
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 Case prefetch_case(const LoaderSetup& s) {
@@ -133,9 +144,7 @@ Case prefetch_case(const LoaderSetup& s) {
   for (std::int64_t p : s.prefetch)
     add_pair(c, s, "prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker",
              {s.prefetch_workers, p, false});
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 Case pin_case(const LoaderSetup& s) {
@@ -144,9 +153,7 @@ Case pin_case(const LoaderSetup& s) {
   c.params["prefetch"] = s.default_prefetch;
   add_pair(c, s, "unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false});
   add_pair(c, s, "pinned", "batches pinned in the worker, non_blocking copy", {s.pin_workers, s.default_prefetch, true});
-  add_no_loader(c, s);
-  c.units = *c.variants.front().units;
-  return c;
+  return finish(std::move(c), s);
 }
 
 std::string verify_windows(std::vector<Workload*>& ws) {
@@ -156,6 +163,8 @@ std::string verify_windows(std::vector<Workload*>& ws) {
     if (loop->incomplete_windows() > 0)
       return std::to_string(loop->incomplete_windows()) + " of " + std::to_string(loop->windows()) +
              " windows did not deliver every sample of their epoch exactly once";
+    if (loop->trains() && !std::isfinite(loop->last_loss()))
+      return "the training loss is not finite: " + std::to_string(loop->last_loss());
   }
   return "";
 }

@@ -26,7 +26,14 @@ struct LoaderSetup {
   // workers x prefetch: far more than the loader can hold in flight.
   std::int64_t min_window = 16;
   std::int64_t window_factor = 4;
+  // One sample's preprocessing on an idle thread, for the case notes; measured
+  // by the case builders when 0 (set it once to give every case the same note).
+  double preprocess_s_one_thread = 0;
 };
+
+// One sample's preprocessing on this thread: the best of `passes` passes of 8
+// samples, so another process's burst does not inflate it.
+double preprocess_seconds_one_thread(const ImageSpec& image, int passes = 3);
 
 std::int64_t window_batches(const LoaderSetup& s, const LoaderSettings& l);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -186,6 +187,13 @@ void LoaderLoop::step() {
 std::int64_t LoaderLoop::windows() const { return static_cast<std::int64_t>(impl_->records.size()); }
 std::int64_t LoaderLoop::incomplete_windows() const { return impl_->incomplete; }
 std::int64_t LoaderLoop::samples_prepared() const { return impl_->counter->samples.load(); }
+
+bool LoaderLoop::trains() const { return impl_->trainer != nullptr; }
+
+double LoaderLoop::last_loss() const {
+  if (!impl_->trainer || !impl_->trainer->last_loss().defined()) return std::nan("");
+  return impl_->trainer->last_loss().item<double>();
+}
 
 nlohmann::json LoaderLoop::metrics() {
   const auto& recs = impl_->records;

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -40,6 +41,7 @@ struct LoaderSettings {
 
 // What the loop trains and on what.
 struct LoopSpec {
+  std::string model;  // what `net` builds, for the record
   ImageSpec image;
   std::int64_t batch = 32;
   NetFactory net;
@@ -66,6 +68,10 @@ class LoaderLoop final : public Workload {
   std::int64_t incomplete_windows() const;
   // Samples preprocessed so far, by any thread.
   std::int64_t samples_prepared() const;
+  // Whether it trains (train and no_loader loops), and the last step's loss
+  // (read from the device); NaN before any step.
+  bool trains() const;
+  double last_loss() const;
 
  private:
   struct Impl;
