@@ -84,33 +84,11 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const 
 
 void TrainStep::step() { last_loss_ = run_step(state_, step_++); }
 
-namespace {
-
-// CPU traces run on one thread: the order of multi-threaded reductions varies
-// from run to run under load, and a fresh ResNet's BatchNorm over a handful of
-// values (batch 8 at 1x1 after layer4) amplifies that into percent-level loss
-// differences, which made the float64 check fail at random in CI.
-class OneCpuThread {
- public:
-  explicit OneCpuThread(const torch::Device& d) : threads_(d.is_cpu() ? at::get_num_threads() : 0) {
-    if (threads_ > 1) at::set_num_threads(1);
-  }
-  ~OneCpuThread() {
-    if (threads_ > 1) at::set_num_threads(threads_);
-  }
-
- private:
-  int threads_;
-};
-
-}  // namespace
-
 torch::Tensor TrainStep::trace(bool float64) const {
   // From fresh weights, so every variant starts where the baseline starts. A
   // small initial scale keeps fp16's first steps from being skipped, and small
   // plain SGD steps keep rounding differences from growing (either would fail
   // the check for reasons that are not the variant's numerics).
-  OneCpuThread deterministic(device_);
   State fresh = build(1024.0, 1e-3, 0.0, float64);
   std::vector<torch::Tensor> losses;
   for (int i = 0; i < kTraceSteps; ++i) losses.push_back(run_step(fresh, i, float64).to(torch::kCPU, torch::kDouble));
