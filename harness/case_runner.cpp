@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/interleave.h"
+#include "harness/seeding.h"
 #include "harness/stats.h"
 #include "harness/stopping_rule.h"
 #include "harness/variant_runner.h"
@@ -170,9 +171,11 @@ json verify_pair(const Case& c, Workload* base, Workload* var) {
     }
     if (c.verify) {
       std::vector<Workload*> pair = {base, var};
-      if (auto problem = c.verify(pair); !problem.empty()) {
+      const Verdict v = c.verify(pair);
+      if (!v.details.empty()) j["details"] = v.details;
+      if (!v.problem.empty()) {
         j["status"] = "failed";
-        j["message"] = problem;
+        j["message"] = v.problem;
       }
     }
   } catch (const std::exception& e) {
@@ -186,12 +189,12 @@ json verify_pair(const Case& c, Workload* base, Workload* var) {
 std::vector<json> verify_rebuilt(const Case& c, const std::vector<VariantState>& vs, DeviceBackend& backend) {
   std::vector<json> out(vs.size(), json{{"status", "not_checked"}});
   try {
-    auto base = c.variants[0].make();
+    auto base = build_workload(c.variants[0]);
     base->step();
     for (std::size_t i = 1; i < vs.size(); ++i) {
       if (!vs[i].prepared || vs[i].status != "ok") continue;
       try {
-        auto var = c.variants[i].make();
+        auto var = build_workload(c.variants[i]);
         var->step();
         out[i] = verify_pair(c, base.get(), var.get());
       } catch (const std::exception& e) {

@@ -119,7 +119,7 @@ int cli_main(int argc, char** argv) {
   run->add_option("--min-samples", min_samples, "Minimum interleaved rounds per case")->check(CLI::PositiveNumber);
   run->add_option("--target-ci", target_ci, "Stop when every ratio's CI is narrower than this (relative)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--seed", seed, "Seed of the interleaving order and the bootstrap");
+  run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)");
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
   bool isolate = false;

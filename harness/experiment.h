@@ -50,6 +50,15 @@ enum class VariantRole {
   reference,  // a bound or a component (compute alone, data already on the device)
 };
 
+// What a custom check found: `problem` is empty when it passes; `details` are
+// the figures it judged by, recorded with the verification either way.
+struct Verdict {
+  Verdict(std::string p = {}) : problem(std::move(p)) {}  // NOLINT: a bare problem string is a verdict
+  Verdict(const char* p) : problem(p) {}                  // NOLINT
+  std::string problem;
+  nlohmann::json details = nlohmann::json::object();
+};
+
 struct Variant {
   std::string name;
   std::string description;
@@ -90,9 +99,9 @@ struct Case {
   WorkUnits units;
   std::vector<Variant> variants;       // [0] is the baseline
   std::optional<Tolerance> tolerance;  // compare every output with the baseline's
-  // Custom check in place of (or beside) the tolerance: returns "" when it
-  // passes, else what is wrong. Called with instantiated variants ([0] = baseline).
-  std::function<std::string(std::vector<Workload*>&)> verify;
+  // Custom check in place of (or beside) the tolerance. Called with instantiated
+  // variants ([0] = baseline); a check that returns a string returns its problem.
+  std::function<Verdict(std::vector<Workload*>&)> verify;
   std::string skip_reason;  // non-empty: recorded as skipped, nothing runs
   nlohmann::json notes = nlohmann::json::object();  // extra facts for the report (peaks, link)
   // Figures computed from the finished result (e.g. the share of a copy hidden

@@ -1,5 +1,7 @@
 #include "harness/measure_config.h"
 
+#include "harness/seeding.h"
+
 namespace optbench {
 
 MeasureConfig measure_config_for(Profile p) {
@@ -31,6 +33,7 @@ nlohmann::json to_json(const MeasureConfig& c) {
           {"max_iters_per_sample", c.max_iters_per_sample},
           {"interleave", to_string(c.order)},
           {"seed", c.seed},
+          {"data_seed", kDataSeed},
           {"isolate", c.isolate},
           {"stopping",
            {{"min_samples", c.stopping.min_samples},

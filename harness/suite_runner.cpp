@@ -12,6 +12,7 @@
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
+#include "harness/seeding.h"
 #include "harness/signals.h"
 
 namespace optbench {
@@ -77,7 +78,7 @@ int run_suite(const SuiteOptions& opts) {
     // Cases are enumerated when their experiment's turn comes, on the budget's clock.
     std::vector<Case> cases;
     try {
-      cases = e->cases(ctx);
+      cases = build_cases(*e, ctx);
     } catch (const std::exception& ex) {
       writer.end_experiment(idx, "failed", "could not build its cases: " + std::string(ex.what()), backend->now() - t_exp);
       failures = true;

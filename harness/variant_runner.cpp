@@ -1,5 +1,7 @@
 #include "harness/variant_runner.h"
 
+#include "harness/seeding.h"
+
 namespace optbench {
 namespace {
 
@@ -24,7 +26,7 @@ class InProcessRunner final : public VariantRunner {
       before = backend_.current_memory();
       backend_.reset_peak_memory();
       backend_.hold_stream(p.hold_stream);
-      work_ = spec_.make();
+      work_ = build_workload(spec_);
       auto* w = work_.get();
       out.warmup = warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s),
                            p.warmup_max_s);

@@ -22,7 +22,7 @@ def experiment_headers(t: dict) -> list[str]:
 def status_text(r: dict) -> tuple[str | None, str]:
     """(marker or None, note text) for the last column."""
     note = r.get("reason") or ""
-    if r.get("verification") == "failed" and r.get("verification_message"):
+    if r.get("verification") in ("failed", "passed") and r.get("verification_message"):
         note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
     return r.get("marker"), note
 

@@ -1,17 +1,19 @@
 """Measurements the claims are judged on, found in a results document: the
-speedup of one variant over another with a bootstrap CI, from the raw samples
-(per item of work, so variants that do different amounts compare fairly)."""
+speedup of one variant over another with its CI, from the raw samples (per item
+of work, so variants that do different amounts compare fairly). Variants of one
+case were sampled in the same interleaved rounds: their speedup is the harness's
+own estimator, the median of per-round ratios with its order-statistic CI, so a
+claim and the case's comparison agree. Variants of different cases have no
+rounds in common: a ratio of medians with an unpaired bootstrap CI."""
 from __future__ import annotations
 
 import re
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .fmt import is_num
-from .stats import ratio_of_medians_ci
+from .stats import median_ci, ratio_of_medians_ci
 from .tables import primary_samples
 
 
@@ -23,53 +25,41 @@ class Ratio:
     paired: bool
 
 
-def items(case: dict, variant: dict) -> float:
-    """Items of work one step of the variant does (its own units, else the case's)."""
-    for units in (variant.get("units"), case.get("units")):
-        if isinstance(units, dict):
-            for key in ("items", "flops", "bytes"):
-                if is_num(units.get(key)) and units[key] > 0:
-                    return float(units[key])
+def work_amount(case: dict, variant: dict) -> float:
+    """Work one step of the variant does (its own units, else the case's): FLOPs,
+    else bytes, else items, the harness's order (case_runner.cpp, work_amount)."""
+    units = variant.get("units") if isinstance(variant.get("units"), dict) else case.get("units")
+    if isinstance(units, dict):
+        for key in ("flops", "bytes", "items"):
+            if is_num(units.get(key)) and units[key] > 0:
+                return float(units[key])
     return 1.0
 
 
-def per_item_times(case: dict, variant: dict) -> list[float]:
-    n = items(case, variant)
+def per_unit_times(case: dict, variant: dict) -> list[float]:
+    n = work_amount(case, variant)
     return [t / n for t in primary_samples(case, variant)]
 
 
-def paired_ratio_ci(num: list[float], den: list[float], confidence: float = 0.95, resamples: int = 2000,
-                    seed: int = 12345) -> tuple[float, float]:
-    """Percentile bootstrap CI of median(num) / median(den) resampling whole rounds
-    (scipy.stats.bootstrap, paired): sample i of both was taken in the same
-    interleaved round, so the drift they shared cancels."""
-    def ratio_of_medians(a, b, axis=-1):
-        return np.median(a, axis=axis) / np.median(b, axis=axis)
-
-    if len(num) < 2 or len(num) != len(den):
-        return float("nan"), float("nan")  # no spread to resample
-    with warnings.catch_warnings():  # all resamples equal: a zero-width CI is the answer
-        warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-        res = stats.bootstrap((np.asarray(num, dtype=float), np.asarray(den, dtype=float)), ratio_of_medians,
-                              paired=True, vectorized=True, confidence_level=confidence, n_resamples=resamples,
-                              method="percentile", random_state=np.random.default_rng(seed))
-    lo, hi = res.confidence_interval
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        est = float(ratio_of_medians(np.asarray(num), np.asarray(den)))
-        lo = hi = est
-    return float(lo), float(hi)
+def paired_ratio(num: list[float], den: list[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Median of the per-round ratios num[i] / den[i] with its order-statistic CI:
+    sample i of both was taken in the same interleaved round, so the drift they
+    shared cancels in each ratio."""
+    n = min(len(num), len(den))
+    r = [a / b if b > 0 else float("inf") for a, b in zip(num[:n], den[:n])]
+    return median_ci(r, confidence)
 
 
 def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict) -> Ratio | None:
     """Speedup of `var` over `ref` per item, paired when both come from the same case's
     rounds, else from independent resamples. None without samples on both sides."""
-    a, b = per_item_times(case_ref, ref), per_item_times(case_var, var)
+    a, b = per_unit_times(case_ref, ref), per_unit_times(case_var, var)
     if not a or not b:
         return None
-    est = float(np.median(a) / np.median(b))
-    paired = case_ref is case_var and len(a) == len(b)
-    lo, hi = paired_ratio_ci(a, b) if paired else ratio_of_medians_ci(a, b)
-    return Ratio(est, lo, hi, paired)
+    if case_ref is case_var and len(a) == len(b):
+        return Ratio(*paired_ratio(a, b), True)
+    lo, hi = ratio_of_medians_ci(a, b)
+    return Ratio(float(np.median(a) / np.median(b)), lo, hi, False)
 
 
 def variant_named(case: dict, pattern: str) -> dict | None:

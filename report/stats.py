@@ -102,3 +102,18 @@ def ratio_of_medians_ci(num: list[float], den: list[float], confidence: float = 
                           n_resamples=resamples, paired=False, vectorized=True, method="percentile",
                           confidence_level=confidence, random_state=seed)
     return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def median_ci(values: list[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Median with its order-statistic (sign-test) interval: the harness's own
+    estimator (harness/stats.cpp, median_ci). [x_(k), x_(n+1-k)] with k the
+    largest rank whose Binomial(n, 1/2) tail P(X <= k-1) is at most alpha/2
+    (at least 1: [min, max]); its exact coverage is 1 - 2 P(X <= k-1)."""
+    x = np.sort(np.asarray(values, dtype=float))
+    n = len(x)
+    if n == 0:
+        return float("nan"), float("nan"), float("nan")
+    k = 1
+    while k < (n + 1) // 2 and stats.binom.cdf(k, n, 0.5) <= (1.0 - confidence) / 2.0:
+        k += 1
+    return float(np.median(x)), float(x[k - 1]), float(x[n - k])

@@ -108,7 +108,8 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
         ver = cm.get("verification") or {}
         if v_status == "ok":
             row["verification"] = ver.get("status")
-            row["verification_message"] = ver.get("message")
+            # A passed check can still say what it could not judge (an ill-conditioned trace).
+            row["verification_message"] = ver.get("message") or (ver.get("details") or {}).get("note")
     return row
 
 

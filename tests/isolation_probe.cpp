@@ -12,16 +12,24 @@ bool g_process_used = false;  // set by the first workload built in this process
 
 class ProbeWork final : public Workload {
  public:
-  explicit ProbeWork(bool crash) : fresh_(!g_process_used), crash_(crash) { g_process_used = true; }
+  // case_draw: what cases() drew from the default generator; draw_: what this
+  // variant's build draws.
+  ProbeWork(bool crash, double case_draw)
+      : fresh_(!g_process_used), crash_(crash), case_draw_(case_draw), draw_(at::randn({1}).item<double>()) {
+    g_process_used = true;
+  }
   void step() override {
     if (crash_) std::abort();  // a worker that dies mid-run
     acc_ += 1;
   }
   at::Tensor output() override { return at::ones({3}); }
-  nlohmann::json metrics() override { return {{"pid", getpid()}, {"fresh_process", fresh_}}; }
+  nlohmann::json metrics() override {
+    return {{"pid", getpid()}, {"fresh_process", fresh_}, {"case_draw", case_draw_}, {"draw", draw_}};
+  }
 
  private:
   bool fresh_, crash_;
+  double case_draw_, draw_;
   double acc_ = 0;
 };
 
@@ -34,12 +42,14 @@ class IsolationProbe final : public Experiment {
     Case c;
     c.name = "probe";
     c.isolate = true;
+    const double d = at::randn({1}).item<double>();
+    c.params = {{"case_draw", d}};
     c.tolerance = Tolerance{};
-    c.variants = {Variant{"a", "", [] { return std::make_unique<ProbeWork>(false); }},
-                  Variant{"b", "", [] { return std::make_unique<ProbeWork>(false); }}};
+    c.variants = {Variant{"a", "", [d] { return std::make_unique<ProbeWork>(false, d); }},
+                  Variant{"b", "", [d] { return std::make_unique<ProbeWork>(false, d); }}};
     Case crash = c;
     crash.name = "crash";
-    crash.variants.push_back(Variant{"dies", "", [] { return std::make_unique<ProbeWork>(true); }});
+    crash.variants.push_back(Variant{"dies", "", [d] { return std::make_unique<ProbeWork>(true, d); }});
     return {c, crash};
   }
 };

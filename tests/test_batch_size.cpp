@@ -91,7 +91,7 @@ TEST(BatchSizeSweep, EveryBatchMatchesTheSmallestBatchsFloat64TraceAndOtherDataD
   for (std::size_t i = 1; i < c.variants.size(); ++i) {
     auto v = c.variants[i].make();
     std::vector<Workload*> pair{base.get(), v.get()};
-    EXPECT_EQ(c.verify(pair), "") << c.variants[i].name;
+    EXPECT_EQ(c.verify(pair).problem, "") << c.variants[i].name;
   }
   // The same model and batch size on different images: a different loss trace,
   // which the check must reject.
@@ -104,5 +104,5 @@ TEST(BatchSizeSweep, EveryBatchMatchesTheSmallestBatchsFloat64TraceAndOtherDataD
                   },
                   [x, y](std::int64_t) { return std::make_pair(x, y); }, TrainOptions{}, torch::kCPU);
   std::vector<Workload*> pair{base.get(), &other};
-  EXPECT_NE(c.verify(pair).find("deviates from float64"), std::string::npos);
+  EXPECT_NE(c.verify(pair).problem.find("deviates from float64"), std::string::npos);
 }

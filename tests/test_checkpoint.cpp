@@ -215,7 +215,7 @@ TEST(GradCheckpointingExperiment, EveryVariantPassesTheGradientCheck) {
     auto v = c.variants[i].make();
     v->step();
     std::vector<Workload*> pair{base.get(), v.get()};
-    EXPECT_EQ(c.verify(pair), "") << c.variants[i].name;
+    EXPECT_EQ(c.verify(pair).problem, "") << c.variants[i].name;
     const auto m = v->metrics();
     const double per_step = m.at("block_forwards_per_step"), blocks = m.at("blocks");
     EXPECT_GT(per_step, blocks) << c.variants[i].name << " recomputes blocks";

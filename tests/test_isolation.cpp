@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "harness/case_runner.h"
+#include "harness/seeding.h"
 #include "tests/isolation_probe.h"
 
 using namespace optbench;
@@ -14,7 +15,7 @@ namespace {
 json run_probe(const std::string& case_name, bool isolate) {
   auto probe = optbench::testing::make_isolation_probe();
   const RunContext ctx{DeviceKind::cpu, Profile::quick};
-  auto cases = probe->cases(ctx);
+  auto cases = build_cases(*probe, ctx);  // as the suite does
   Case c = *std::find_if(cases.begin(), cases.end(), [&](const Case& x) { return x.name == case_name; });
   c.isolate = isolate;
   MeasureConfig cfg = measure_config_for(Profile::quick);
@@ -50,6 +51,23 @@ TEST(Isolation, SharedProcessIsNotFresh) {
   ASSERT_EQ(r["status"], "ok");
   EXPECT_EQ(r["variants"][1]["process"], "shared");
   EXPECT_FALSE(r["variants"][1]["metrics"]["fresh_process"].get<bool>());
+}
+
+// Inputs drawn from the default generators are the same in every process and
+// for every variant: a worker's case and its variant's build see what the parent
+// and a shared-process run see (LibTorch seeds those generators from the OS).
+TEST(Isolation, EveryProcessDrawsTheSameData) {
+  const json iso = run_probe("probe", true), shared = run_probe("probe", false);
+  ASSERT_EQ(iso["status"], "ok");
+  ASSERT_EQ(shared["status"], "ok");
+  const double case_draw = iso["params"]["case_draw"];
+  for (const json* r : {&iso, &shared}) {
+    EXPECT_EQ((*r)["params"]["case_draw"].get<double>(), case_draw);
+    for (const auto& v : (*r)["variants"]) {
+      EXPECT_EQ(v["metrics"]["case_draw"].get<double>(), case_draw) << v["process"];
+      EXPECT_EQ(v["metrics"]["draw"], iso["variants"][0]["metrics"]["draw"]) << v["process"];
+    }
+  }
 }
 
 // A worker that dies is an error of its variant; the others are kept.

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "harness/registry.h"
+#include "harness/seeding.h"
 #include "harness/verify.h"
 
 using namespace optbench;
@@ -21,14 +22,14 @@ TEST_P(EveryExperiment, DeclaresAndRunsOnCpu) {
   EXPECT_FALSE(info.claims.empty()) << "every experiment tests a claim";
   RunContext ctx{DeviceKind::cpu, Profile::quick};
   if (!e->unsupported_reason(ctx).empty()) GTEST_SKIP() << e->unsupported_reason(ctx);
-  const auto cases = e->cases(ctx);
+  const auto cases = build_cases(*e, ctx);  // seeded, as in a run
   ASSERT_FALSE(cases.empty());
   for (const Case& c : cases) {
     if (!c.skip_reason.empty()) continue;
     ASSERT_FALSE(c.variants.empty()) << c.name;
     std::vector<std::unique_ptr<Workload>> built;
     for (const Variant& v : c.variants) {
-      built.push_back(v.make());
+      built.push_back(build_workload(v));
       built.back()->step();
     }
     for (std::size_t i = 1; i < built.size(); ++i) {
@@ -39,7 +40,7 @@ TEST_P(EveryExperiment, DeclaresAndRunsOnCpu) {
       }
       if (c.verify) {
         std::vector<Workload*> pair = {built[0].get(), built[i].get()};
-        EXPECT_EQ(c.verify(pair), "") << c.name << " " << c.variants[i].name;
+        EXPECT_EQ(c.verify(pair).problem, "") << c.name << " " << c.variants[i].name;
       }
     }
   }

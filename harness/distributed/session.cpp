@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/registry.h"
+#include "harness/seeding.h"
 #include "harness/signals.h"
 #include "harness/suite_runner.h"
 
@@ -371,7 +372,7 @@ int Session::serve(const RunContext& ctx) {
           for (const auto& e : Registry::instance().all())
             if (e->info().name == exp) found = e.get();
           if (!found) throw std::runtime_error("rank 0 announced unknown experiment '" + exp + "'");
-          cases[exp] = found->cases(ctx);
+          cases[exp] = build_cases(*found, ctx);
         }
         const Variant* variant = nullptr;
         for (const auto& k : cases[exp])
@@ -381,7 +382,7 @@ int Session::serve(const RunContext& ctx) {
         if (!variant)
           throw std::runtime_error("rank 0 announced " + names[job] +
                                    ", which this rank does not have (different arguments or binaries?)");
-        auto work = variant->make();
+        auto work = build_workload(*variant);
         if (!dynamic_cast<DistributedWorkload*>(work.get()))
           throw std::runtime_error(names[job] + " is not a distributed workload");
         jobs[job] = std::move(work);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "harness/registry.h"
+#include "harness/seeding.h"
 #include "harness/variant_runner.h"
 
 namespace optbench {
@@ -42,7 +43,7 @@ int run_worker(const WorkerArgs& a) {
     const auto found = Registry::instance().match("^" + a.experiment + "$");
     if (found.size() != 1) throw std::invalid_argument("no experiment '" + a.experiment + "'");
     backend = make_backend(a.ctx.device);
-    cases = found[0]->cases(a.ctx);
+    cases = build_cases(*found[0], a.ctx);
     const Case& c = find_case(cases, a.case_name);
     if (a.variant >= c.variants.size()) throw std::invalid_argument("no variant " + std::to_string(a.variant));
     runner = make_in_process_runner(c.variants[a.variant], *backend);

@@ -221,3 +221,13 @@ def test_case_notes_show_cold_processes_and_throttling():
     assert name == "c"
     assert "fresh process" in d["process"]
     assert d["throttled samples"] == "off power 25%; on thermal 50%"
+
+
+def test_verification_notes_of_passed_checks_are_shown(tmp_path, cli):
+    c = synth.case("resnet50_b8_32", [("fp32", [2e-3, 2.1e-3]), ("amp_bf16", [1.8e-3, 1.9e-3])])
+    c["comparisons"][0]["verification"] = {
+        "status": "passed", "details": {"trace_judged": False, "note": "trace not judged: ill-conditioned"}}
+    f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("mixed_precision", [c])]))
+    r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
+    assert r.rc == 0, r.err
+    assert "verification: trace not judged: ill-conditioned" in (tmp_path / "out" / "report.md").read_text()
