@@ -1,5 +1,7 @@
 #include "workloads/training/train_step.h"
 
+#include <algorithm>
+
 #include "harness/compat/autocast.h"
 #include "harness/compat/zero_grad.h"
 
@@ -56,7 +58,7 @@ compat::NumericsFlags TrainStep::flags() const {
   return f;
 }
 
-torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const {
+torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch::Tensor* logits_out) const {
   compat::NumericsFlagsGuard flags_guard(flags());
   auto [x, y] = batches_(i);
   if (float64 && x.is_floating_point()) x = x.to(torch::kDouble);
@@ -68,6 +70,15 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const 
     const auto dtype = opts_.precision == Precision::amp_fp16 ? torch::kHalf : torch::kBFloat16;
     compat::AutocastGuard autocast(device_.type(), dtype, amp);
     auto logits = s.net.forward(x);
+    if (logits_out) {
+      // The first few samples, every kth logit of each: the same elements in
+      // every precision and at every batch size (the batch sweep repeats its images).
+      auto per_item = logits.detach();
+      per_item = per_item.dim() < 2 ? per_item.unsqueeze(0) : per_item.flatten(1);
+      per_item = per_item.slice(0, 0, std::min(per_item.size(0), kLogitItems));
+      const std::int64_t stride = std::max<std::int64_t>(1, (per_item.size(1) + kLogitsPerItem - 1) / kLogitsPerItem);
+      *logits_out = per_item.slice(1, 0, per_item.size(1), stride).to(torch::kCPU, torch::kDouble);
+    }
     loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2).to(float64 ? torch::kDouble : torch::kFloat),
                                                 y.flatten());
   }
@@ -84,30 +95,53 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64) const 
 
 void TrainStep::step() { last_loss_ = run_step(state_, step_++); }
 
-torch::Tensor TrainStep::trace(bool float64) const {
+TrainStep::Trace TrainStep::trace(bool float64) const {
   // From fresh weights, so every variant starts where the baseline starts. A
   // small initial scale keeps fp16's first steps from being skipped, and small
   // plain SGD steps keep rounding differences from growing (either would fail
   // the check for reasons that are not the variant's numerics).
   State fresh = build(1024.0, 1e-3, 0.0, float64);
+  Trace t;
   std::vector<torch::Tensor> losses;
-  for (int i = 0; i < kTraceSteps; ++i) losses.push_back(run_step(fresh, i, float64).to(torch::kCPU, torch::kDouble));
-  return torch::stack(losses);
+  for (int i = 0; i < kTraceSteps; ++i)
+    losses.push_back(run_step(fresh, i, float64, i == 0 ? &t.logits : nullptr).to(torch::kCPU, torch::kDouble));
+  t.losses = torch::stack(losses);
+  return t;
 }
 
 at::Tensor TrainStep::output() {
   // The timed state's gradients go first: at the largest batch that fits, the
   // trace's fresh model must not need room for both.
-  if (!trace_.defined()) {
+  if (!trace_.losses.defined()) {
     compat::zero_grad(*state_.opt, /*set_to_none=*/true);
     trace_ = trace(false);
   }
-  return trace_;
+  return trace_.losses;
+}
+
+at::Tensor TrainStep::first_logits() {
+  output();
+  return trace_.logits;
 }
 
 at::Tensor TrainStep::float64_trace() {
-  if (!trace64_.defined()) trace64_ = trace(true);
-  return trace64_;
+  if (!trace64_.losses.defined()) trace64_ = trace(true);
+  return trace64_.losses;
+}
+
+at::Tensor TrainStep::float64_first_logits() {
+  float64_trace();
+  return trace64_.logits;
+}
+
+double TrainStep::unit_roundoff() const {
+  switch (opts_.precision) {
+    case Precision::amp_bf16: return 0x1p-8;   // 8-bit significand
+    case Precision::amp_fp16:                  // 11-bit significand, as TF32's
+    case Precision::tf32: return 0x1p-11;
+    case Precision::fp32: return 0x1p-24;
+  }
+  return 0;
 }
 
 double TrainStep::loss_tolerance() const {

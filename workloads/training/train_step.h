@@ -51,11 +51,18 @@ class TrainStep : public Workload {
   // Losses of kTraceSteps steps from fresh weights: what verification compares
   // (computed once, untimed).
   at::Tensor output() override;
-  // The same trace with the model and data in float64: the reference.
+  // The first step's logits (a fixed subsample: [samples, logits of each],
+  // float64 on the host), from the same run as output().
+  at::Tensor first_logits();
+  // The same trace and logits with the model and data in float64: the reference.
   at::Tensor float64_trace();
+  at::Tensor float64_first_logits();
   // Relative deviation from the float64 trace this precision is allowed.
   double loss_tolerance() const;
+  // The unit roundoff of the arithmetic this precision mostly computes in.
+  double unit_roundoff() const;
   static constexpr int kTraceSteps = 3;
+  static constexpr std::int64_t kLogitItems = 8, kLogitsPerItem = 8192;
 
  private:
   struct State {
@@ -64,8 +71,12 @@ class TrainStep : public Workload {
     std::unique_ptr<GradScaler> scaler;
   };
   State build(double init_scale, double lr, double momentum, bool float64 = false) const;
-  torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false) const;
-  torch::Tensor trace(bool float64) const;
+  // logits: where to keep this step's subsampled logits (nullptr: not kept).
+  torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false, torch::Tensor* logits = nullptr) const;
+  struct Trace {
+    at::Tensor losses, logits;
+  };
+  Trace trace(bool float64) const;
   compat::NumericsFlags flags() const;
 
   NetFactory factory_;
@@ -74,7 +85,8 @@ class TrainStep : public Workload {
   torch::Device device_;
   State state_;
   std::int64_t step_ = 0;
-  at::Tensor trace_, trace64_, last_loss_;
+  Trace trace_, trace64_;
+  at::Tensor last_loss_;
 };
 
 }  // namespace optbench::workloads
