@@ -3,8 +3,11 @@
 #include <ATen/Context.h>
 
 namespace optbench {
+namespace {
 
 void reseed_default_generators() { at::manual_seed(kDataSeed); }
+
+}  // namespace
 
 std::vector<Case> build_cases(const Experiment& e, const RunContext& ctx) {
   reseed_default_generators();

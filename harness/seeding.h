@@ -14,7 +14,6 @@ namespace optbench {
 
 inline constexpr std::uint64_t kDataSeed = 0;
 
-void reseed_default_generators();
 std::vector<Case> build_cases(const Experiment& e, const RunContext& ctx);
 std::unique_ptr<Workload> build_workload(const Variant& v);
 

@@ -56,23 +56,31 @@ inline constexpr double kUnjudgeableForwardDev = 0.1;
 inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, const TrainRecord& var) {
   if (!var.losses.isfinite().all().item<bool>()) return {"non-finite loss"};
   Verdict v;
-  auto& d = v.details;
   std::vector<std::string> notes;
   char msg[256];
-  auto fail = [&](const char* what, double dev, double dev_base, double bar) {
-    std::snprintf(msg, sizeof msg, "%s deviates from float64 by %.3g (baseline: %.3g; allowed %.3g)", what, dev, dev_base,
-                  bar);
-    if (v.problem.empty()) v.problem = msg;
+  // One quantity: its deviations are recorded; judged, its bar is, and
+  // exceeding it is the verdict's (first) problem; not judged, why_not is noted.
+  auto judge = [&](const std::string& key, const char* what, double dev, double dev_base, bool judged, double bar,
+                   const std::string& why_not) {
+    v.details[key + "_rel_dev"] = dev;
+    v.details["baseline_" + key + "_rel_dev"] = dev_base;
+    v.details[key + "_judged"] = judged;
+    if (!judged) {
+      notes.push_back(why_not);
+      return;
+    }
+    v.details[key + "_allowed"] = bar;
+    if (dev > bar && v.problem.empty()) {
+      std::snprintf(msg, sizeof msg, "%s deviates from float64 by %.3g (baseline: %.3g; allowed %.3g)", what, dev,
+                    dev_base, bar);
+      v.problem = msg;
+    }
   };
 
-  // First loss.
+  // First loss: always judged.
   const double first_base = max_rel_dev(base.losses.slice(0, 0, 1), ref.losses.slice(0, 0, 1));
   const double first_var = max_rel_dev(var.losses.slice(0, 0, 1), ref.losses.slice(0, 0, 1));
-  const double first_bar = std::max(var.tolerance, 3.0 * first_base);
-  d["first_loss_rel_dev"] = first_var;
-  d["baseline_first_loss_rel_dev"] = first_base;
-  d["first_loss_allowed"] = first_bar;
-  if (first_var > first_bar) fail("first-step loss", first_var, first_base, first_bar);
+  judge("first_loss", "first-step loss", first_var, first_base, true, std::max(var.tolerance, 3.0 * first_base), "");
 
   // First logits.
   if (ref.logits.defined() && base.logits.defined() && var.logits.defined()) {
@@ -82,44 +90,28 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
     const double lb = norm_rel_dev(base.logits.slice(0, 0, k), r), lv = norm_rel_dev(var.logits.slice(0, 0, k), r);
     const double kappa = std::max(1.0, lb / base.unit_roundoff);
     const double expected = kappa * var.unit_roundoff;
-    d["first_logits_rel_dev"] = lv;
-    d["baseline_first_logits_rel_dev"] = lb;
-    d["condition_estimate"] = kappa;
-    d["first_logits_judged"] = expected < kUnjudgeableForwardDev;
-    if (expected < kUnjudgeableForwardDev) {
-      const double bar = std::max(var.tolerance, 4.0 * expected);
-      d["first_logits_allowed"] = bar;
-      if (lv > bar) fail("first-step logits", lv, lb, bar);
-    } else {
-      std::snprintf(msg, sizeof msg,
-                    "logits not judged: the forward pass is ill-conditioned at this precision (the baseline's "
-                    "logits deviate by %.3g; expected deviation %.3g)",
-                    lb, expected);
-      notes.push_back(msg);
-    }
+    v.details["condition_estimate"] = kappa;
+    std::snprintf(msg, sizeof msg,
+                  "logits not judged: the forward pass is ill-conditioned at this precision (the baseline's "
+                  "logits deviate by %.3g; expected deviation %.3g)",
+                  lb, expected);
+    judge("first_logits", "first-step logits", lv, lb, expected < kUnjudgeableForwardDev,
+          std::max(var.tolerance, 4.0 * expected), msg);
   }
 
   // The trace.
   const double dev_base = max_rel_dev(base.losses, ref.losses), dev_var = max_rel_dev(var.losses, ref.losses);
-  const bool trace_conditioned = dev_base <= base.tolerance;
-  d["trace_rel_dev"] = dev_var;
-  d["baseline_trace_rel_dev"] = dev_base;
-  d["trace_judged"] = trace_conditioned;
-  if (trace_conditioned) {
-    const double bar = std::max(var.tolerance, 3.0 * dev_base);
-    d["trace_allowed"] = bar;
-    if (dev_var > bar) fail("loss trace", dev_var, dev_base, bar);
-  } else {
-    std::snprintf(msg, sizeof msg,
-                  "trace not judged: the baseline's own trace deviates from float64 by %.3g, beyond its tolerance "
-                  "%.3g (ill-conditioned training steps)",
-                  dev_base, base.tolerance);
-    notes.push_back(msg);
-  }
+  std::snprintf(msg, sizeof msg,
+                "trace not judged: the baseline's own trace deviates from float64 by %.3g, beyond its tolerance "
+                "%.3g (ill-conditioned training steps)",
+                dev_base, base.tolerance);
+  judge("trace", "loss trace", dev_var, dev_base, dev_base <= base.tolerance, std::max(var.tolerance, 3.0 * dev_base),
+        msg);
+
   if (!notes.empty()) {
     std::string all;
     for (const auto& n : notes) all += (all.empty() ? "" : "; ") + n;
-    d["note"] = all;
+    v.details["note"] = all;
   }
   return v;
 }
