@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -13,6 +15,7 @@
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
+#include "harness/python.h"
 #include "harness/isolation/worker.h"
 #include "harness/registry.h"
 #include "harness/signals.h"
@@ -71,16 +74,16 @@ int cmd_list(const std::string& filter, bool as_json) {
 }
 
 int cmd_report(const std::vector<std::string>& args) {
-  // The report is a Python package in the source tree; run it with the system
-  // interpreter, which is where Debian's matplotlib lives.
-  std::vector<std::string> argv = {"/usr/bin/python3", "-m", "report"};
+  // The report is a Python package in the source tree, run by the configured Python.
+  const std::string python = python_executable();
+  std::vector<std::string> argv = {python, "-m", "report"};
   argv.insert(argv.end(), args.begin(), args.end());
   setenv("PYTHONPATH", OPTBENCH_SOURCE_DIR, 1);
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
-  execv(cargv[0], cargv.data());
-  std::perror("optbench report: cannot start /usr/bin/python3");
+  execvp(cargv[0], cargv.data());
+  std::fprintf(stderr, "optbench report: cannot start %s: %s (set OPTBENCH_PYTHON)\n", python.c_str(), std::strerror(errno));
   return kExitUsage;
 }
 
@@ -122,6 +125,15 @@ int cli_main(int argc, char** argv) {
   run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)");
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
+  bool in_process = false, guarded_child = false;
+  run->add_flag("--in-process", in_process,
+                "Run every experiment in this process (default: each in a child process, so a crash inside one "
+                "is recorded as 'crashed' and the others still run)");
+  std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
+  run->add_flag("--_guarded-child", guarded_child)->group("");
+  run->add_option("--_later-experiments", later_experiments)->group("");
+  run->add_option("--_prior-cases", prior_cases)->group("");
+  run->add_option("--_prior-experiments", prior_experiments)->group("");
   bool isolate = false;
   run->add_flag("--isolate", isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
@@ -185,6 +197,11 @@ int cli_main(int argc, char** argv) {
       throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
     opts.argv = args;
     opts.progress = !no_progress;
+    opts.guard_experiments = !in_process && !guarded_child;
+    opts.guarded_child = guarded_child;
+    opts.later_experiments = later_experiments;
+    opts.prior_cases = prior_cases;
+    opts.prior_experiments = prior_experiments;
     install_stop_handlers();
     // Under a launcher (WORLD_SIZE > 1) ranks > 0 serve rank 0 here; only rank 0 runs the suite.
     auto ranks = distributed::join_run(opts.device, opts.profile);

@@ -39,6 +39,11 @@ void ResultsWriter::end_experiment(std::size_t experiment, const std::string& st
   flush();
 }
 
+void ResultsWriter::set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value) {
+  doc_["experiments"].at(experiment)[key] = std::move(value);
+  flush();
+}
+
 void ResultsWriter::finish(const std::string& status) {
   doc_["status"] = status;
   flush();

@@ -20,6 +20,7 @@ class ResultsWriter {
   // wall_s: how long the experiment took, everything included (< 0: not recorded).
   void end_experiment(std::size_t experiment, const std::string& status, const std::string& reason = "",
                       double wall_s = -1);
+  void set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value);
   void finish(const std::string& status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
 #include "harness/case_runner.h"
 #include "harness/environment.h"
+#include "harness/experiment_guard.h"
 #include "harness/process_clock.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
@@ -33,6 +36,49 @@ bool verification_failed(const json& case_result) {
   return false;
 }
 
+std::string num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+// The child `optbench run` for one experiment: the same device, profile and
+// measurement settings (each given explicitly), the budget left, and what the
+// suite knows for sharing that budget with its later experiments.
+std::vector<std::string> child_argv(const SuiteOptions& o, const std::string& name, const std::string& part,
+                                    std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
+                                    std::size_t prior_experiments) {
+  const auto& m = o.measure;
+  std::vector<std::string> a = {o.worker_executable, "run", "--_guarded-child", "--device", to_string(o.device),
+                                "--filter", "^" + name + "$", "--out", part, "--overwrite",
+                                "--max-time", num(m.stopping.max_time_s), "--min-samples",
+                                std::to_string(m.stopping.min_samples), "--target-ci", num(m.stopping.target_rel_ci),
+                                "--seed", std::to_string(m.seed), "--interleave", to_string(m.order),
+                                "--_later-experiments", std::to_string(later), "--_prior-cases",
+                                std::to_string(prior_cases), "--_prior-experiments",
+                                std::to_string(prior_experiments)};
+  if (o.profile == Profile::quick) a.push_back("--quick");
+  if (o.profile == Profile::full) a.push_back("--full");
+  if (m.isolate) a.push_back("--isolate");
+  if (!o.progress) a.push_back("--no-progress");
+  if (budget_left) a.insert(a.end(), {"--time-budget", num(std::max(*budget_left, 1e-3))});
+  return a;
+}
+
+// What a guarded experiment's child left, as the experiment's status and reason.
+std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, std::string* signal_text) {
+  if (r.signal) {
+    *signal_text = describe_signal(r.signal);
+    return {"crashed", "its process was killed by " + *signal_text + "; the cases it finished are kept"};
+  }
+  const std::string status = r.experiment.is_null() ? "" : r.experiment.value("status", "");
+  if (r.exit_code == kExitInterrupted) return {"interrupted", ""};
+  if (!status.empty() && status != "running" && (r.exit_code == kExitOk || r.exit_code == kExitFailures))
+    return {status, r.experiment.value("reason", "")};
+  return {"crashed", "its process exited with status " + std::to_string(r.exit_code) +
+                         (status.empty() ? " before recording the experiment" : " before finishing it")};
+}
+
 }  // namespace
 
 int run_suite(const SuiteOptions& opts) {
@@ -51,7 +97,7 @@ int run_suite(const SuiteOptions& opts) {
   const std::string budget_reason = "budget: the run's --time-budget ran out before this started";
 
   const RunContext ctx{opts.device, opts.profile};
-  json env = capture_environment(opts.device, opts.argv);
+  json env = opts.guarded_child ? json{{"guarded_child", true}} : capture_environment(opts.device, opts.argv);
   json config = {{"device", to_string(opts.device)},
                  {"profile", to_string(opts.profile)},
                  {"filter", opts.filter},
@@ -62,17 +108,53 @@ int run_suite(const SuiteOptions& opts) {
   bool failures = false, stopped = false;
   std::size_t cases_seen = 0, experiments_enumerated = 0;
 
+  // A launcher's ranks share one process group: they stay in their processes.
+  const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
   for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
     const Experiment* e = selected[k];
     const ExperimentInfo info = e->info();
     const std::size_t idx = writer.begin_experiment(info_json(info));
     const double t_exp = backend->now();
-    if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
-      writer.end_experiment(idx, "skipped", why);
-      continue;
-    }
     if (budget_left() <= 0) {
       writer.end_experiment(idx, "not_run", budget_reason);
+      continue;
+    }
+    if (guard) {
+      // The device check here (cheap); the experiment's own checks in its child.
+      if (const auto why = e->Experiment::unsupported_reason(ctx); !why.empty()) {
+        writer.end_experiment(idx, "skipped", why);
+        continue;
+      }
+      const std::string part = writer.path() + ".part-" + info.name;
+      std::size_t n_cases = 0;
+      const auto argv = child_argv(opts, info.name, part,
+                                   deadline ? std::optional<double>(budget_left()) : std::nullopt,
+                                   selected.size() - k - 1, cases_seen, experiments_enumerated);
+      const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
+        ++n_cases;
+        failures = failures || c.value("status", "") == "failed" || verification_failed(c);
+        writer.add_case(idx, c);
+      }, stop_requested());
+      std::filesystem::remove(part);
+      std::string signal_text;
+      const auto [status, reason] = child_verdict(r, &signal_text);
+      if (status == "crashed") {
+        writer.set_experiment_field(idx, "output_tail", r.output_tail);
+        if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
+        std::fprintf(stderr, "optbench: %s crashed (%s); going on with the next experiment\n", info.name.c_str(),
+                     reason.c_str());
+      }
+      failures = failures || status == "failed" || status == "crashed";
+      if (n_cases > 0) {
+        cases_seen += n_cases;
+        ++experiments_enumerated;
+      }
+      writer.end_experiment(idx, status, reason, backend->now() - t_exp);
+      stopped = status == "interrupted" || stop_requested();
+      continue;
+    }
+    if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
+      writer.end_experiment(idx, "skipped", why);
       continue;
     }
     // Cases are enumerated when their experiment's turn comes, on the budget's clock.
@@ -102,8 +184,9 @@ int run_suite(const SuiteOptions& opts) {
       if (deadline) {
         // What is left, shared among the cases still to run: this experiment's,
         // and the later experiments' at the average count seen so far.
-        const double later = static_cast<double>(selected.size() - k - 1) * static_cast<double>(cases_seen) /
-                             static_cast<double>(experiments_enumerated);
+        const double later = static_cast<double>(selected.size() - k - 1 + opts.later_experiments) *
+                             static_cast<double>(cases_seen + opts.prior_cases) /
+                             static_cast<double>(experiments_enumerated + opts.prior_experiments);
         const double share = budget_left() / (static_cast<double>(cases.size() - i) + later);
         limits.max_time_s = std::clamp(share, 0.01, opts.measure.stopping.max_time_s);
       }

@@ -20,11 +20,19 @@ struct SuiteOptions {
   std::optional<double> time_budget_s;
   std::vector<std::string> argv;
   bool progress = true;
-  std::string worker_executable = "/proc/self/exe";  // runs isolated variants (`_worker`)
+  std::string worker_executable = "/proc/self/exe";  // runs isolated variants (`_worker`) and guarded experiments
+  // Each experiment in a child `optbench run` of its own, so a crash costs only
+  // that experiment (harness/experiment_guard.h). The CLI's default.
+  bool guard_experiments = false;
+  // Set in such a child: no environment capture (the suite's file has it), and
+  // the budget shared with the suite's later experiments as if they were here.
+  bool guarded_child = false;
+  std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
 };
 
-// Exit codes: 0 all ran and verified, 1 a case failed or a verification failed
-// (results still written), 130 interrupted. Usage errors throw before any work.
+// Exit codes: 0 all ran and verified, 1 a case failed, a verification failed or
+// an experiment crashed (results still written), 130 interrupted. Usage errors
+// throw before any work.
 constexpr int kExitOk = 0, kExitFailures = 1, kExitUsage = 2, kExitInterrupted = 130;
 
 int run_suite(const SuiteOptions& opts);

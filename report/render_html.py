@@ -75,6 +75,8 @@ def _experiment(t: dict, plots: list) -> str:
         out.append(f"<p>Optimization: {escape(t['optimization'])}. Claims: {escape(', '.join(t['claims']) or '—')}.</p>")
     if t["status"] != "ok":
         out.append(f'<p class="warn"><b>{escape(str(t["status"]).upper())}</b>: {escape(t["reason"] or "no reason given")}</p>')
+    if t.get("output_tail"):
+        out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t["output_tail"])) + "</pre>")
     headers = experiment_headers(t)
     rows = [experiment_cells(t, r) for r in t["rows"]]
     num_cols = {i for i, h in enumerate(headers) if h in ("median time", "IQR", "n") or h.startswith("throughput")}

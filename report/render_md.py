@@ -41,6 +41,8 @@ def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
         out.append(f"Optimization: {t['optimization']}. Claims: {', '.join(t['claims']) or '—'}.")
     if t["status"] != "ok":
         out.append(f"**{str(t['status']).upper()}**: {t['reason'] or 'no reason given'}")
+    if t.get("output_tail"):
+        out += ["", "The last lines its process printed:", "", "```", *t["output_tail"], "```"]
     out.append("")
     out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]])
     out.append("")

@@ -7,7 +7,7 @@ from .fmt import KIND_KEYS, is_num, rate_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
-            "not_run": "NOT RUN"}
+            "not_run": "NOT RUN", "crashed": "CRASHED"}
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 
 
@@ -125,6 +125,7 @@ def document_tables(doc: dict) -> list[dict]:
         out.append({
             "name": e.get("name"), "title": e.get("title", ""), "optimization": e.get("optimization", ""),
             "description": e.get("description", ""), "status": e.get("status"), "reason": e.get("reason"),
+            "output_tail": e.get("output_tail") or [],
             "claims": e.get("claims", []), "kind": kind, "divisor": div, "unit": unit,
             "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
             "has_peak": any(is_num(r["pct_peak"]) for r in rows),

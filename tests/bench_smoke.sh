@@ -2,11 +2,12 @@
 # The micro-benchmarks run and write Google Benchmark JSON with the manual-time
 # convention and the device in the context.
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 BENCH=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 "$BENCH" --benchmark_filter='harness/empty|harness/tiny_kernel/100/|matmul/fp32/256/' --benchmark_min_time=0.01 \
   --benchmark_out="$tmp/b.json" --benchmark_out_format=json >/dev/null || { echo "FAIL: bench exited $?"; exit 1; }
-/usr/bin/python3 - "$tmp/b.json" <<'PY'
+"$PY" - "$tmp/b.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["context"]["optbench_device"] in ("cpu", "cuda")

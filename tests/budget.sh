@@ -4,6 +4,7 @@
 # exit), with a complete, valid file; what the budget left out is "not_run".
 #   budget.sh OPTBENCH SRC [BUDGET_S]
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; BUDGET=${3:-40}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s.%N)
@@ -11,8 +12,8 @@ start=$(date +%s.%N)
 rc=$?
 end=$(date +%s.%N)
 [ $rc -le 1 ] || { echo "FAIL: run exited $rc"; tail -n 20 "$tmp/log"; exit 1; }
-PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$tmp/r.json" || { echo "FAIL: schema"; exit 1; }
-/usr/bin/python3 - "$tmp/r.json" "$start" "$end" "$BUDGET" <<'PY'
+PYTHONPATH="$SRC" "$PY" -m report validate "$tmp/r.json" || { echo "FAIL: schema"; exit 1; }
+"$PY" - "$tmp/r.json" "$start" "$end" "$BUDGET" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 wall = float(sys.argv[3]) - float(sys.argv[2])

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CLI errors: clear one-line messages, the right exit codes, nothing written.
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
@@ -41,6 +42,6 @@ out=$("$OPTBENCH" run eval_no_grad --device cpu --out "$tmp/exists.json" 2>&1); 
 
 "$OPTBENCH" run --quick --full 2>/dev/null && fail "--quick --full accepted"
 "$OPTBENCH" list | grep -q eval_no_grad || fail "list lacks eval_no_grad"
-"$OPTBENCH" list --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d and all("claims" in e for e in d)' \
+"$OPTBENCH" list --json | "$PY" -c 'import json,sys; d=json.load(sys.stdin); assert d and all("claims" in e for e in d)' \
   || fail "list --json"
 echo "cli errors: ok"

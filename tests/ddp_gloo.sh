@@ -14,12 +14,13 @@
 #  4. usage and environment errors.
 # Every launch has a --timeout, so a hang fails the test instead of blocking it.
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export OPTBENCH_DIST_TIMEOUT=60
 now() { date +%s; }
-validate() { PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$1" || fail "$2: file not schema-valid"; }
+validate() { PYTHONPATH="$SRC" "$PY" -m report validate "$1" || fail "$2: file not schema-valid"; }
 run_dp() {  # run_dp NPROC OUT [launch args...]: data_parallel under the launcher
   local n=$1 f=$2; shift 2
   "$OPTBENCH" launch --nproc "$n" --timeout 240 --grace 2 "$@" -- run data_parallel --quick --device cpu \
@@ -41,7 +42,7 @@ echo "$out" | grep -q "second backward refused" || fail "second backward not che
 out=$("$OPTBENCH" run data_parallel --quick --device cpu --no-progress --out "$tmp/one.json" 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "plain run: exit $rc (not the run's own 0): $out"
 validate "$tmp/one.json" "plain run"
-/usr/bin/python3 - "$tmp/one.json" <<'PY' || fail "plain run: content"
+"$PY" - "$tmp/one.json" <<'PY' || fail "plain run: content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 cases = {c["name"]: c for e in d["experiments"] for c in e["cases"]}
@@ -63,7 +64,7 @@ for n in 2 4; do
   [ $rc -eq 0 ] || fail "launched run on $n ranks: exit $rc: $out"
   [ "$(ls "$tmp" | grep -c '^r')" = 1 ] || fail "ranks other than 0 wrote files: $(ls "$tmp")"
   validate "$tmp/r$n.json" "launched run on $n ranks"
-  /usr/bin/python3 - "$tmp/r$n.json" $n <<'PY' || fail "launched run on $n ranks: content"
+  "$PY" - "$tmp/r$n.json" $n <<'PY' || fail "launched run on $n ranks: content"
 import json, sys
 d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
 assert d["status"] == "complete", d["status"]
@@ -101,7 +102,7 @@ done
 # launcher stopped rank 0 first) with `words` in its record.
 check_fault() {  # check_fault FILE WHAT WORDS STATUSES
   validate "$1" "$2"
-  /usr/bin/python3 - "$1" "$3" "$4" <<'PY' || fail "$2: record"
+  "$PY" - "$1" "$3" "$4" <<'PY' || fail "$2: record"
 import json, sys
 d = json.load(open(sys.argv[1])); words = sys.argv[2]; statuses = sys.argv[3].split(",")
 assert d["status"] in ("complete", "interrupted"), d["status"]
@@ -121,7 +122,7 @@ out=$(OPTBENCH_DIST_TIMEOUT=3 OPTBENCH_FAULT_INJECT=rank=1,job=0,step=3,mode=han
 [ $rc -eq 1 ] || fail "hung rank: launcher exit $rc, expected rank 0's 1: $out"
 echo "$out" | grep -q "optbench launch: rank 0 exited with status 1" || fail "hung rank: rank 0's exit not its own: $out"
 check_fault "$tmp/hang.json" "hung rank" "a peer rank may have died or hung" failed
-[ "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$tmp/hang.json")" = complete ] \
+[ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$tmp/hang.json")" = complete ] \
   || fail "hung rank: file not completed"
 [ $(( $(now) - t0 )) -lt 90 ] || fail "hung rank took too long to detect"
 

@@ -2,13 +2,14 @@
 # End to end on the CPU: a quick run produces a schema-valid file with a
 # verified comparison, and the report package reads it.
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; FILTER=${3:-^eval_no_grad$}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$OPTBENCH" run --quick --device cpu --filter "$FILTER" --out "$tmp/r.json" || fail "run exited $?"
-PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$tmp/r.json" || fail "schema"
-/usr/bin/python3 - "$tmp/r.json" <<'PY' || fail "content"
+PYTHONPATH="$SRC" "$PY" -m report validate "$tmp/r.json" || fail "schema"
+"$PY" - "$tmp/r.json" <<'PY' || fail "content"
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete", d["status"]

@@ -5,9 +5,10 @@
 # schema-valid file and no failed case or verification.
 #   each_alone.sh OPTBENCH SRC DEVICE [BUDGET_S]   (default $OPTBENCH_ALONE_BUDGET, else 8)
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; DEVICE=$3; BUDGET=${4:-${OPTBENCH_ALONE_BUDGET:-8}}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-names=$("$OPTBENCH" list --json | /usr/bin/python3 -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)))')
+names=$("$OPTBENCH" list --json | "$PY" -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)))')
 [ -n "$names" ] || { echo "FAIL: no experiments listed"; exit 1; }
 failed=()
 for name in $names; do
@@ -16,8 +17,8 @@ for name in $names; do
   "$OPTBENCH" run --quick --no-progress --device "$DEVICE" --time-budget "$BUDGET" --out "$out" "$name" \
     >"$tmp/$name.log" 2>&1
   rc=$?
-  if [ $rc -ne 0 ] || ! PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$out" >/dev/null 2>&1 ||
-     ! /usr/bin/python3 - "$out" <<'PY'
+  if [ $rc -ne 0 ] || ! PYTHONPATH="$SRC" "$PY" -m report validate "$out" >/dev/null 2>&1 ||
+     ! "$PY" - "$out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = []

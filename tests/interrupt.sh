@@ -2,11 +2,12 @@
 # Incremental writing: SIGINT mid-run records the case as interrupted and exits
 # 130; SIGKILL mid-run leaves a valid file with every finished case.
 set -u
+PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; FILTER=$3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 finished_cases() {
-  /usr/bin/python3 -c 'import json,sys
+  "$PY" -c 'import json,sys
 try: d=json.load(open(sys.argv[1]))
 except Exception: print(0); sys.exit()
 print(sum(1 for e in d["experiments"] for c in e["cases"] if c["status"] in ("ok","skipped","failed")))' "$1"
@@ -27,13 +28,13 @@ for sig in INT KILL; do
   wait_for_cases "$f" 1
   kill -s $sig $pid
   wait $pid; rc=$?
-  PYTHONPATH="$SRC" /usr/bin/python3 -m report validate "$f" || fail "$sig: file not schema-valid"
-  status=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$f")
+  PYTHONPATH="$SRC" "$PY" -m report validate "$f" || fail "$sig: file not schema-valid"
+  status=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$f")
   [ "$(finished_cases "$f")" -ge 1 ] || fail "$sig: finished case lost"
   if [ $sig = INT ]; then
     [ $rc -eq 130 ] || fail "SIGINT: exit $rc, expected 130"
     [ "$status" = interrupted ] || fail "SIGINT: status $status"
-    /usr/bin/python3 -c 'import json,sys
+    "$PY" -c 'import json,sys
 d=json.load(open(sys.argv[1]))
 assert any(c["status"]=="interrupted" for e in d["experiments"] for c in e["cases"]), "no interrupted case"' "$f" \
       || fail "SIGINT: the case in flight is not recorded as interrupted"

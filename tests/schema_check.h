@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "harness/python.h"
+
 namespace optbench::testing {
 
 inline bool schema_valid(const std::string& path) {
   const std::string cmd = std::string("PYTHONPATH='") + OPTBENCH_SOURCE_DIR +
-                          "' /usr/bin/python3 -m report validate '" + path + "' >/dev/null 2>&1";
+                          "' '" + python_executable() + "' -m report validate '" + path + "' >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
 }
 

@@ -1,8 +1,7 @@
-// The AOTInductor experiment where it cannot run (LibTorch < 2.6, no Python
-// torch): the runner records it as skipped with a reason that names the
-// LibTorch version; and the parts that run everywhere: the weights handed to
-// Python, the error line extracted from Python's output, and the embedded
-// script's failure path under the real python3.
+// The AOTInductor experiment end to end on the CPU (compile from Python, cache,
+// load with the C++ loader, verify against eager), and its parts: the weights
+// handed to Python, the error line extracted from Python's output, and the
+// embedded script's failure path under a python3 without torch.
 #include <gtest/gtest.h>
 
 #include <torch/torch.h>
@@ -22,23 +21,12 @@
 using namespace optbench;
 using namespace optbench::workloads;
 
-namespace {
-
-bool libtorch_has_loader() { return TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6); }
-
-}  // namespace
-
-TEST(AotInductor, UnsupportedReasonNamesTheLibTorchVersion) {
-  if (libtorch_has_loader()) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has the package loader";
-  const Experiment* e = Registry::instance().match("^aot_inductor$").at(0);
-  const std::string reason = e->unsupported_reason(RunContext{DeviceKind::cpu, Profile::quick});
-  EXPECT_NE(reason.find("LibTorch"), std::string::npos) << reason;
-  EXPECT_NE(reason.find(TORCH_VERSION), std::string::npos) << reason;
-  EXPECT_NE(reason.find("2.6"), std::string::npos) << reason;
-}
-
-TEST(AotInductor, TheRunnerRecordsItAsSkippedWithTheReason) {
-  if (libtorch_has_loader()) GTEST_SKIP() << "LibTorch " << TORCH_VERSION << " has the package loader";
+// The whole experiment on the CPU with the Python torch the build was made
+// with: the package is compiled (or found in the cache), loaded by
+// AOTIModelPackageLoader, timed against eager and verified. Nothing is skipped.
+TEST(AotInductor, CompilesLoadsAndVerifiesOnTheCpu) {
+  const aoti::PythonTorch py = aoti::probe_python_torch(aoti::python_executable());
+  ASSERT_FALSE(py.version.empty()) << aoti::python_executable() << " cannot import torch: " << py.error;
   aoti::TempDir dir("optbench-test-");
   SuiteOptions o;
   o.profile = Profile::quick;
@@ -50,8 +38,16 @@ TEST(AotInductor, TheRunnerRecordsItAsSkippedWithTheReason) {
   const auto doc = nlohmann::json::parse(in);
   ASSERT_EQ(doc.at("experiments").size(), 1u);
   const auto& e = doc["experiments"][0];
-  EXPECT_EQ(e.at("status"), "skipped");
-  EXPECT_NE(e.value("reason", "").find(std::string("LibTorch ") + TORCH_VERSION), std::string::npos) << e.dump();
+  ASSERT_EQ(e.at("status"), "ok") << e.dump();
+  ASSERT_FALSE(e.at("cases").empty());
+  for (const auto& c : e["cases"]) {
+    ASSERT_EQ(c.at("status"), "ok") << c.dump();
+    EXPECT_TRUE(c.at("notes").contains("python")) << c.dump();
+    bool verified = false;
+    for (const auto& cmp : c.at("comparisons"))
+      if (cmp.at("variant") == "aot_inductor") verified = cmp.at("verification").at("status") == "passed";
+    EXPECT_TRUE(verified) << c.dump();
+  }
 }
 
 TEST(AotInductor, WeightsFileHoldsEveryTensorAtItsOffset) {

@@ -4,8 +4,8 @@
 // defaults) with the weights of the C++ model, and the .pt2 package is run from
 // C++ by torch::inductor::AOTIModelPackageLoader, against the same model run
 // eagerly by the C++ frontend. Compile time is a reported one-time cost.
-// Needs LibTorch >= 2.6 (the loader) and a python3 whose torch is the same
-// release; otherwise recorded as skipped with the reason.
+// Needs a Python whose torch is this LibTorch's release; otherwise recorded as
+// skipped with the reason.
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -18,33 +18,10 @@
 #include "workloads/common.h"
 #include "workloads/models/convnet.h"
 
-// The package loader exists from LibTorch 2.6 (GPU machines); Debian's 1.13
-// has neither the header nor the library code.
-#if defined(__has_include)
-#if __has_include(<torch/csrc/inductor/aoti_package/model_package_loader.h>)
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
-#define OPTBENCH_HAS_AOTI_LOADER 1
-#endif
-#endif
-#endif
-#ifndef OPTBENCH_HAS_AOTI_LOADER
-#define OPTBENCH_HAS_AOTI_LOADER 0
-#endif
 
 namespace optbench::workloads {
 namespace {
-
-// Why the loader cannot be used by this build, or "".
-std::string loader_unavailable() {
-#if OPTBENCH_HAS_AOTI_LOADER
-  return "";
-#else
-  return std::string("AOTInductor's C++ package loader (torch/csrc/inductor/aoti_package/model_package_loader.h) "
-                     "needs LibTorch >= 2.6; this build has LibTorch ") +
-         TORCH_VERSION;
-#endif
-}
 
 // What stops the Python side on this machine, or "". Probed once: importing
 // torch takes seconds.
@@ -88,14 +65,13 @@ class EagerInference final : public Workload {
   torch::Tensor x_, out_;
 };
 
-#if OPTBENCH_HAS_AOTI_LOADER
 class AotiInference final : public Workload {
  public:
   AotiInference(std::shared_ptr<aoti::Package> pkg, std::int64_t batch, std::int64_t image,
                 const torch::Device& device)
       : pkg_(std::move(pkg)) {
     const auto t0 = std::chrono::steady_clock::now();
-#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 7
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 7  // 2.6's loader has no such argument
     // Single-threaded: the default pooled runner waits for the previous run to
     // finish on the GPU before it enqueues the next, which eager never does.
     loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(pkg_->path, "model",
@@ -122,7 +98,6 @@ class AotiInference final : public Workload {
   torch::Tensor out_;
   double load_s_ = 0;
 };
-#endif
 
 class AotInductor final : public Experiment {
  public:
@@ -136,12 +111,11 @@ class AotInductor final : public Experiment {
             "Python with the same weights (Inductor defaults, static shapes) and run by "
             "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
             "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
-            "LibTorch >= 2.6 and a python3 (or $OPTBENCH_PYTHON) with the same torch release."};
+            "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was configured with)."};
   }
 
   std::string unsupported_reason(const RunContext& ctx) const override {
     if (auto r = Experiment::unsupported_reason(ctx); !r.empty()) return r;
-    if (auto r = loader_unavailable(); !r.empty()) return r;
     return python_unavailable(ctx.device);
   }
 
@@ -168,7 +142,6 @@ class AotInductor final : public Experiment {
                                      return std::make_unique<EagerInference>(base, batch, device);
                                    }});
       c.tolerance = convnet_tolerance(ctx.device);
-#if OPTBENCH_HAS_AOTI_LOADER
       const aoti::PackageKey key{{batch, 3, spec.image, spec.image}, to_string(ctx.device), TORCH_VERSION,
                                  python_torch_version(), device_name(ctx.device)};
       auto pkg = std::make_shared<aoti::Package>(
@@ -186,9 +159,6 @@ class AotInductor final : public Experiment {
                                        return std::make_unique<AotiInference>(pkg, batch, image, device);
                                      }});
       }
-#else
-      c.skip_reason = loader_unavailable();
-#endif
       out.push_back(std::move(c));
     }
     return out;

@@ -1,69 +1,27 @@
 #pragma once
-// Autocast across LibTorch versions, and the RAII guard C++ lacks. LibTorch 1.13
-// names the switches per device (set_enabled for CUDA, set_cpu_enabled, and
-// set_autocast_{gpu,cpu}_dtype); 2.4+ takes a DeviceType. The guard does what
-// Python's torch.autocast does: save, set, bump the nesting count, and on exit
-// clear the cast cache when the outermost guard ends (stale low-precision copies
-// of updated weights otherwise give wrong results) and restore.
+// Autocast switches, and the RAII guard C++ lacks. The guard does what Python's
+// torch.autocast does: save, set, bump the nesting count, and on exit clear the
+// cast cache when the outermost guard ends (stale low-precision copies of updated
+// weights otherwise give wrong results) and restore.
 #include <ATen/autocast_mode.h>
 #include <c10/core/DeviceType.h>
 #include <c10/core/ScalarType.h>
-#include <torch/version.h>
 
 #include <stdexcept>
+#include <string>
 
 namespace optbench::compat {
 
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-#define OPTBENCH_AUTOCAST_DEVICE_API 1
-#else
-#define OPTBENCH_AUTOCAST_DEVICE_API 0
-#endif
-
-// LibTorch 1.13's CPU autocast knows bfloat16 only.
+// What autocast can lower to: fp16 and bf16, on CUDA and on the CPU.
 inline bool autocast_supports(c10::DeviceType device, c10::ScalarType dtype) {
-  if (device == c10::DeviceType::CUDA) return dtype == c10::kHalf || dtype == c10::kBFloat16;
-  if (device == c10::DeviceType::CPU) return dtype == c10::kBFloat16 || (TORCH_VERSION_MAJOR >= 2 && dtype == c10::kHalf);
-  return false;
+  const bool low = dtype == c10::kHalf || dtype == c10::kBFloat16;
+  return low && (device == c10::DeviceType::CUDA || device == c10::DeviceType::CPU);
 }
 
-inline bool autocast_enabled(c10::DeviceType d) {
-#if OPTBENCH_AUTOCAST_DEVICE_API
-  return at::autocast::is_autocast_enabled(d);
-#else
-  return d == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
-#endif
-}
-
-inline void set_autocast_enabled(c10::DeviceType d, bool on) {
-#if OPTBENCH_AUTOCAST_DEVICE_API
-  at::autocast::set_autocast_enabled(d, on);
-#else
-  if (d == c10::DeviceType::CUDA)
-    at::autocast::set_enabled(on);
-  else
-    at::autocast::set_cpu_enabled(on);
-#endif
-}
-
-inline c10::ScalarType autocast_dtype(c10::DeviceType d) {
-#if OPTBENCH_AUTOCAST_DEVICE_API
-  return at::autocast::get_autocast_dtype(d);
-#else
-  return d == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype() : at::autocast::get_autocast_cpu_dtype();
-#endif
-}
-
-inline void set_autocast_dtype(c10::DeviceType d, c10::ScalarType t) {
-#if OPTBENCH_AUTOCAST_DEVICE_API
-  at::autocast::set_autocast_dtype(d, t);
-#else
-  if (d == c10::DeviceType::CUDA)
-    at::autocast::set_autocast_gpu_dtype(t);
-  else
-    at::autocast::set_autocast_cpu_dtype(t);
-#endif
-}
+inline bool autocast_enabled(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
+inline void set_autocast_enabled(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
+inline c10::ScalarType autocast_dtype(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
+inline void set_autocast_dtype(c10::DeviceType d, c10::ScalarType t) { at::autocast::set_autocast_dtype(d, t); }
 
 class AutocastGuard {
  public:
@@ -74,7 +32,7 @@ class AutocastGuard {
         prev_cache_(at::autocast::is_autocast_cache_enabled()) {
     if (enabled && !autocast_supports(device, dtype))
       throw std::invalid_argument(std::string("autocast to ") + c10::toString(dtype) + " is not supported on " +
-                                  c10::DeviceTypeName(device) + " by this LibTorch");
+                                  c10::DeviceTypeName(device) + " by autocast");
     set_autocast_dtype(device, dtype);
     set_autocast_enabled(device, enabled);
     at::autocast::set_autocast_cache_enabled(true);

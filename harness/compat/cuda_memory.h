@@ -1,8 +1,7 @@
 #pragma once
-// Caching-allocator statistics across LibTorch versions. 1.13 has
-// c10::cuda::CUDACachingAllocator::DeviceStats; 2.x aliases it to
-// c10::CachingDeviceAllocator::DeviceStats and moved StatType. Both keep the
-// per-pool arrays with the aggregate pool at index 0, so that is what is read.
+// Caching-allocator statistics. c10::cuda::CUDACachingAllocator::DeviceStats is
+// an alias of c10::CachingDeviceAllocator::DeviceStats (StatType moved in 2.x);
+// the per-pool arrays keep the aggregate pool at index 0, so that is what is read.
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include "harness/device.h"

@@ -1,12 +1,10 @@
 #pragma once
-// c10d (stores, process groups, collectives) the same way on LibTorch 1.13 and
-// 2.x. Every difference between the two lives here:
-//  - 1.13: ProcessGroupGloo / ProcessGroupNCCL derive from c10d::ProcessGroup and
-//    are the process groups.
-//  - 2.x: they derive from c10d::Backend (a c10d::ProcessGroup wraps backends per
-//    device type). We hold the backend itself: it has the same collectives with
-//    the same signatures, and is what c10d's own C++ tests drive directly.
-// Gloo needs its headers (Debian: libgloo-dev; pip wheels may lack them) and a
+// c10d (stores, process groups, collectives) behind one small interface.
+// ProcessGroupGloo / ProcessGroupNCCL derive from c10d::Backend (a
+// c10d::ProcessGroup wraps backends per device type). We hold the backend itself:
+// it has the collectives, and is what c10d's own C++ tests drive directly.
+// Gloo needs its headers (pip's LibTorch ships none; Debian's libgloo-dev has
+// them: only declarations are used, no member of a Gloo type is laid out here) and a
 // LibTorch built with USE_C10D_GLOO; NCCL needs a CUDA LibTorch and nccl.h (pip:
 // site-packages/nvidia/nccl/include, which harness/CMakeLists.txt adds). Where one
 // is missing the factory throws a clear error instead of failing to compile.
@@ -25,11 +23,7 @@
 #include <string>
 #include <vector>
 
-#if TORCH_VERSION_MAJOR >= 2
 #include <torch/csrc/distributed/c10d/Backend.hpp>
-#else
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#endif
 
 #if defined(USE_C10D_GLOO) && __has_include(<gloo/config.h>)
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -53,11 +47,7 @@
 
 namespace optbench::compat {
 
-#if TORCH_VERSION_MAJOR >= 2
 using Collectives = c10d::Backend;
-#else
-using Collectives = c10d::ProcessGroup;
-#endif
 using CollectivesPtr = c10::intrusive_ptr<Collectives>;
 using StorePtr = c10::intrusive_ptr<c10d::Store>;
 using WorkPtr = c10::intrusive_ptr<c10d::Work>;
@@ -118,8 +108,8 @@ inline CollectivesPtr make_gloo(const StorePtr& store, int rank, int size, std::
 // process down (no record, the results file left "running"); unless the user
 // chose otherwise, error handling is set to 2 (CleanUpOnly: the watchdog aborts
 // the communicators and the error surfaces in the work, which Session::wait
-// turns into a failed case). The variable is TORCH_NCCL_ASYNC_ERROR_HANDLING in
-// 2.x and NCCL_ASYNC_ERROR_HANDLING in 1.13 (unchecked on a GPU here).
+// turns into a failed case). The variable is TORCH_NCCL_ASYNC_ERROR_HANDLING
+// (NCCL_ASYNC_ERROR_HANDLING is its deprecated name, honoured if a user set it).
 inline CollectivesPtr make_nccl(const StorePtr& store, int rank, int size, std::chrono::milliseconds timeout) {
 #if OPTBENCH_HAVE_NCCL
   if (!std::getenv("TORCH_NCCL_ASYNC_ERROR_HANDLING") && !std::getenv("NCCL_ASYNC_ERROR_HANDLING")) {
@@ -168,13 +158,10 @@ inline bool supports_avg(const std::string& backend) { return backend == "nccl";
 inline bool completed(const WorkPtr& work) { return work->isCompleted(); }
 
 // Releases whatever a failed or timed-out group still runs: NCCL's abort
-// (ncclCommAbort) frees kernels stuck waiting for a dead peer. LibTorch 1.13's
-// ProcessGroupNCCL has no group-level abort (its destructor aborts) and Gloo none
-// at all (its collectives end at their own timeout): nothing to do there.
+// (ncclCommAbort) frees kernels stuck waiting for a dead peer. Gloo has none (its
+// collectives end at their own timeout): nothing to do there.
 inline void abort(Collectives& pg) {
-#if OPTBENCH_HAVE_NCCL && TORCH_VERSION_MAJOR >= 2
-  // 2.x: abort() (2.2-2.4: abort(optional reason = nullopt)); unchecked against
-  // 2.11's headers on this machine.
+#if OPTBENCH_HAVE_NCCL
   if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(&pg)) nccl->abort();
 #else
   (void)pg;
@@ -188,7 +175,7 @@ inline void abort(Collectives& pg) {
 // destructor (seen followed by a SIGSEGV at exit). Gloo's destructor joins its
 // threads: nothing to do before it.
 inline void shutdown(Collectives& pg) {
-#if OPTBENCH_HAVE_NCCL && TORCH_VERSION_MAJOR >= 2
+#if OPTBENCH_HAVE_NCCL
   if (auto* nccl = dynamic_cast<c10d::ProcessGroupNCCL*>(&pg)) nccl->shutdown();
 #else
   (void)pg;

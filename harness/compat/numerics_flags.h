@@ -1,7 +1,7 @@
 #pragma once
-// Numerics flags that change what a benchmark measures, read and set the same way
-// on LibTorch 1.13 and 2.x. (2.x adds a per-backend fp32 precision API; the
-// allowTF32 accessors still exist and are what both versions agree on.)
+// Numerics flags that change what a benchmark measures, read and set in one place.
+// (2.x also has a per-backend fp32 precision API; the allowTF32 accessors are
+// what Python's torch.backends.*.allow_tf32 still read and write.)
 #include <ATen/Context.h>
 
 #include <nlohmann/json.hpp>

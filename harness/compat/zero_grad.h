@@ -1,7 +1,7 @@
 #pragma once
-// Optimizer::zero_grad() zeroes gradients on LibTorch 1.13 and sets them
-// undefined on 2.x (Python's set_to_none=True default). Experiments say which
-// they mean, so both builds do the same work.
+// Gradients reset the way an experiment says (set to none, Python 2.x's default,
+// or zeroed in place), not by whatever Optimizer::zero_grad() defaults to in the
+// LibTorch at hand.
 #include <torch/optim/optimizer.h>
 
 namespace optbench::compat {

@@ -231,3 +231,25 @@ def test_verification_notes_of_passed_checks_are_shown(tmp_path, cli):
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
     assert "verification: trace not judged: ill-conditioned" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_crashed_experiment_shows_its_signal_tail_and_kept_cases(tmp_path, cli):
+    """An experiment whose process died (the suite's crash isolation) is a marked
+    section with the reason and the last lines it printed; its finished case is
+    still tabled, and the file is schema-valid."""
+    crashed = synth.experiment("aligned_dims", [synth.case("kept", [
+        ("base", synth.lognormal(1e-3, 0.01, 12, 1)),
+        ("opt", synth.lognormal(5e-4, 0.01, 12, 2))])], status="crashed",
+        reason="its process was killed by SIGSEGV (Segmentation fault); the cases it finished are kept")
+    crashed["signal"] = "SIGSEGV (Segmentation fault)"
+    crashed["output_tail"] = ["[1/3] aligned_dims/kept ...", "the last line before the crash"]
+    src = synth.write(tmp_path / "r.json", synth.document([crashed]))
+    assert cli("validate", src).rc == 0
+    out = tmp_path / "out"
+    r = cli("render", src, "--out", out)
+    assert r.rc == 0, r.err
+    md = (out / "report.md").read_text()
+    assert "**CRASHED**: its process was killed by SIGSEGV" in md
+    assert "the last line before the crash" in md
+    assert "kept" in md
+    assert "the last line before the crash" in (out / "report.html").read_text()

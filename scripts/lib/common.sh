@@ -1,99 +1,158 @@
-# Shared by scripts/run and scripts/test: find or install what the build needs,
-# pick the LibTorch (CUDA from pip torch when present, else Debian's CPU one),
-# configure and build. Sourced, not executed.
+# Shared by scripts/run, scripts/test and scripts/gpu-session: find the Python
+# whose torch provides the LibTorch (or make it), find or install the C++ tools
+# and libraries, configure and build. Sourced, not executed.
+#
+# Python, in this order (the first that applies is used, never a fixed path):
+#   1. $OPTBENCH_PYTHON, as given;
+#   2. the python3 on PATH when its torch has CUDA compiled in (the GPU machines:
+#      no network, everything already there, nothing is installed);
+#   3. a virtual environment made from requirements.txt, kept outside the clone in
+#      $OPTBENCH_VENV, default ${XDG_CACHE_HOME:-~/.cache}/optbench/venv-<hash of
+#      requirements.txt>: made once per machine, reused by every clone.
+# The LibTorch is that Python's torch (torch.utils.cmake_prefix_path) unless
+# TORCH_CMAKE_PREFIX names another (e.g. an unpacked LibTorch zip).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-PY=/usr/bin/python3   # Debian's matplotlib/jsonschema live here, not in a pyenv python
 log() { printf 'optbench: %s\n' "$*" >&2; }
 die() { printf 'optbench: error: %s\n' "$*" >&2; exit 2; }
 
-# The pip torch wheel's CMake prefix when it has CUDA, else empty. Any python3
-# may hold it (the GPU machines' system python does).
-cuda_torch_prefix() {
+venv_dir() {
+  local hash
+  hash=$(sha256sum "$ROOT/requirements.txt" | cut -c1-12)
+  echo "${OPTBENCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/optbench/venv-$hash}"
+}
+
+python_has_cuda_torch() {
+  "$1" -c 'import sys, torch; sys.exit(torch.version.cuda is None)' >/dev/null 2>&1
+}
+
+# Prints the venv's python, making the venv first if it is missing or was left
+# half-made (the marker is written last). A lock keeps two clones from making it
+# at once.
+ensure_venv() {
+  local dir base
+  dir=$(venv_dir)
+  mkdir -p "$(dirname "$dir")"
+  exec 9>"$dir.lock"
+  flock 9
+  if [ ! -f "$dir/.optbench-complete" ]; then
+    [ "${OPTBENCH_NO_INSTALL:-0}" != 1 ] ||
+      die "no Python with CUDA torch here: $(command -v python3 || echo python3) has none, and installing is off (set OPTBENCH_PYTHON to one that has torch, numpy, scipy and matplotlib)"
+    base=$(command -v python3) || die "no python3 on PATH to make the environment $dir with"
+    log "making the Python environment $dir from requirements.txt (once per machine; torch with its CUDA libraries is ~4.6 GB)"
+    rm -rf "$dir"
+    "$base" -m venv "$dir" >&2 || die "$base -m venv failed (Debian: apt-get install python3-venv)"
+    "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements.txt" >&2 ||
+      die "pip could not install requirements.txt into $dir (is PyPI reachable?)"
+    touch "$dir/.optbench-complete"
+  fi
+  flock -u 9
+  echo "$dir/bin/python"
+}
+
+# Sets and exports OPTBENCH_PYTHON (what the build, the tests, the report and the
+# aot_inductor experiment use).
+find_python() {
   local py
-  for py in python3 /usr/bin/python3; do
-    command -v "$py" >/dev/null 2>&1 || continue
-    "$py" - <<'PY' 2>/dev/null && return 0
-import torch, sys
-if torch.version.cuda is None:
-    sys.exit(1)
-print(torch.utils.cmake_prefix_path)
+  if [ -n "${OPTBENCH_PYTHON:-}" ]; then
+    py=$OPTBENCH_PYTHON
+  elif py=$(command -v python3) && python_has_cuda_torch "$py"; then
+    :
+  else
+    py=$(ensure_venv)
+  fi
+  OPTBENCH_PYTHON=$py
+  export OPTBENCH_PYTHON
+}
+
+# require_python MODULE...: one line naming the interpreter and what it lacks.
+require_python() {
+  local missing
+  missing=$("$OPTBENCH_PYTHON" - "$@" <<'PY' 2>/dev/null
+import importlib.util, sys
+print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))
 PY
+) || die "$OPTBENCH_PYTHON does not run"
+  [ -z "$missing" ] || die "$OPTBENCH_PYTHON lacks the Python packages: $missing (set OPTBENCH_PYTHON to one that has them, or unset it to use the environment made from requirements.txt)"
+}
+
+# A header in the system, or under a prefix of CMAKE_PREFIX_PATH (where a machine
+# without network has Debian packages unpacked with dpkg -x).
+have_header() {
+  local d
+  for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+${CMAKE_PREFIX_PATH//:/ }}; do
+    [ -f "$d/$1" ] || [ -f "$d/include/$1" ] || [ -f "$d/usr/include/$1" ] && return 0
   done
   return 1
 }
 
-# Each requirement: a check command and the Debian package that satisfies it.
+# The Debian packages the build needs and this machine lacks.
 missing_packages() {
-  local want_cpu_torch=$1 pkgs=()
+  local pkgs=()
   command -v cmake >/dev/null || pkgs+=(cmake)
   command -v ninja >/dev/null || pkgs+=(ninja-build)
   command -v g++ >/dev/null || pkgs+=(g++)
   command -v git >/dev/null || pkgs+=(git)
-  [ -f /usr/include/nlohmann/json.hpp ] || pkgs+=(nlohmann-json3-dev)
-  [ -f /usr/include/CLI/CLI.hpp ] || pkgs+=(libcli11-dev)
-  [ -f /usr/include/gtest/gtest.h ] || pkgs+=(libgtest-dev)
-  [ -f /usr/include/benchmark/benchmark.h ] || pkgs+=(libbenchmark-dev)
-  if [ "$want_cpu_torch" = 1 ] && [ ! -f /usr/lib/x86_64-linux-gnu/cmake/Torch/TorchConfig.cmake ]; then
-    pkgs+=(libtorch-dev)
-  fi
-  # Gloo headers for the CPU process group (DDP across processes on the CPU).
-  if [ "$want_cpu_torch" = 1 ]; then
-    [ -f /usr/include/gloo/config.h ] || pkgs+=(libgloo-dev)
-  fi
-  [ -x "$PY" ] || pkgs+=(python3)
-  if [ -x "$PY" ]; then
-    "$PY" -c 'import matplotlib' 2>/dev/null || pkgs+=(python3-matplotlib)
-    "$PY" -c 'import numpy' 2>/dev/null || pkgs+=(python3-numpy)
-    "$PY" -c 'import scipy.stats' 2>/dev/null || pkgs+=(python3-scipy)
-    "$PY" -c 'import jsonschema' 2>/dev/null || pkgs+=(python3-jsonschema)
-    "$PY" -c 'import pytest' 2>/dev/null || pkgs+=(python3-pytest)
-  fi
+  have_header nlohmann/json.hpp || pkgs+=(nlohmann-json3-dev)
+  have_header CLI/CLI.hpp || pkgs+=(libcli11-dev)
+  have_header gtest/gtest.h || pkgs+=(libgtest-dev)
+  have_header benchmark/benchmark.h || pkgs+=(libbenchmark-dev)
   command -v ccache >/dev/null || pkgs+=(ccache)
+  have_header gloo/config.h || pkgs+=(libgloo-dev)  # pip's LibTorch ships no Gloo headers: CPU DDP needs them
   echo "${pkgs[@]:-}"
 }
 
 install_missing() {
-  local pkgs
-  pkgs=$(missing_packages "$1")
-  [ -z "$pkgs" ] && return 0
-  log "installing: $pkgs"
-  local sudo=""
+  local pkgs sudo=""
+  pkgs=$(missing_packages)
+  [ -z "${pkgs// /}" ] && return 0
   [ "$(id -u)" = 0 ] || sudo=$(command -v sudo || true)
-  if command -v apt-get >/dev/null && { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; }; then
+  # OPTBENCH_NO_INSTALL=1: a machine without network (scripts/gpu-session sets it).
+  if [ "${OPTBENCH_NO_INSTALL:-0}" != 1 ] && command -v apt-get >/dev/null && { [ "$(id -u)" = 0 ] || [ -n "$sudo" ]; }; then
+    log "installing: $pkgs"
     export DEBIAN_FRONTEND=noninteractive
     # shellcheck disable=SC2086
     $sudo apt-get install -y --no-install-recommends $pkgs >/dev/null 2>&1 ||
       { $sudo apt-get update >/dev/null 2>&1 && $sudo apt-get install -y --no-install-recommends $pkgs >/dev/null 2>&1; } ||
       true
   fi
-  # ccache and pytest are optional (the build and C++ tests run without them).
-  pkgs=$(missing_packages "$1" | tr ' ' '\n' | grep -vxE 'ccache|python3-pytest|python3-jsonschema' | tr '\n' ' ' || true)
-  [ -z "${pkgs// /}" ] || die "missing and could not be installed: $pkgs (install these Debian/Ubuntu packages, or the equivalents, and rerun)"
+  # ccache only speeds rebuilds up; without Gloo's headers CPU DDP is compiled out (and says so).
+  pkgs=$(missing_packages | tr ' ' '\n' | grep -vxE 'ccache|libgloo-dev' | tr '\n' ' ' || true)
+  [ -z "${pkgs// /}" ] || die "missing and could not be installed: $pkgs (install these Debian/Ubuntu packages; without network, unpack them with dpkg -x and add the folder to CMAKE_PREFIX_PATH)"
 }
 
-# Sets PRESET and configures build/$PRESET.
+# Sets PRESET and BUILD_DIR (build/$PRESET, or $OPTBENCH_BUILD_DIR) and configures
+# it against the LibTorch found.
 configure() {
-  local prefix
-  if prefix=$(cuda_torch_prefix); then
-    PRESET=cuda
-    export TORCH_CMAKE_PREFIX=$prefix
-    install_missing 0
-    log "LibTorch with CUDA from pip torch ($prefix)"
-  else
-    PRESET=cpu
-    install_missing 1
-    log "LibTorch CPU from Debian's libtorch-dev"
+  find_python
+  install_missing
+  if [ -z "${TORCH_CMAKE_PREFIX:-}" ]; then
+    TORCH_CMAKE_PREFIX=$("$OPTBENCH_PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
+      die "$OPTBENCH_PYTHON cannot import torch (set TORCH_CMAKE_PREFIX to a LibTorch's share/cmake, or OPTBENCH_PYTHON to a python with torch)"
   fi
-  cmake --preset "$PRESET" -S "$ROOT" >/dev/null || die "CMake configure failed (see the messages above)"
+  export TORCH_CMAKE_PREFIX
+  if [ -z "${OPTBENCH_PRESET:-}" ]; then
+    if [ -d "$TORCH_CMAKE_PREFIX/../../lib" ] && ls "$TORCH_CMAKE_PREFIX"/../../lib/libtorch_cuda.so >/dev/null 2>&1; then
+      OPTBENCH_PRESET=cuda
+    else
+      OPTBENCH_PRESET=cpu
+    fi
+  fi
+  PRESET=$OPTBENCH_PRESET
+  BUILD_DIR=${OPTBENCH_BUILD_DIR:-$ROOT/build/$PRESET}
+  log "LibTorch from $TORCH_CMAKE_PREFIX (preset $PRESET), Python $OPTBENCH_PYTHON"
+  # ccache: the precompiled torch.h header is only reused with this sloppiness.
+  export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
+  cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" >/dev/null ||
+    die "CMake configure failed (see the messages above)"
 }
 
 build() {
-  local jobs
+  local jobs mem_jobs
   jobs=$(nproc)
-  # torch.h translation units need ~1.1 GB each; keep parallelism within memory.
-  local mem_jobs=$(( $(awk '/MemAvailable/ {print int($2/1500000)}' /proc/meminfo) ))
+  # A torch.h translation unit needs ~1.5 GB at -O2; keep parallelism within memory.
+  mem_jobs=$(awk '/MemAvailable/ {print int($2/1500000)}' /proc/meminfo)
   [ "$mem_jobs" -ge 1 ] && [ "$mem_jobs" -lt "$jobs" ] && jobs=$mem_jobs
-  cmake --build "$ROOT/build/$PRESET" -j "$jobs" || die "build failed"
+  cmake --build "$BUILD_DIR" -j "$jobs" || die "build failed"
 }

@@ -1,5 +1,7 @@
 #include "workloads/aoti/package.h"
 
+#include "harness/python.h"
+
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -58,8 +60,7 @@ TempDir::~TempDir() {
 }
 
 std::string python_executable() {
-  const char* p = std::getenv("OPTBENCH_PYTHON");
-  return p && *p ? p : "python3";
+  return optbench::python_executable();
 }
 
 PythonTorch probe_python_torch(const std::string& python) {

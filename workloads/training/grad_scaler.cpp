@@ -1,13 +1,6 @@
 #include "workloads/training/grad_scaler.h"
 
-#include <torch/version.h>
-
 namespace optbench::workloads {
-namespace {
-
-bool native_kernels(const torch::Tensor& t) { return t.is_cuda() || TORCH_VERSION_MAJOR >= 2; }
-
-}  // namespace
 
 GradScaler::GradScaler(GradScalerOptions o) : opts_(o) {}
 
@@ -28,28 +21,12 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
 void GradScaler::non_finite_check_and_unscale(std::vector<torch::Tensor>& grads, torch::Tensor& found_inf,
                                               const torch::Tensor& inv_scale) {
   if (grads.empty()) return;
-  if (native_kernels(grads.front())) {
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale);
-    return;
-  }
-  for (auto& g : grads) {
-    // found_inf becomes 1 if any element is inf/NaN, like the kernel; no sync.
-    found_inf.copy_(torch::maximum(found_inf, (~torch::isfinite(g)).any().to(found_inf.dtype()).reshape({1})));
-    g.mul_(inv_scale);
-  }
+  at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, inv_scale);
 }
 
 void GradScaler::update_scale(torch::Tensor& scale, torch::Tensor& growth_tracker, const torch::Tensor& found_inf,
                               double growth, double backoff, std::int64_t interval) {
-  if (native_kernels(scale)) {
-    at::_amp_update_scale_(scale, growth_tracker, found_inf, growth, backoff, interval);
-    return;
-  }
-  const auto overflow = found_inf > 0;
-  const auto tracker = torch::where(overflow, torch::zeros_like(growth_tracker), growth_tracker + 1);
-  const auto grow = tracker >= interval;
-  scale.copy_(torch::where(overflow, scale * backoff, torch::where(grow, scale * growth, scale)));
-  growth_tracker.copy_(torch::where(grow, torch::zeros_like(tracker), tracker));
+  at::_amp_update_scale_(scale, growth_tracker, found_inf, growth, backoff, interval);
 }
 
 void GradScaler::unscale(torch::optim::Optimizer& opt) {

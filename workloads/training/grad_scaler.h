@@ -1,8 +1,7 @@
 #pragma once
 // LibTorch has no GradScaler: this is Python's torch.amp.GradScaler for one
 // optimizer, on the same fused ops (_amp_foreach_non_finite_check_and_unscale_,
-// _amp_update_scale_). LibTorch 1.13 has those kernels for CUDA only, so CPU
-// tensors there take a composite path with the same semantics.
+// _amp_update_scale_), which have CUDA and CPU kernels.
 #include <torch/torch.h>
 
 namespace optbench::workloads {

@@ -1,0 +1,53 @@
+#include "tests/crash_probe.h"
+
+#include <ATen/ATen.h>
+
+#include <csignal>
+#include <cstdio>
+
+namespace optbench::testing {
+namespace {
+
+class Work final : public Workload {
+ public:
+  explicit Work(bool dies) : dies_(dies) {}
+  void step() override {
+    if (dies_) {
+      std::fprintf(stderr, "crash_probe: the last line before the crash\n");
+      std::fflush(stderr);
+      std::raise(SIGSEGV);
+    }
+    acc_ += 1;
+  }
+  at::Tensor output() override { return at::ones({3}); }
+
+ private:
+  bool dies_;
+  double acc_ = 0;
+};
+
+class CrashProbe final : public Experiment {
+ public:
+  ExperimentInfo info() const override {
+    return {"crash_probe", "crash isolation probe", "none", {}, "test only", {DeviceKind::cpu}};
+  }
+  std::vector<Case> cases(const RunContext&) const override {
+    Case first;
+    first.name = "first";
+    first.tolerance = Tolerance{};
+    first.variants = {Variant{"a", "", [] { return std::make_unique<Work>(false); }},
+                      Variant{"b", "", [] { return std::make_unique<Work>(false); }}};
+    Case dies = first;
+    dies.name = "dies";
+    dies.variants[1] = Variant{"b", "", [] { return std::make_unique<Work>(true); }};
+    Case after = first;
+    after.name = "after";
+    return {first, dies, after};
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Experiment> make_crash_probe() { return std::make_unique<CrashProbe>(); }
+
+}  // namespace optbench::testing
