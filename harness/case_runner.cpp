@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
@@ -279,11 +280,31 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
 
   StopReason reason = StopReason::none;
   int rounds = 0;
+  const int floor = rounds_floor(cfg.stopping.confidence);
+  // Under a budget a case gets the rounds floor or no rounds at all: a ratio
+  // from fewer rounds has no interval and no verdict. A round costs about the
+  // prepared variants' sample lengths.
+  std::string planned_out;
+  if (limits.deadline_s && vs[0].alive()) {
+    double round_s = 0;
+    for (const auto& v : vs)
+      if (v.alive()) round_s += static_cast<double>(v.prep.iters) * v.prep.warmup.step_s;
+    const double left = *limits.deadline_s - backend.now();
+    if (static_cast<double>(floor) * round_s > left) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "budget: %d rounds (the fewest a confidence interval needs) of about %.3g s each do not fit "
+                    "the %.3g s left of the run's --time-budget",
+                    floor, round_s, std::max(0.0, left));
+      planned_out = buf;
+      reason = StopReason::budget;
+    }
+  }
   const double t_sampling = backend.now();
   // Preparation is charged to the case's share too.
   const double sampling_cap = std::max(0.0, limits.max_time_s - (limits.deadline_s ? t_sampling - t_case : 0.0));
-  const std::size_t ci_rounds = std::max<std::size_t>(kMinRoundsForCi, min_samples_for(cfg.stopping.confidence));
-  if (vs[0].alive()) {
+  const std::size_t ci_rounds = static_cast<std::size_t>(floor);
+  if (vs[0].alive() && planned_out.empty()) {
     InterleaveSchedule schedule(vs.size(), cfg.order, cfg.seed);
     StoppingConfig stopping = cfg.stopping;
     stopping.max_time_s = std::min(stopping.max_time_s, sampling_cap);
@@ -347,6 +368,7 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   const double verify_cost = (3.0 * static_cast<double>(vs.size()) + 9.0) * slowest_step(vs, false);
   const bool check = (c.tolerance || c.verify) && fits(limits, backend, verify_cost) && !stop_requested;
   std::vector<json> checks(vs.size(), json{{"status", "not_checked"}});
+  const double t_verify = backend.now();
   if (check && vs[0].alive()) {
     if (isolate) {
       for (auto& v : vs) v.runner.reset();
@@ -358,22 +380,32 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   } else if ((c.tolerance || c.verify) && !stop_requested && !fits(limits, backend, verify_cost)) {
     for (auto& j : checks) j["message"] = "budget: the run's --time-budget ran out before verification";
   }
+  const double verify_s = backend.now() - t_verify;
+  // Below the floor (interrupted, an error, the budget's end despite the plan):
+  // the ratio is kept with its rounds, but no interval is claimed for it.
+  const bool budget_short = reason == StopReason::budget && rounds < floor;
 
   json comparisons = json::array();
   for (std::size_t i = 1; i < vs.size(); ++i) {
     json cmp = {{"baseline", vs[0].spec->name}, {"variant", vs[i].spec->name}};
-    if (vs[0].primary.empty() || vs[i].primary.empty()) {
+    if (vs[0].primary.empty() || vs[i].primary.empty() || budget_short) {
       cmp["speedup"] = nullptr;
-      cmp["verification"] = {{"status", "not_checked"}, {"message", "a variant has no samples"}};
+      cmp["rounds"] = std::min(vs[0].primary.size(), vs[i].primary.size());
+      cmp["verification"] = {{"status", "not_checked"},
+                             {"message", budget_short ? "the budget ended the case below the rounds floor"
+                                                      : "a variant has no samples"}};
     } else {
       const Estimate e = paired_speedup(vs[0].primary, normalised_times(c, vs[i], vs[0]), cfg.stopping.confidence);
+      const bool below = e.n < static_cast<std::size_t>(floor);
       cmp["speedup"] = e.value;
-      cmp["ci_low"] = e.low;
-      cmp["ci_high"] = e.high;
+      cmp["ci_low"] = below ? json(nullptr) : json(e.low);
+      cmp["ci_high"] = below ? json(nullptr) : json(e.high);
       cmp["confidence"] = cfg.stopping.confidence;
       cmp["ci_coverage"] = e.coverage;
-      cmp["rel_ci_width"] = relative_width(e);
+      cmp["rel_ci_width"] = below ? json(nullptr) : json(relative_width(e));
       cmp["rounds"] = e.n;
+      cmp["rounds_floor"] = floor;
+      if (below) cmp["below_floor"] = true;
       cmp["estimator"] = "median of per-round ratios, order-statistic CI";
       cmp["paired"] = true;
       cmp["verification"] = checks[i];
@@ -391,6 +423,12 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
 
   if (reason == StopReason::interrupted) {
     out["status"] = "interrupted";
+  } else if (vs[0].alive() && (!planned_out.empty() || budget_short)) {
+    out["status"] = "not_run";
+    out["reason"] = !planned_out.empty() ? planned_out
+                                         : "budget: the run's --time-budget ended the case after " +
+                                               std::to_string(rounds) + " of the " + std::to_string(floor) +
+                                               " rounds a confidence interval needs";
   } else if (!vs[0].alive() && vs[0].status != "ok") {
     out["status"] = vs[0].status == "not_run" ? "not_run" : "failed";
     out["reason"] = vs[0].status == "not_run" ? vs[0].error : "baseline " + vs[0].status + ": " + vs[0].error;
@@ -398,6 +436,18 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     out["status"] = "ok";
   }
   out["wall_s"] = backend.now() - t_case;
+  // Where the case's wall time went; "other" is process starts, pipes and bookkeeping.
+  double build_s = 0, warmup_s = 0;
+  for (const auto& v : vs) {
+    build_s += v.prep.build_s;
+    warmup_s += v.prep.warmup.seconds;
+  }
+  const double sampling_s = out["sampling_s"].get<double>();
+  out["time_s"] = {{"build", build_s},
+                   {"warmup", warmup_s},
+                   {"sampling", sampling_s},
+                   {"verification", verify_s},
+                   {"other", std::max(0.0, out["wall_s"].get<double>() - build_s - warmup_s - sampling_s - verify_s)}};
   vs.clear();  // free the variants' memory (and end their workers) before the next case
   backend.release_cached_memory();
   return out;

@@ -112,6 +112,10 @@ struct Case {
 struct RunContext {
   DeviceKind device = DeviceKind::cpu;
   Profile profile = Profile::standard;
+  // Seconds left of the run's --time-budget when the experiment enumerates its
+  // cases (none: no budget). Cases whose set-up alone is long (a cold compile)
+  // are recorded as skipped for the budget instead of overrunning it.
+  std::optional<double> budget_left_s;
 };
 
 struct ExperimentInfo {

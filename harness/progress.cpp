@@ -29,7 +29,9 @@ std::string Progress::headline(const nlohmann::json& r) {
   os.precision(3);
   for (const auto& c : r.value("comparisons", nlohmann::json::array())) {
     os << c.value("variant", "?") << ' ';
-    if (c.contains("speedup") && c["speedup"].is_number()) {
+    if (c.contains("speedup") && c["speedup"].is_number() && c.value("below_floor", false)) {
+      os << c["speedup"].get<double>() << "x (n = " << c.value("rounds", 0) << ", no CI)";
+    } else if (c.contains("speedup") && c["speedup"].is_number()) {
       os << c["speedup"].get<double>() << "x [" << c.value("ci_low", 0.0) << ", " << c.value("ci_high", 0.0)
          << "]";
     } else {

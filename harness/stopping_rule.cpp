@@ -10,11 +10,8 @@ StopReason should_stop(const StoppingConfig& cfg, const StopState& s) {
   if (s.interrupted) return StopReason::interrupted;
   if (s.budget_spent) return StopReason::budget;
   if (s.rounds >= cfg.max_samples) return StopReason::max_samples;
-  // The cap wins over precision and minimums, but a few rounds are always taken so
-  // there is a spread to report; a case whose single round is over twice the cap
-  // stops anyway.
-  if (s.wall_s >= cfg.max_time_s && (s.rounds >= kMinRoundsForCi || s.wall_s >= 2 * cfg.max_time_s))
-    return StopReason::max_time;
+  // The cap wins over precision and minimums, but never below the rounds floor.
+  if (s.wall_s >= cfg.max_time_s && s.rounds >= rounds_floor(cfg.confidence)) return StopReason::max_time;
   // Precision is only claimed once the interval can reach its stated coverage.
   const bool minimums_met = s.rounds >= cfg.min_samples &&
                             s.rounds >= static_cast<int>(min_samples_for(cfg.confidence)) &&
@@ -22,6 +19,8 @@ StopReason should_stop(const StoppingConfig& cfg, const StopState& s) {
   if (minimums_met && s.worst_rel_ci <= cfg.target_rel_ci) return StopReason::precision;
   return StopReason::none;
 }
+
+int rounds_floor(double confidence) { return static_cast<int>(min_samples_for(confidence)); }
 
 const char* to_string(StopReason r) {
   switch (r) {

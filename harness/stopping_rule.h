@@ -26,8 +26,13 @@ struct StopState {
   bool budget_spent = false;    // the run's --time-budget has run out: stop now
 };
 
-// Rounds always taken before the time cap may stop a case, so it has a spread.
-constexpr int kMinRoundsForCi = 3;
+// The rounds floor: the fewest interleaved rounds for which a distribution-free
+// interval of a median ratio reaches `confidence` at all. With n rounds the
+// widest order-statistic interval, [min, max], covers 1 - 2 * 0.5^n: 93.75% at
+// n = 5, 96.9% at n = 6, so 6 at 95%. The time cap never stops a case below it
+// (a slow case takes longer instead); only the run's budget, an interrupt or an
+// error can, and then the case reports no CI (case_runner.cpp).
+int rounds_floor(double confidence);
 
 StopReason should_stop(const StoppingConfig& cfg, const StopState& s);
 const char* to_string(StopReason r);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/budget_plan.h"
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
@@ -160,7 +161,9 @@ int run_suite(const SuiteOptions& opts) {
     // Cases are enumerated when their experiment's turn comes, on the budget's clock.
     std::vector<Case> cases;
     try {
-      cases = build_cases(*e, ctx);
+      RunContext here = ctx;
+      if (deadline) here.budget_left_s = budget_left();
+      cases = build_cases(*e, here);
     } catch (const std::exception& ex) {
       writer.end_experiment(idx, "failed", "could not build its cases: " + std::string(ex.what()), backend->now() - t_exp);
       failures = true;
@@ -182,13 +185,9 @@ int run_suite(const SuiteOptions& opts) {
       }
       CaseLimits limits{opts.measure.stopping.max_time_s, deadline, origin};
       if (deadline) {
-        // What is left, shared among the cases still to run: this experiment's,
-        // and the later experiments' at the average count seen so far.
-        const double later = static_cast<double>(selected.size() - k - 1 + opts.later_experiments) *
-                             static_cast<double>(cases_seen + opts.prior_cases) /
-                             static_cast<double>(experiments_enumerated + opts.prior_experiments);
-        const double share = budget_left() / (static_cast<double>(cases.size() - i) + later);
-        limits.max_time_s = std::clamp(share, 0.01, opts.measure.stopping.max_time_s);
+        const BudgetState b{budget_left(), cases.size() - i, selected.size() - k - 1 + opts.later_experiments,
+                            cases_seen + opts.prior_cases, experiments_enumerated + opts.prior_experiments};
+        limits.max_time_s = case_share_s(b, opts.measure.stopping.max_time_s);
       }
       progress.case_started(label);
       json result;
@@ -210,11 +209,12 @@ int run_suite(const SuiteOptions& opts) {
 
   if (stop_requested()) {
     writer.finish("interrupted");
-    std::fprintf(stderr, "optbench: interrupted; finished results kept in %s\n", writer.path().c_str());
+    if (!opts.guarded_child)
+      std::fprintf(stderr, "optbench: interrupted; finished results kept in %s\n", writer.path().c_str());
     return kExitInterrupted;
   }
   writer.finish("complete");
-  std::fprintf(stderr, "optbench: results written to %s\n", writer.path().c_str());
+  if (!opts.guarded_child) std::fprintf(stderr, "optbench: results written to %s\n", writer.path().c_str());
   return failures ? kExitFailures : kExitOk;
 }
 

@@ -26,7 +26,9 @@ class InProcessRunner final : public VariantRunner {
       before = backend_.current_memory();
       backend_.reset_peak_memory();
       backend_.hold_stream(p.hold_stream);
+      const double t_build = backend_.now();
       work_ = build_workload(spec_);
+      out.build_s = backend_.now() - t_build;
       auto* w = work_.get();
       out.warmup = warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s),
                            p.warmup_max_s);
@@ -104,7 +106,7 @@ Sample sample_from_json(const json& j) {
 }
 
 json to_json(const Prepared& p) {
-  json j = {{"status", p.status}, {"error", p.error}, {"iters", p.iters},
+  json j = {{"status", p.status}, {"error", p.error}, {"iters", p.iters}, {"build_s", p.build_s},
             {"warmup", {{"first_run_s", p.warmup.first_run_s}, {"iters", p.warmup.iters},
                         {"seconds", p.warmup.seconds}, {"stable", p.warmup.stable}, {"step_s", p.warmup.step_s}}}};
   if (p.memory) j["memory"] = {p.memory->allocated_bytes, p.memory->reserved_bytes};
@@ -116,6 +118,7 @@ Prepared prepared_from_json(const json& j) {
   p.status = j.at("status").get<std::string>();
   p.error = j.at("error").get<std::string>();
   p.iters = j.at("iters").get<std::int64_t>();
+  p.build_s = j.value("build_s", 0.0);
   const auto& w = j.at("warmup");
   p.warmup = {w.at("first_run_s").get<double>(), w.at("iters").get<std::int64_t>(), w.at("seconds").get<double>(),
               w.at("stable").get<bool>(), w.at("step_s").get<double>()};

@@ -31,6 +31,7 @@ struct Prepared {
   WarmupResult warmup;
   std::int64_t iters = 1;
   std::optional<MemoryPeak> memory;  // the variant's own peak over build and warm-up
+  double build_s = 0;                // building the workload (model, data), before its first step
 };
 
 class VariantRunner {

@@ -8,6 +8,9 @@ set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; DEVICE=$3; BUDGET=${4:-${OPTBENCH_ALONE_BUDGET:-8}}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+if [ "$DEVICE" = cuda ] && ! "$OPTBENCH" env --device auto | "$PY" -c 'import json,sys; sys.exit(json.load(sys.stdin)["device"] != "cuda")' 2>/dev/null; then
+  echo "SKIP: no CUDA device is visible"; exit 77
+fi
 names=$("$OPTBENCH" list --json | "$PY" -c 'import json,sys; print(" ".join(e["name"] for e in json.load(sys.stdin)))')
 [ -n "$names" ] || { echo "FAIL: no experiments listed"; exit 1; }
 failed=()

@@ -26,7 +26,7 @@ grep -q "set-up done: $tmp/venv/bin/python3, preset cuda" "$tmp/log" || fail "di
 grep -q 'installing:' "$tmp/log" && fail "tried to install"
 [ -e "$tmp/no-venv" ] && fail "made a virtual environment"
 [ -f "$tmp/build/CMakeCache.txt" ] || fail "not configured"
-grep -q "OPTBENCH_PYTHON:FILEPATH=$tmp/venv/bin/python3" "$tmp/build/CMakeCache.txt" || fail "build not configured with that python3"
+grep -qE "^OPTBENCH_PYTHON:[A-Z]+=$tmp/venv/bin/python3$" "$tmp/build/CMakeCache.txt" || fail "build not configured with that python3"
 
 # A python3 without torch (as /usr/bin/python3 there), nothing else: one line naming it.
 base=/usr/bin/python3

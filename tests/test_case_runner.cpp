@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "harness/budget_plan.h"
 #include "harness/case_runner.h"
 #include "tests/fake_backend.h"
 
@@ -323,4 +324,76 @@ TEST(CaseRunner, VariantTimingModeOverridesTheCase) {
   const json r = f.run(c);
   EXPECT_EQ(r["variants"][0]["timing_mode"], "sync");
   EXPECT_EQ(r["variants"][1]["timing_mode"], "batched");
+}
+
+// Under a budget a case gets the rounds floor or nothing. On a simulated clock:
+// a cheap case stops on precision inside its share and leaves the rest to the
+// cases after it (their shares grow); a case whose six rounds cannot fit what is
+// left is recorded as not run (budget), with no ratio, instead of one round; and
+// with the time there, a slow case gets its six rounds even past its share.
+TEST(BudgetPlan, DropsACaseRatherThanStarvingItAndPassesUnusedTimeOn) {
+  auto make = [](Fixture& f, const std::string& name, double step) {
+    Case c;
+    c.name = name;
+    c.tolerance = Tolerance{1e-3, 1e-5};
+    c.variants = {f.variant("a", step, 0.01, 1), f.variant("b", step / 2, 0.01, 2)};
+    return c;
+  };
+  auto run_all = [&](Fixture& f, double deadline) {
+    std::vector<Case> cases = {make(f, "cheap", 1e-3), make(f, "cheap2", 1e-3), make(f, "slow", 0.4)};
+    std::vector<double> shares;
+    std::vector<json> results;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const BudgetState b{deadline - f.clock.now, cases.size() - i, 0, cases.size(), 1};
+      shares.push_back(case_share_s(b, 5.0));
+      results.push_back(run_case(cases[i], f.backend, f.cfg, {shares.back(), deadline, std::nullopt}, f.stop));
+    }
+    return std::make_pair(shares, results);
+  };
+
+  Fixture tight;
+  const auto [shares, results] = run_all(tight, 3.0);
+  EXPECT_EQ(results[0]["stop_reason"], "precision");
+  EXPECT_GT(shares[1], shares[0]);  // what the first case did not use
+  EXPECT_GT(shares[2], shares[0]);
+  EXPECT_EQ(results[2]["status"], "not_run") << results[2].dump();
+  EXPECT_NE(results[2]["reason"].get<std::string>().find("budget"), std::string::npos);
+  EXPECT_NE(results[2]["reason"].get<std::string>().find("6 rounds"), std::string::npos) << results[2]["reason"];
+  for (const auto& r : results)
+    for (const auto& c : r.value("comparisons", json::array()))
+      if (c["speedup"].is_number()) EXPECT_GE(c["rounds"].get<int>(), 6) << r["name"];
+  EXPECT_LE(tight.clock.now, 3.0 + 0.5);
+
+  Fixture ample;
+  const auto [shares2, results2] = run_all(ample, 20.0);
+  EXPECT_EQ(results2[2]["status"], "ok");
+  EXPECT_GE(results2[2]["rounds"].get<int>(), 6);
+  EXPECT_FALSE(results2[2]["comparisons"][0].value("below_floor", false));
+  EXPECT_TRUE(results2[2]["comparisons"][0]["ci_low"].is_number());
+  // Where the time went, and nothing lost.
+  const auto& t = results2[2]["time_s"];
+  const double sum = t["build"].get<double>() + t["warmup"].get<double>() + t["sampling"].get<double>() +
+                     t["verification"].get<double>() + t["other"].get<double>();
+  EXPECT_NEAR(sum, results2[2]["wall_s"].get<double>(), 1e-9);
+  EXPECT_GT(t["sampling"].get<double>(), 6 * 0.6 * 0.9);
+}
+
+// A case stopped below the floor (here by a max_samples of 3) keeps its ratio
+// and its rounds, with no interval.
+TEST(CaseRunner, BelowTheFloorARatioHasNoInterval) {
+  Fixture f;
+  f.cfg.stopping.min_samples = 1;
+  f.cfg.stopping.max_samples = 3;
+  Case c;
+  c.name = "short";
+  c.variants = {f.variant("a", 1e-3, 0.01, 1), f.variant("b", 5e-4, 0.01, 2)};
+  const json r = f.run(c);
+  EXPECT_EQ(r["stop_reason"], "max_samples");
+  const auto& cmp = r["comparisons"][0];
+  ASSERT_TRUE(cmp["speedup"].is_number()) << r.dump();
+  EXPECT_EQ(cmp["rounds"].get<int>(), 3);
+  EXPECT_EQ(cmp["rounds_floor"].get<int>(), 6);
+  EXPECT_TRUE(cmp["below_floor"].get<bool>());
+  EXPECT_TRUE(cmp["ci_low"].is_null());
+  EXPECT_TRUE(cmp["ci_high"].is_null());
 }

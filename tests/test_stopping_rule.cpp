@@ -19,10 +19,18 @@ TEST(StoppingRule, KeepsGoingWhileImprecise) {
 }
 
 TEST(StoppingRule, CapWinsOverPrecisionAndMinimums) {
-  EXPECT_EQ(should_stop(cfg(), {5, 5.0, 5.0, 0.5, false}), StopReason::max_time);
-  // Fewer rounds than a CI needs: keep going until twice the cap.
-  EXPECT_EQ(should_stop(cfg(), {2, 5.0, 5.0, 0.5, false}), StopReason::none);
-  EXPECT_EQ(should_stop(cfg(), {1, 10.0, 10.0, 0.5, false}), StopReason::max_time);
+  EXPECT_EQ(should_stop(cfg(), {6, 5.0, 5.0, 0.5, false}), StopReason::max_time);
+  // Fewer rounds than a CI needs: the cap waits for the floor, however long a round takes.
+  EXPECT_EQ(should_stop(cfg(), {5, 5.0, 5.0, 0.5, false}), StopReason::none);
+  EXPECT_EQ(should_stop(cfg(), {1, 100.0, 100.0, 0.5, false}), StopReason::none);
+}
+
+// 6 rounds is the least that holds a 95% order-statistic interval: 1 - 2 / 2^5 =
+// 93.75% < 95% <= 1 - 2 / 2^6 = 96.9%.
+TEST(StoppingRule, RoundsFloorIsTheLeastNWithADistributionFreeInterval) {
+  EXPECT_EQ(rounds_floor(0.95), 6);
+  EXPECT_EQ(rounds_floor(0.90), 5);
+  EXPECT_EQ(rounds_floor(0.99), 8);
 }
 
 // Precision is not claimed before the interval can reach its confidence (6

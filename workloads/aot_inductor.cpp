@@ -144,10 +144,10 @@ class AotInductor final : public Experiment {
       c.tolerance = convnet_tolerance(ctx.device);
       const aoti::PackageKey key{{batch, 3, spec.image, spec.image}, to_string(ctx.device), TORCH_VERSION,
                                  python_torch_version(), device_name(ctx.device)};
-      auto pkg = std::make_shared<aoti::Package>(
-          aoti::cached_package(aoti::cache_root(), aoti::python_executable(), base->get(), key));
+      auto pkg = std::make_shared<aoti::Package>(aoti::cached_package(
+          aoti::cache_root(), aoti::python_executable(), base->get(), key, ctx.budget_left_s));
       if (!pkg->error.empty()) {
-        c.skip_reason = "AOTInductor compilation failed: " + pkg->error;
+        c.skip_reason = pkg->error.rfind("budget:", 0) == 0 ? pkg->error : "AOTInductor compilation failed: " + pkg->error;
       } else {
         c.notes = pkg->info;
         c.notes["grad_mode"] = "torch::NoGradGuard in both variants";

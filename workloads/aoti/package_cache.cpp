@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,9 +49,37 @@ std::string package_key(const ConvNet& net, const PackageKey& key) {
   return os.str();
 }
 
+double expected_compile_s(const std::string& root, const std::string& device) {
+  double longest = 0;
+  std::error_code ec;
+  if (!root.empty() && fs::is_directory(fs::path(root) / "aoti", ec)) {
+    for (const auto& entry : fs::directory_iterator(fs::path(root) / "aoti", ec)) {
+      try {
+        const auto info = nlohmann::json::parse(read_file(entry.path() / "info.json"));
+        if (info.value("key", nlohmann::json::object()).value("device", "") == device)
+          longest = std::max(longest, info.value("compile_s", 0.0) + info.value("export_s", 0.0));
+      } catch (const std::exception&) {  // a half-written or foreign entry says nothing
+      }
+    }
+  }
+  return longest > 0 ? longest : device == "cpu" ? 120.0 : 90.0;
+}
+
 Package cached_package(const std::string& root, const std::string& python, const ConvNet& net,
-                       const PackageKey& key) {
+                       const PackageKey& key, std::optional<double> max_compile_s) {
+  auto over_budget = [&]() -> std::optional<Package> {
+    if (!max_compile_s) return std::nullopt;
+    const double expected = expected_compile_s(root, key.device);
+    if (expected <= *max_compile_s) return std::nullopt;
+    Package p;
+    std::ostringstream os;
+    os << "budget: a cold AOTInductor compile is expected to take " << static_cast<int>(expected)
+       << " s here, and the run's --time-budget has " << static_cast<int>(*max_compile_s) << " s left";
+    p.error = os.str();
+    return p;
+  };
   if (root.empty()) {
+    if (auto p = over_budget()) return *p;
     Package p = compile_package(python, net, key.input_shape, key.device);
     if (p.error.empty()) p.info["cache"] = "off";
     return p;
@@ -68,6 +97,7 @@ Package cached_package(const std::string& root, const std::string& python, const
     hit.info["cache_path"] = entry.string();
     return hit;
   }
+  if (auto p = over_budget()) return *p;
   Package p = compile_package(python, net, key.input_shape, key.device);
   if (!p.error.empty()) return p;
   p.info["cache"] = "miss";

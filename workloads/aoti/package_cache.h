@@ -4,6 +4,7 @@
 // the input shape, the device, LibTorch, Python's torch and the GPU are all the
 // same (the key hashes them). The cold compile time measured when the package
 // was built stays in its info, marked as such.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,13 @@ std::string package_key(const ConvNet& net, const PackageKey& key);
 
 // The cached package for (net, key) under `root`, else compiled now (and stored
 // there). info["cache"] says which: "hit" or "miss"; "" root: always compiled.
+// With max_compile_s, a compile expected to take longer is not started: the
+// package's error then starts with "budget:" and says why.
 Package cached_package(const std::string& root, const std::string& python, const ConvNet& net,
-                       const PackageKey& key);
+                       const PackageKey& key, std::optional<double> max_compile_s = std::nullopt);
+
+// What a cold compile for `device` is expected to take: the longest one stored
+// under `root` for that device, else a first guess (120 s on a CPU, 90 s on a GPU).
+double expected_compile_s(const std::string& root, const std::string& device);
 
 }  // namespace optbench::workloads::aoti
