@@ -10,12 +10,14 @@ here it gets torch.get_num_threads(), what the harness uses), the same thermal
 state (the two timers alternate, ABBA, over --rounds rounds, so drift and heat
 hit both alike), and each timer's median per round.
 
-The bar: the two medians over rounds may differ by --tolerance (2%), or by what
-the measured noise explains where that is more: --noise-k (3) times the
-combined spread of the two timers' round medians (each a robust relative
-standard deviation, 1.4826 x MAD / median). An H100's rounds agree within
-0.4%, so there the bar is 2%; a shared 2-core CPU's rounds scatter by several
-percent, and the bar widens with them. Both figures, both spreads and the bar
+The bar: the two medians over rounds may differ by --tolerance, or by what the
+measured noise explains where that is more: --noise-k (3) times the combined
+spread of the two timers' round medians (each a robust relative standard
+deviation, 1.4826 x MAD / median). The tolerance is 2% on a GPU (an H100's
+rounds agree within 0.4%; the harness and torch.utils.benchmark differed by
+-0.36%) and 5% on a CPU: six runs on the 2-core CI VM differed by +1.05% to
++2.43% (the harness slower each time, spreads 0.4% to 4%), so 5% is twice the
+largest offset seen, and a noisy run widens the bar with its own spread. Both figures, both spreads and the bar
 are printed; --out writes the JSON.
 
     scripts/check_matmul.py build/cuda/benchmarks/optbench_bench --out check.json             # GPU: fp16 4096
@@ -65,12 +67,14 @@ def main() -> int:
     ap.add_argument("--n", type=int, help="matrix size (default 4096 on cuda, 512 on cpu)")
     ap.add_argument("--rounds", type=int, default=6, help="alternations of the two timers (ABBA order)")
     ap.add_argument("--min-time", type=float, default=1.0, help="seconds each timer runs per round")
-    ap.add_argument("--tolerance", type=float, default=0.02)
+    ap.add_argument("--tolerance", type=float, help="default 0.02 on cuda, 0.05 on cpu (see above)")
     ap.add_argument("--noise-k", type=float, default=3.0, help="bar = max(tolerance, k x combined spread)")
     ap.add_argument("--out")
     args = ap.parse_args()
     gpu = args.device == "cuda"
     n = args.n or (4096 if gpu else 512)
+    if args.tolerance is None:
+        args.tolerance = 0.02 if gpu else 0.05
     dtype_name = "fp16" if gpu else "fp32"
 
     import torch
