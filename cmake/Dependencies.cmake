@@ -52,11 +52,10 @@ add_library(optbench_torch INTERFACE)
 target_link_libraries(optbench_torch INTERFACE ${TORCH_LIBRARIES} nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
 target_include_directories(optbench_torch INTERFACE ${PROJECT_SOURCE_DIR})
 target_include_directories(optbench_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
-target_compile_definitions(optbench_torch INTERFACE
-  OPTBENCH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-  OPTBENCH_VERSION="${PROJECT_VERSION}")
-# The configured Python in a generated header that only harness/python.cpp
-# includes, so changing it rebuilds one file.
+target_compile_definitions(optbench_torch INTERFACE OPTBENCH_VERSION="${PROJECT_VERSION}")
+# The configured Python and the source tree in a generated header that only
+# harness/build_info.cpp includes: a clone elsewhere or another Python rebuilds
+# one file, and ccache (CCACHE_BASEDIR) reuses the rest.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/build_config.h.in ${PROJECT_BINARY_DIR}/generated/optbench/build_config.h @ONLY)
 if(OPTBENCH_WITH_CUDA)
   target_compile_definitions(optbench_torch INTERFACE OPTBENCH_WITH_CUDA=1)

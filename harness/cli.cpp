@@ -15,7 +15,7 @@
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
-#include "harness/python.h"
+#include "harness/build_info.h"
 #include "harness/isolation/worker.h"
 #include "harness/registry.h"
 #include "harness/signals.h"
@@ -78,7 +78,7 @@ int cmd_report(const std::vector<std::string>& args) {
   const std::string python = python_executable();
   std::vector<std::string> argv = {python, "-m", "report"};
   argv.insert(argv.end(), args.begin(), args.end());
-  setenv("PYTHONPATH", OPTBENCH_SOURCE_DIR, 1);
+  setenv("PYTHONPATH", source_dir().c_str(), 1);
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);

@@ -1,5 +1,7 @@
 #include "harness/environment.h"
 
+#include "harness/build_info.h"
+
 #include <ATen/Parallel.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
@@ -83,7 +85,7 @@ json math_libraries() {
 }
 
 json git_info() {
-  const std::string dir = OPTBENCH_SOURCE_DIR;
+  const std::string dir = source_dir();
   const std::string sha = command_output("git -C '" + dir + "' rev-parse HEAD");
   if (sha.empty()) return {{"sha", nullptr}, {"dirty", nullptr}};
   const std::string status = command_output("git -C '" + dir + "' status --porcelain --untracked-files=no");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
+#include <tuple>
 
 #include "harness/budget_plan.h"
 #include "harness/case_runner.h"
@@ -80,6 +81,40 @@ std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, std::st
                          (status.empty() ? " before recording the experiment" : " before finishing it")};
 }
 
+// One experiment in a child process (harness/experiment_guard.h): its cases go
+// into the run's file as the child finishes them; a child that dies leaves the
+// experiment "crashed" with its signal and last lines.
+struct GuardedResult {
+  std::string status, reason;
+  std::size_t cases = 0;
+  bool failures = false;
+};
+
+GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string& name, ResultsWriter& writer,
+                                     std::size_t idx, std::optional<double> budget_left, std::size_t later,
+                                     std::size_t cases_seen, std::size_t experiments_seen) {
+  GuardedResult g;
+  const std::string part = writer.path() + ".part-" + name;
+  const auto argv = child_argv(opts, name, part, budget_left, later, cases_seen, experiments_seen);
+  const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
+    ++g.cases;
+    g.failures = g.failures || c.value("status", "") == "failed" || verification_failed(c);
+    writer.add_case(idx, c);
+  }, stop_requested());
+  std::error_code ec;
+  std::filesystem::remove(part, ec);
+  std::string signal_text;
+  std::tie(g.status, g.reason) = child_verdict(r, &signal_text);
+  if (g.status == "crashed") {
+    writer.set_experiment_field(idx, "output_tail", r.output_tail);
+    if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
+    std::fprintf(stderr, "optbench: %s crashed (%s); going on with the next experiment\n", name.c_str(),
+                 g.reason.c_str());
+  }
+  g.failures = g.failures || g.status == "failed" || g.status == "crashed";
+  return g;
+}
+
 }  // namespace
 
 int run_suite(const SuiteOptions& opts) {
@@ -126,32 +161,16 @@ int run_suite(const SuiteOptions& opts) {
         writer.end_experiment(idx, "skipped", why);
         continue;
       }
-      const std::string part = writer.path() + ".part-" + info.name;
-      std::size_t n_cases = 0;
-      const auto argv = child_argv(opts, info.name, part,
-                                   deadline ? std::optional<double>(budget_left()) : std::nullopt,
-                                   selected.size() - k - 1, cases_seen, experiments_enumerated);
-      const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
-        ++n_cases;
-        failures = failures || c.value("status", "") == "failed" || verification_failed(c);
-        writer.add_case(idx, c);
-      }, stop_requested());
-      std::filesystem::remove(part);
-      std::string signal_text;
-      const auto [status, reason] = child_verdict(r, &signal_text);
-      if (status == "crashed") {
-        writer.set_experiment_field(idx, "output_tail", r.output_tail);
-        if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
-        std::fprintf(stderr, "optbench: %s crashed (%s); going on with the next experiment\n", info.name.c_str(),
-                     reason.c_str());
-      }
-      failures = failures || status == "failed" || status == "crashed";
-      if (n_cases > 0) {
-        cases_seen += n_cases;
+      const GuardedResult g = run_guarded_experiment(
+          opts, info.name, writer, idx, deadline ? std::optional<double>(budget_left()) : std::nullopt,
+          selected.size() - k - 1, cases_seen, experiments_enumerated);
+      failures = failures || g.failures;
+      if (g.cases > 0) {
+        cases_seen += g.cases;
         ++experiments_enumerated;
       }
-      writer.end_experiment(idx, status, reason, backend->now() - t_exp);
-      stopped = status == "interrupted" || stop_requested();
+      writer.end_experiment(idx, g.status, g.reason, backend->now() - t_exp);
+      stopped = g.status == "interrupted" || stop_requested();
       continue;
     }
     if (const auto why = e->unsupported_reason(ctx); !why.empty()) {

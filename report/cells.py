@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from .claims import ClaimResult
-from .fmt import DASH, fmt_bytes, fmt_items, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
+from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
 from .gpu_specs import device_name, gpu_name, match_gpu
+from .rounds import rounds_text
 
 VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline"}
 
@@ -41,6 +42,8 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
         cells.append(fmt_items(r["items_per_s"], r["item_name"]))
     if r.get("role") == "baseline" and r["speedup"] == 1.0:
         cells.append("1×")
+    elif r.get("below_floor"):
+        cells.append(fmt_no_ci(r["speedup"], r["rounds"]))
     else:
         cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
     if t["has_peak"]:
@@ -82,15 +85,26 @@ def _cases_used(cr: ClaimResult) -> str:
     return f"{len(names)} cases: " + ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
 
 
+def _measured(cr: ClaimResult) -> str:
+    """'1.15× (range 1.1–1.2, 3 cases); CI [1.12, 1.18]'; with every case below the
+    rounds floor '7.13× (n = 1, no CI)'; cases below it beside others are named, not pooled."""
+    if cr.median is None:
+        return DASH
+    pooled = cr.pooled
+    inner = [f"range {sig(cr.low)}–{sig(cr.high)}, {len(pooled)} cases"] if len(pooled) > 1 else []
+    if pooled[0].below_floor:
+        inner += [rounds_text([e.rounds for e in pooled]), "no CI"]
+        return f"{sig(cr.median)}× ({', '.join(inner)})"
+    text = f"{sig(cr.median)}×" + (f" ({inner[0]})" if inner else "")
+    text += f"; CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
+    if cr.left_out:
+        text += (f"; not pooled, below the rounds floor: {len(cr.left_out)} case{'s' * (len(cr.left_out) > 1)} "
+                 f"({rounds_text([e.rounds for e in cr.left_out])}, no CI)")
+    return text
+
+
 def claim_cells(cr: ClaimResult) -> list[str]:
-    if cr.median is not None:
-        n = len(cr.evidence)
-        measured = f"{sig(cr.median)}×"
-        if n > 1:
-            measured += f" (range {sig(cr.low)}–{sig(cr.high)}, {n} cases)"
-        measured += f"; CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
-    else:
-        measured = DASH
+    measured = _measured(cr)
     beside = "; ".join(f"{b.label}: {b.text}" for b in cr.beside) or DASH
     return [cr.claim["id"], cr.claim.get("technique", ""), cr.claimed, _cases_used(cr), measured,
             cr.verdict.verdict, cr.verdict.why, beside]
@@ -101,7 +115,7 @@ def claim_details(cr: ClaimResult) -> dict:
     speedup, why those cases, what is shown beside, and the quote with its source
     (a document and section whose excerpt ships in SOURCES_FILE)."""
     c = cr.claim
-    used = [f"{e.label}: {sig(e.speedup)}× [{sig(e.ci_low)}, {sig(e.ci_high)}]" for e in cr.evidence]
+    used = [f"{e.label}: {e.text}" for e in cr.evidence]
     return {"id": c["id"], "note": c.get("note", ""), "used": used, "why": cr.why,
             "beside": [f"{b.label}: {b.text}" for b in cr.beside], "quote": str(c.get("quote", "")).strip(),
             "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else ""}

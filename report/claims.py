@@ -15,7 +15,13 @@ Over cases: the median headline speedup, the range of headlines, and as CI the
 CI of the median case (for an even number of cases, the mean of the two middle
 cases' CI ends; with one case, exactly that case's CI). "beside" entries are
 measurements shown next to the verdict (a mechanism, a scaling efficiency), never
-pooled into it."""
+pooled into it.
+
+The rounds floor (rounds.py): a ratio from fewer interleaved rounds has no CI. In
+a case, a headline with a CI is preferred to a larger one without. Cases below the
+floor are shown but not pooled: the median, range and CI come from the cases at or
+above it, and the verdict says what was left out. When every case is below the
+floor the points are shown with no CI and the verdict is inconclusive."""
 from __future__ import annotations
 
 import functools
@@ -26,8 +32,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import evidence as ev
-from .fmt import is_num, sig
-from .verdicts import Verdict, claimed_text, decide
+from .fmt import fmt_no_ci, fmt_speedup, is_num, sig
+from .rounds import rounds_text, why_no_ci
+from .tables import below_floor, comparison_rounds
+from .verdicts import DRAWN, Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 
@@ -44,14 +52,35 @@ class Evidence:
     case: str
     variant: str
     speedup: float
-    ci_low: float
-    ci_high: float
+    ci_low: float | None  # None below the rounds floor
+    ci_high: float | None
     baseline: str = ""  # what the variant was compared with
+    rounds: int | None = None  # interleaved rounds behind the ratio
+    below_floor: bool = False  # fewer rounds than the floor: no CI, not pooled
 
     @property
     def label(self) -> str:
         vs = f" vs {self.baseline}" if self.baseline else ""
         return f"{self.experiment}/{self.case}: {self.variant}{vs}"
+
+    @property
+    def text(self) -> str:
+        """'4.57× [4.21, 4.91]', or '7.13× (n = 1, no CI)' below the rounds floor."""
+        if self.below_floor:
+            return fmt_no_ci(self.speedup, self.rounds)
+        return fmt_speedup(self.speedup, self.ci_low, self.ci_high)
+
+
+def _better(item: Evidence, best: Evidence | None) -> bool:
+    """Whether `item` beats `best` as a case's headline: one with a CI beats any without
+    (a point from too few rounds cannot stand for the technique's best setting), then
+    the larger speedup."""
+    return best is None or (not item.below_floor, item.speedup) > (not best.below_floor, best.speedup)
+
+
+def _from_ratio(e: dict, c: dict, name: str, r: ev.Ratio, baseline: str) -> Evidence:
+    return Evidence(e.get("name"), c.get("name"), name, r.speedup, r.ci_low, r.ci_high, baseline,
+                    r.rounds, r.below_floor)
 
 
 @dataclass
@@ -73,6 +102,19 @@ class ClaimResult:
     notes: list[str] = field(default_factory=list)
     beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
+
+    @property
+    def pooled(self) -> list[Evidence]:
+        """The cases the median, range and CI come from: those at or above the rounds
+        floor, else (every case below it) all of them, as points without a CI."""
+        return [e for e in self.evidence if not e.below_floor] or list(self.evidence)
+
+    @property
+    def left_out(self) -> list[Evidence]:
+        """Cases below the rounds floor not pooled beside cases at or above it."""
+        if all(e.below_floor for e in self.evidence):
+            return []
+        return [e for e in self.evidence if e.below_floor]
 
     @property
     def claimed(self) -> str:
@@ -121,23 +163,54 @@ def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evid
                 notes.append(f"{e.get('name')}/{case.get('name')}/{name}: left out, verification failed")
             continue
         s = float(cm["speedup"])
-        lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
-        hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
-        if best is None or s > best.speedup:
-            best = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")))
+        below = below_floor(case, cm)
+        lo = hi = None  # below the floor: no CI, whatever an older file wrote as one
+        if not below:
+            lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
+            hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
+        item = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")),
+                        comparison_rounds(case, cm), below)
+        if _better(item, best):
+            best = item
     return best
 
 
 def _summarize(res: ClaimResult) -> None:
-    if not res.evidence:
+    """Median, range and CI over the pooled cases. A case below the rounds floor adds
+    neither a CI nor a point: its point would move the median the CI stands beside."""
+    pooled = res.pooled
+    if not pooled:
         return
-    speedups = [e.speedup for e in res.evidence]
+    speedups = [e.speedup for e in pooled]
     res.median = statistics.median(speedups)
     res.low, res.high = min(speedups), max(speedups)
-    ranked = sorted(res.evidence, key=lambda e: e.speedup)
+    res.notes += [f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds])}" for e in res.left_out]
+    if pooled[0].below_floor:  # every case below the floor: points, no CI
+        return
+    ranked = sorted(pooled, key=lambda e: e.speedup)
     mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
     res.ci_low = statistics.fmean(e.ci_low for e in mid)
     res.ci_high = statistics.fmean(e.ci_high for e in mid)
+
+
+def _too_few_rounds(res: ClaimResult) -> str | None:
+    """Why no verdict can be drawn when every case behind the claim is below the rounds
+    floor (naming the rounds); None when some case is at or above it."""
+    if not res.evidence or not all(e.below_floor for e in res.evidence):
+        return None
+    rounds = why_no_ci([e.rounds for e in res.evidence])
+    if len(res.evidence) == 1:
+        return f"{res.evidence[0].label}: {rounds}"
+    return f"every one of its {len(res.evidence)} cases has {rounds}"
+
+
+def _say_left_out(res: ClaimResult) -> None:
+    """A verdict drawn from some cases says which below-floor cases it left out."""
+    out = res.left_out
+    if out and res.verdict.verdict in DRAWN:
+        res.verdict = Verdict(res.verdict.verdict, f"{res.verdict.why}; left out, below the rounds floor: "
+                                                   f"{len(out)} case{'s' * (len(out) > 1)} "
+                                                   f"({rounds_text([e.rounds for e in out])})")
 
 
 def speedups_text(items: list[Evidence]) -> str:
@@ -146,9 +219,13 @@ def speedups_text(items: list[Evidence]) -> str:
         return "not in these results"
     if len(items) == 1:
         e = items[0]
-        return f"{sig(e.speedup)}× [{sig(e.ci_low)}, {sig(e.ci_high)}] ({e.experiment}/{e.case})"
+        return f"{e.text} ({e.experiment}/{e.case})"
     s = [e.speedup for e in items]
-    return f"{sig(min(s))}–{sig(max(s))}× over {len(s)} cases (median {sig(statistics.median(s))}×)"
+    text = f"{sig(min(s))}–{sig(max(s))}× over {len(s)} cases (median {sig(statistics.median(s))}×)"
+    below = [e.rounds for e in items if e.below_floor]
+    if below:
+        text += f"; {len(below)} of them below the rounds floor ({rounds_text(below)}, no CI)"
+    return text
 
 
 def _derived_value(case: dict, key: str) -> object:
@@ -252,10 +329,10 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
                 r = ev.ratio(c, base, c, v) if base is not None else None
                 if r is None:
                     continue
-                item = Evidence(e.get("name"), c.get("name"), name, r.speedup, r.ci_low, r.ci_high, label)
-                if target == 0 and (best is None or item.speedup > best.speedup):
+                item = _from_ratio(e, c, name, r, label)
+                if target == 0 and _better(item, best):
                     best = item
-                if target == 1 and (best_strict is None or item.speedup > best_strict.speedup):
+                if target == 1 and _better(item, best_strict):
                     best_strict = item
         if best:
             res.evidence.append(best)
@@ -294,6 +371,14 @@ def _parallel_runs(doc: dict, pattern: str, keys: tuple[str, ...]) -> list[tuple
     return out
 
 
+def _ratio_text(r: ev.Ratio, n: int = 1, unit: str = "") -> str:
+    """r / n with its CI, or with its rounds and 'no CI' below the rounds floor."""
+    head = f"{sig(r.speedup / n)}{unit}"
+    if r.below_floor:
+        return f"{head} ({rounds_text([r.rounds])}, no CI)"
+    return f"{head} [{sig(r.ci_low / n)}, {sig(r.ci_high / n)}]"
+
+
 def _efficiency(n: int, e: dict, c: dict, v: dict, what: str) -> Beside | None:
     single = ev.variant_named(c, r"^single(_device)?$")
     r = ev.ratio(c, single, c, v) if single else None
@@ -301,10 +386,9 @@ def _efficiency(n: int, e: dict, c: dict, v: dict, what: str) -> Beside | None:
         return None
     if n == 1:
         return Beside(f"{what} at world size 1 (its overhead, not the claim)",
-                      f"{sig(r.speedup)}× of one device [{sig(r.ci_low)}, {sig(r.ci_high)}] "
-                      f"({e.get('name')}/{c.get('name')})")
+                      f"{_ratio_text(r, 1, '×')} of one device ({e.get('name')}/{c.get('name')})")
     return Beside(f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
-                  f"{sig(r.speedup / n)} [{sig(r.ci_low / n)}, {sig(r.ci_high / n)}] ({e.get('name')}/{c.get('name')})")
+                  f"{_ratio_text(r, n)} ({e.get('name')}/{c.get('name')})")
 
 
 def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
@@ -322,10 +406,12 @@ def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> st
     for n, e, c, v in ddp:
         for m, de, dc, dv in dp:
             r = ev.ratio(dc, dv, c, v) if m == n >= 2 else None
+            if r is None:
+                continue
             key = (id(c), n)
-            if r and (key not in best or r.speedup > best[key].speedup):
-                best[key] = Evidence(e.get("name"), c.get("name"), f"{v['name']} ({n} ranks)", r.speedup,
-                                     r.ci_low, r.ci_high, f"{dc.get('name')}/{dv['name']} ({m} devices)")
+            item = _from_ratio(e, c, f"{v['name']} ({n} ranks)", r, f"{dc.get('name')}/{dv['name']} ({m} devices)")
+            if _better(item, best.get(key)):
+                best[key] = item
     res.evidence += best.values()
     if res.evidence:
         return None
@@ -358,7 +444,8 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
     res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
-                         res.ci_low, res.ci_high, unavailable)
+                         res.ci_low, res.ci_high, unavailable, _too_few_rounds(res))
+    _say_left_out(res)
     return res
 
 

@@ -16,7 +16,8 @@ same-code runs show, which the within-run interval cannot). Verdict, in log unit
              'slower'/'faster', or speedup 'lower'/'higher'
   same       the interval lies within +-floor
   ambiguous  otherwise: it reaches past the floor without being beyond it
-  n/a        not comparable (a failed case, an OOM variant, too few samples to reach alpha)
+  n/a        not comparable (a failed case, an OOM variant, too few samples to reach alpha,
+             a speedup from fewer rounds than the floor in either run: rounds.py)
 A 'slower' time or a 'lower' speedup is a regression: exit status 1."""
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ from .fmt import is_num
 from .gpu_specs import device_name
 from .noise import Floor, floor_for, kind, spread
 from .results import ResultsError
+from .rounds import ROUNDS_FLOOR, rounds_text
 from .stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, smallest_p
+from .tables import below_floor, comparison_rounds
 
 SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
 SAME, AMBIGUOUS, NA = "same", "ambiguous", "n/a"
@@ -111,6 +114,7 @@ class Run:
     def __init__(self, doc: dict):
         self.doc = doc
         self.cases = _cases(doc)
+        self.cms = self.comparisons()
 
     def times(self) -> dict[tuple[str, ...], tuple[dict, dict]]:
         return {(e, c, str(v.get("name"))): (case, v)
@@ -137,6 +141,15 @@ class Run:
         if len(b) != len(v):
             return None, f"not paired by round ({len(b)} vs {len(v)} samples)"
         return (b, v), None
+
+    def too_few_rounds(self, key: tuple[str, ...]) -> str | None:
+        """Why a speedup cannot be judged: fewer rounds than the floor. Its ratio has no CI
+        in this run, so a change against it is a change of a point; the U test alone
+        would still call 5 rounds against 5 significant at alpha 0.01."""
+        case, cm = self.cms.get(key, (None, None))
+        if cm is None or not below_floor(case, cm):
+            return None
+        return f"{rounds_text([comparison_rounds(case, cm)])}, below the rounds floor of {ROUNDS_FLOOR}"
 
     def log_value(self, what: str, key: tuple[str, ...]) -> float | None:
         """log median time, or log raw speedup; None where not usable (for history)."""
@@ -209,7 +222,7 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
     row = Row("speedup", key)
     pb, why_b = base.round_pairs(key)
     pc, why_c = cur.round_pairs(key)
-    if _unjudged(row, why_b, why_c):
+    if _unjudged(row, why_b or base.too_few_rounds(key), why_c or cur.too_few_rounds(key)):
         return row
     if not _enough(row, len(pb[0]), len(pc[0]), st.alpha):
         return row

@@ -4,7 +4,10 @@ of work, so variants that do different amounts compare fairly). Variants of one
 case were sampled in the same interleaved rounds: their speedup is the harness's
 own estimator, the median of per-round ratios with its order-statistic CI, so a
 claim and the case's comparison agree. Variants of different cases have no
-rounds in common: a ratio of medians with an unpaired bootstrap CI."""
+rounds in common: a ratio of medians with an unpaired bootstrap CI. Either way a
+ratio from fewer rounds (or, unpaired, samples a side) than the floor has no CI
+(rounds.py): the order statistics cannot reach 95%, and a bootstrap that resamples
+them cannot either."""
 from __future__ import annotations
 
 import re
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .fmt import is_num
+from .rounds import too_few
 from .stats import median_ci, ratio_of_medians_ci
 from .tables import primary_samples
 
@@ -20,9 +24,14 @@ from .tables import primary_samples
 @dataclass
 class Ratio:
     speedup: float  # how many times faster `variant` is than `reference`
-    ci_low: float
-    ci_high: float
+    ci_low: float | None  # None below the rounds floor: no CI
+    ci_high: float | None
     paired: bool
+    rounds: int  # paired: the rounds; unpaired: the fewer samples of the two sides
+
+    @property
+    def below_floor(self) -> bool:
+        return too_few(self.rounds)
 
 
 def work_amount(case: dict, variant: dict) -> float:
@@ -56,10 +65,14 @@ def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict) -> Ratio | None:
     a, b = per_unit_times(case_ref, ref), per_unit_times(case_var, var)
     if not a or not b:
         return None
+    n = min(len(a), len(b))
     if case_ref is case_var and len(a) == len(b):
-        return Ratio(*paired_ratio(a, b), True)
-    lo, hi = ratio_of_medians_ci(a, b)
-    return Ratio(float(np.median(a) / np.median(b)), lo, hi, False)
+        r = Ratio(*paired_ratio(a, b), True, n)
+    else:
+        r = Ratio(float(np.median(a) / np.median(b)), *ratio_of_medians_ci(a, b), False, n)
+    if r.below_floor:
+        r.ci_low = r.ci_high = None
+    return r
 
 
 def variant_named(case: dict, pattern: str) -> dict | None:

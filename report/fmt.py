@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+from .rounds import rounds_text
+
 DASH = "—"
 
 # (divisor, unit) from largest to smallest, per throughput kind.
@@ -73,6 +75,14 @@ def fmt_speedup(s: object, lo: object = None, hi: object = None) -> str:
     if is_num(lo) and is_num(hi):
         out += f" [{sig(lo)}, {sig(hi)}]"
     return out
+
+
+def fmt_no_ci(s: object, rounds: int | None) -> str:
+    """A speedup from fewer rounds than the floor: the point and its n, saying there is
+    no CI, so that it never reads like a measured interval ('7.13× (n = 1, no CI)')."""
+    if not is_num(s):
+        return DASH
+    return f"{sig(s)}× ({rounds_text([rounds])}, no CI)"
 
 
 def fmt_pct(frac: object) -> str:

@@ -3,9 +3,9 @@ comparison's speedup, and every variant's throughput with its share of that GPU'
 datasheet peak (gpu_specs.json)."""
 from __future__ import annotations
 
-from .fmt import DASH, KIND_KEYS, fmt_items, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
+from .fmt import DASH, KIND_KEYS, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
 from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
-from .tables import throughput_kind
+from .tables import below_floor, comparison_rounds, throughput_kind
 from .textable import table
 
 
@@ -32,6 +32,13 @@ def _throughput_cell(c: dict, v: dict, kind: str | None, spec: dict | None) -> s
     return f"{text} ({fmt_pct(val / peak[0])} of {peak[1]})" if peak else text
 
 
+def _speedup_cell(c: dict, cm: dict) -> str:
+    """The speedup with its CI, or with its rounds and 'no CI' below the rounds floor."""
+    if below_floor(c, cm):
+        return fmt_no_ci(cm.get("speedup"), comparison_rounds(c, cm))
+    return fmt_speedup(cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high"))
+
+
 def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]]:
     """Headers, speedup rows and throughput rows."""
     labels = column_labels(docs)
@@ -52,8 +59,7 @@ def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]
                     continue
                 for cm in c.get("comparisons", []) or []:
                     key = (e.get("name"), c.get("name"), f"{cm.get('variant')} vs {cm.get('baseline')}")
-                    speed.setdefault(key, [DASH] * len(docs))[i] = fmt_speedup(
-                        cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high"))
+                    speed.setdefault(key, [DASH] * len(docs))[i] = _speedup_cell(c, cm)
                 for v in c.get("variants", []) or []:
                     key = (e.get("name"), c.get("name"), v.get("name"))
                     thr.setdefault(key, [DASH] * len(docs))[i] = _throughput_cell(c, v, kind, spec)

@@ -1,4 +1,6 @@
-"""PNG plots: speedup bars with CI whiskers per experiment, and throughput against a
+"""PNG plots: speedup bars with CI whiskers per experiment (none for a ratio from
+fewer rounds than the floor, rounds.py: it has no CI; its label says so and its
+marker is hollow), and throughput against a
 swept numeric parameter: of the cases (params.bytes, .size, ...; a line per variant)
 or of the variants of a case (variants[].params.workers, .batch, ...; a line per case).
 matplotlib is imported lazily; without it plots are skipped with a message."""
@@ -11,7 +13,8 @@ from pathlib import Path
 
 from .fmt import KIND_KEYS, is_num, rate_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
-from .tables import throughput_kind
+from .rounds import ROUNDS_FLOOR, rounds_text
+from .tables import below_floor, comparison_rounds, throughput_kind
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
 
@@ -41,14 +44,35 @@ def _safe(name: str) -> str:
 
 
 def speedup_points(experiment: dict) -> list[tuple[str, float, float | None, float | None]]:
+    """(label, speedup, CI low, CI high) per comparison; no CI below the rounds floor,
+    whatever an older file wrote as one, and the label says the rounds."""
     out = []
     for c in experiment.get("cases", []) or []:
         for cm in c.get("comparisons", []) or []:
-            if is_num(cm.get("speedup")):
-                out.append((f"{c.get('name')}: {cm.get('variant')}", float(cm["speedup"]),
-                            cm.get("ci_low") if is_num(cm.get("ci_low")) else None,
-                            cm.get("ci_high") if is_num(cm.get("ci_high")) else None))
+            if not is_num(cm.get("speedup")):
+                continue
+            label, s = f"{c.get('name')}: {cm.get('variant')}", float(cm["speedup"])
+            if below_floor(c, cm):
+                out.append((f"{label} ({rounds_text([comparison_rounds(c, cm)])}, no CI)", s, None, None))
+            else:
+                lo, hi = cm.get("ci_low"), cm.get("ci_high")
+                out.append((label, s, lo if is_num(lo) else None, hi if is_num(hi) else None))
     return out
+
+
+def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float]) -> bool:
+    """Markers with CI whiskers, and hollow markers without whiskers for ratios that
+    have no CI (a zero-width whisker would read as certainty); True if any has none."""
+    with_ci = [i for i, p in enumerate(pts) if p[2] is not None and p[3] is not None]
+    no_ci = [i for i in range(len(pts)) if i not in with_ci]
+    if with_ci:
+        ax.errorbar([pts[i][1] for i in with_ci], [y[i] for i in with_ci],
+                    xerr=[[lo_err[i] for i in with_ci], [hi_err[i] for i in with_ci]],
+                    fmt="o", color="black", markersize=3, capsize=3)
+    if no_ci:
+        ax.plot([pts[i][1] for i in no_ci], [y[i] for i in no_ci], "o", markerfacecolor="white",
+                markeredgecolor="black", markersize=4, linestyle="none")
+    return bool(no_ci)
 
 
 def plot_speedups(plt, experiment: dict, path: Path) -> bool:
@@ -71,10 +95,11 @@ def plot_speedups(plt, experiment: dict, path: Path) -> bool:
     y = list(range(len(pts)))[::-1]
     # Bars start at 1 (no change): right = faster, left = slower.
     ax.barh(y, [v - 1.0 for v in vals], left=1.0, color=colors)
-    ax.errorbar(vals, y, xerr=[lo_err, hi_err], fmt="o", color="black", markersize=3, capsize=3)
+    no_ci = _points(ax, pts, y, lo_err, hi_err)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, labels, fontsize=8)
-    ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)")
+    ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
+                  + (f"\nhollow, no whisker: fewer than {ROUNDS_FLOOR} rounds, no CI" if no_ci else ""))
     ax.set_title(f"{experiment.get('name')}: speedup", fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
     bottom = min(v - lw for v, lw in zip(vals, lo_err))

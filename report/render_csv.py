@@ -1,5 +1,9 @@
 """results.csv: one row per file x experiment x case x variant (raw numbers, seconds
-and per-second units); benchmarks.csv for Google Benchmark inputs."""
+and per-second units); benchmarks.csv for Google Benchmark inputs.
+
+rounds is the number of interleaved rounds behind the row's speedup; below_floor
+marks a speedup from fewer rounds than the floor (rounds.py), whose ci_low and
+ci_high stay empty: it has no CI."""
 from __future__ import annotations
 
 import csv
@@ -10,6 +14,7 @@ COLUMNS = [
     "file", "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
     "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
     "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
+    "rounds", "below_floor",
     "verification", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
     "peak_reserved_bytes", "params",
 ]

@@ -7,7 +7,7 @@ from html import escape
 from .cells import (CLAIM_HEADERS, claim_cells, claim_details, derived_text, environment_lines, experiment_cells,
                     experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
-from .verdicts import CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
+from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-width:1400px;color:#222}
@@ -16,13 +16,13 @@ th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f0f0f0} td.num{text-align:right;white-space:nowrap}
 tr.bad td{background:#fde8e8} tr.skip td{background:#f3f3f3;color:#666}
 .v-confirmed{background:#dff3e4} .v-exceeded{background:#d0ecf7} .v-smaller{background:#fff4d6}
-.v-notrep{background:#fde8e8} .v-na{color:#777}
+.v-notrep{background:#fde8e8} .v-na{color:#777} .v-few{background:#eee8f6}
 .warn{background:#fff4d6;border:1px solid #e0c060;padding:0.5em 1em}
 img{max-width:100%;border:1px solid #ddd;margin:0.3em 0 1em}
 code{background:#f4f4f4;padding:0 3px} blockquote{color:#555;margin:0.2em 1em}
 """
 VERDICT_CLASS = {CONFIRMED: "v-confirmed", EXCEEDED: "v-exceeded", SMALLER: "v-smaller",
-                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na"}
+                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few"}
 ROW_CLASS = {"SKIPPED": "skip", "NOT RUN": "skip", "FAILED": "bad", "OOM": "bad", "ERROR": "bad",
              "INTERRUPTED": "bad", "INCOMPLETE": "bad"}
 

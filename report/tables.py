@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .fmt import KIND_KEYS, is_num, rate_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
+from .rounds import too_few
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED"}
@@ -35,6 +36,29 @@ def primary_samples(case: dict, variant: dict) -> list[float]:
     return [float(x) for x in vals if is_num(x)]
 
 
+def _variant_named(case: dict, name: object) -> dict | None:
+    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), None)
+
+
+def comparison_rounds(case: dict, cm: dict) -> int | None:
+    """The interleaved rounds behind a comparison's ratio: its own "rounds", else (files
+    from before it had one) the case's, else the fewer samples of its two variants,
+    one per round; None when none of these is there."""
+    for n in (cm.get("rounds"), case.get("rounds")):
+        if is_num(n):
+            return int(n)
+    sides = [_variant_named(case, cm.get(k)) for k in ("baseline", "variant")]
+    if any(v is None for v in sides):
+        return None
+    return min(len(primary_samples(case, v)) for v in sides)
+
+
+def below_floor(case: dict, cm: dict) -> bool:
+    """The comparison has fewer rounds than the floor (rounds.py), or the harness says
+    so (below_floor: a floor of its own, e.g. at a higher confidence): no CI."""
+    return cm.get("below_floor") is True or too_few(comparison_rounds(case, cm))
+
+
 def _comparison(case: dict, name: str) -> dict | None:
     for cm in case.get("comparisons", []) or []:
         if cm.get("variant") == name:
@@ -48,7 +72,7 @@ def _row(**kw) -> dict:
         "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "verification", "verification_message", "pct_peak", "peak_label",
-        "peak_allocated_bytes", "peak_reserved_bytes", "params",
+        "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor",
     ])
     base.update(kw)
     return base
@@ -105,6 +129,10 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
     cm = _comparison(c, v.get("name"))
     if cm:
         row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
+        if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
+            row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
+        if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI
+            row.update(ci_low=None, ci_high=None)
         ver = cm.get("verification") or {}
         if v_status == "ok":
             row["verification"] = ver.get("status")

@@ -12,6 +12,9 @@ Rules on the CI [lo, hi] of the measured speedup (speedup > 1 = faster):
   numeric claim, CI overlaps range  -> confirmed
   direction claim, lo > 1           -> confirmed
   no measurement / qualitative claim / unavailable -> not measurable here (with why)
+  a number to test, but every ratio behind it from fewer rounds than the floor
+  (rounds.py)                       -> inconclusive (too few rounds): such a ratio
+                                       has no CI, and a point is no evidence either way
 """
 from __future__ import annotations
 
@@ -23,7 +26,9 @@ EXCEEDED = "exceeded"
 SMALLER = "smaller than claimed"
 NOT_REPRODUCED = "not reproduced"
 NOT_MEASURABLE = "not measurable here"
-ALL = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED, NOT_MEASURABLE)
+INCONCLUSIVE = "inconclusive (too few rounds)"
+ALL = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED, NOT_MEASURABLE, INCONCLUSIVE)
+DRAWN = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # verdicts that rest on a measured CI
 
 
 @dataclass(frozen=True)
@@ -47,13 +52,19 @@ def claimed_text(kind: str, low: float | None, high: float | None) -> str:
 
 
 def decide(kind: str, low: float | None, high: float | None,
-           ci_low: float | None, ci_high: float | None, unavailable: str | None = None) -> Verdict:
+           ci_low: float | None, ci_high: float | None, unavailable: str | None = None,
+           too_few_rounds: str | None = None) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
-    `unavailable` (e.g. 'CPU run: no GPU') overrides everything: not measurable here."""
+    `unavailable` (e.g. 'CPU run: no GPU') overrides everything: not measurable here.
+    `too_few_rounds` (why, naming the rounds) when every ratio behind the claim is below
+    the rounds floor: inconclusive, whatever CI was passed. It comes after the claim's
+    own testability: more rounds would not give a claim without a number a verdict."""
     if unavailable:
         return Verdict(NOT_MEASURABLE, unavailable)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):
         return Verdict(NOT_MEASURABLE, "the claim states no number to test")
+    if too_few_rounds:
+        return Verdict(INCONCLUSIVE, too_few_rounds)
     if not (_ok(ci_low) and _ok(ci_high)):
         return Verdict(NOT_MEASURABLE, "no speedup with a confidence interval was measured")
     lo, hi = min(ci_low, ci_high), max(ci_low, ci_high)

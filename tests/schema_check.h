@@ -5,12 +5,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "harness/python.h"
+#include "harness/build_info.h"
 
 namespace optbench::testing {
 
 inline bool schema_valid(const std::string& path) {
-  const std::string cmd = std::string("PYTHONPATH='") + OPTBENCH_SOURCE_DIR +
+  const std::string cmd = std::string("PYTHONPATH='") + source_dir() +
                           "' '" + python_executable() + "' -m report validate '" + path + "' >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
 }

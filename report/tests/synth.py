@@ -62,15 +62,21 @@ def case(name: str, variants: list[tuple], params: dict | None = None, units: di
     comps = []
     base = vs[0]
     for v in vs[1:]:
+        cm = {"baseline": base["name"], "variant": v["name"], "speedup": None, "ci_low": None, "ci_high": None,
+              "confidence": 0.95, "paired": False, "verification": {"status": verification}}
         if v["status"] == "ok" and base["status"] == "ok":
-            lo, hi = ratio_of_medians_ci(base["samples"]["host_s"], v["samples"]["host_s"], resamples=400)
-            sp = base["stats"]["median"] / v["stats"]["median"]
-        else:
-            lo = hi = sp = None
-        comps.append({"baseline": base["name"], "variant": v["name"], "speedup": sp, "ci_low": lo, "ci_high": hi,
-                      "confidence": 0.95, "paired": False, "verification": {"status": verification}})
+            b, x = base["samples"]["host_s"], v["samples"]["host_s"]
+            cm["speedup"] = base["stats"]["median"] / v["stats"]["median"]
+            cm["rounds"] = min(len(b), len(x))
+            # A CI whatever the rounds, as files from before the rounds floor wrote one
+            # (one round: [min, max] is the point itself).
+            cm["ci_low"], cm["ci_high"] = (ratio_of_medians_ci(b, x, resamples=400) if cm["rounds"] > 1
+                                           else (cm["speedup"], cm["speedup"]))
+        comps.append(cm)
+    # One sample per variant per round: the rounds are the fewest samples of a variant that ran.
+    rounds = min((len(v["samples"]["host_s"]) for v in vs if v["status"] == "ok"), default=0)
     c = {"name": name, "params": params or {}, "status": status, "timing_mode": "sync",
-         "primary_metric": "host_s", "units": units, "stop_reason": "precision", "rounds": 10,
+         "primary_metric": "host_s", "units": units, "stop_reason": "precision", "rounds": rounds,
          "variants": vs, "comparisons": comps}
     if notes:
         c["notes"] = notes

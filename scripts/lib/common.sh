@@ -143,7 +143,10 @@ configure() {
   BUILD_DIR=${OPTBENCH_BUILD_DIR:-$ROOT/build/$PRESET}
   log "LibTorch from $TORCH_CMAKE_PREFIX (preset $PRESET), Python $OPTBENCH_PYTHON"
   # ccache: the precompiled torch.h header is only reused with this sloppiness.
+  # CCACHE_BASEDIR: paths inside the clone hashed relative, so another clone (CI's
+  # fresh one) reuses the objects.
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
   cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" >/dev/null ||
     die "CMake configure failed (see the messages above)"
 }

@@ -1,6 +1,6 @@
 #include "workloads/aoti/package.h"
 
-#include "harness/python.h"
+#include "harness/build_info.h"
 
 #include <sys/wait.h>
 

@@ -1,4 +1,4 @@
-#include "harness/python.h"
+#include "harness/build_info.h"
 
 #include <cstdlib>
 
@@ -11,5 +11,7 @@ std::string python_executable() {
   if (*OPTBENCH_DEFAULT_PYTHON) return OPTBENCH_DEFAULT_PYTHON;
   return "python3";
 }
+
+std::string source_dir() { return OPTBENCH_BUILD_SOURCE_DIR; }
 
 }  // namespace optbench
