@@ -32,12 +32,20 @@ LoaderSetup setup_for(DeviceKind d) {
   LoaderSetup s;
   s.loop.device = d;
   if (d == DeviceKind::cuda) {
-    // ResNet-50 at 224 px, AMP fp16 + GradScaler, channels_last: the usual
-    // ImageNet recipe, whose step is long enough that a few worker threads
-    // can keep up and the curve saturates within the machine's cores.
-    s.loop.model = "resnet50";
-    s.loop.image = {256, 224, 1000};
-    s.loop.batch = 128;
+    // ResNet-50, AMP fp16 + GradScaler, channels_last: the usual ImageNet
+    // recipe, at 112 px from 128 px images, batch 32, and windows of 2 x the
+    // deepest loader's batches in flight, so that every case can get the rounds
+    // floor in about two minutes on an H100. At 224 px, batch 128 and 4 x, one
+    // round of the workers case took 48 s there (gpu-runs/2026-11-24, windows
+    // of 2,048 to 16,384 images); a quarter of the pixels is about a quarter
+    // of the preprocessing and of the step, and a window now holds 2,048
+    // images (16 cores: 2 x 16 x 2 batches of 32). The step is still long
+    // enough that a few worker threads keep up and the curve saturates within
+    // the machine's cores.
+    s.loop.model = "resnet50 (112 px)";
+    s.loop.image = {128, 112, 1000};
+    s.loop.batch = 32;
+    s.window_factor = 2;
     s.loop.net = [] {
       torch::manual_seed(0);
       return make_net(resnet50(1000));
@@ -69,8 +77,9 @@ class DataLoaderExperiment final : public Experiment {
             "num_workers > 0, prefetch depth (max_jobs), batches pinned in the worker + non_blocking copies",
             {"num_workers", "prefetch_factor", "pin_memory"},
             "A training loop fed by LibTorch's DataLoader over images that cost real CPU work per sample "
-            "(JPEG-like decode, random crop, flip, normalise): ResNet-50 AMP fp16 channels_last on a GPU, a small "
-            "conv net on a CPU. Each sample is one epoch window from a fresh iterator. Variants: 0 workers "
+            "(JPEG-like decode, random crop, flip, normalise): ResNet-50 AMP fp16 channels_last at 112 px on a GPU, a "
+            "small conv net on a CPU. Each sample is one epoch window from a fresh iterator, the same number of "
+            "batches for every variant of a case; the pipeline fill (time to the first batch) is reported apart. Variants: 0 workers "
             "(baseline) vs 1, 2, 4, ... up to the core count; prefetch depth 1, 2, 4, 8; pinned vs pageable "
             "batches (GPU). Each beside its data-only loop (loading and copies, no training), with the no-loader "
             "bound (data already on the device); samples/s and the share of time waiting for data."};

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 
@@ -14,7 +15,7 @@ namespace {
 using json = nlohmann::json;
 
 
-Case base_case(const LoaderSetup& s, std::string name) {
+Case base_case(const LoaderSetup& s, std::string name, std::int64_t window) {
   Case c;
   c.name = std::move(name);
   const auto& l = s.loop;
@@ -24,19 +25,24 @@ Case base_case(const LoaderSetup& s, std::string name) {
               {"crop", l.image.crop},
               {"precision", to_string(l.train.precision)},
               {"channels_last", l.train.channels_last},
-              {"cores", std::max(1u, std::thread::hardware_concurrency())}};
+              {"cores", std::max(1u, std::thread::hardware_concurrency())},
+              {"window_batches", window}};
   c.timing = TimingMode::sync;  // the loader blocks the host
   c.units.item_name = "samples";
   c.verify = verify_windows;
   c.derive = derive_loader;
   c.notes = {
       {"sample",
-       "one sample = one epoch of a dataset holding exactly that variant's window of batches, from a fresh "
-       "iterator: it starts with the pipeline empty and idle (its start-up, the time to the first batch, is in "
-       "the window and in the metrics) and ends when every batch has been consumed and the device has finished, "
-       "so the workers are idle again; nothing is prepared for a sample while other variants are timed"},
-      {"window", "at least " + std::to_string(s.min_window) + " batches and " + std::to_string(s.window_factor) +
-                     " x workers x prefetch (the most the loader holds in flight)"},
+       "one sample = one epoch of a dataset holding exactly the case's window of batches, from a fresh "
+       "iterator: it starts with the pipeline empty and idle and ends when every batch has been consumed and the "
+       "device has finished, so the workers are idle again; nothing is prepared for a sample while other variants "
+       "are timed"},
+      {"window", std::to_string(window) + " batches for every variant of the case (at least " +
+                     std::to_string(s.min_window) + ", and " + std::to_string(s.window_factor) +
+                     " x workers x prefetch of its deepest loader), so each pays its own pipeline fill over the same "
+                     "work"},
+      {"fill", "the pipeline fill (time to the first batch of a fresh iterator) is in every window once and is "
+               "reported apart: metrics.time_to_first_batch_s and first_batch_share (of the window)"},
       {"loops",
        "train: the loader's batches copied to the device and trained on; *_data_only: the same loader and "
        "copies without training (the loop's data-only rate); no_loader: training on one batch already on the "
@@ -61,15 +67,25 @@ Case base_case(const LoaderSetup& s, std::string name) {
 }
 
 // The training loop, its data-only loop right after it.
-void add_pair(Case& c, const LoaderSetup& s, const std::string& name, const std::string& desc, LoaderSettings l) {
-  c.variants.push_back(loop_variant(s, name, desc, l, LoopKind::train));
-  c.variants.push_back(loop_variant(s, name + "_data_only", desc + "; loading and copies only", l, LoopKind::data_only));
-}
+struct Setting {
+  std::string name, description;
+  LoaderSettings loader;
+};
 
-// The no-loader bound last; the case's units are its baseline's window.
-Case finish(Case c, const LoaderSetup& s) {
+// Per setting its training loop and, right after it, its data-only loop; the
+// no-loader bound last. One window for all of them.
+Case build_case(const LoaderSetup& s, std::string name, const std::vector<Setting>& settings) {
+  std::vector<LoaderSettings> loaders;
+  for (const auto& st : settings) loaders.push_back(st.loader);
+  const std::int64_t w = window_batches(s, loaders);
+  Case c = base_case(s, std::move(name), w);
+  for (const auto& st : settings) {
+    c.variants.push_back(loop_variant(s, st.name, st.description, st.loader, LoopKind::train, w));
+    c.variants.push_back(loop_variant(s, st.name + "_data_only", st.description + "; loading and copies only",
+                                      st.loader, LoopKind::data_only, w));
+  }
   c.variants.push_back(loop_variant(s, "no_loader", "training on one batch already on the device (the bound)", {},
-                                    LoopKind::no_loader));
+                                    LoopKind::no_loader, w));
   c.units = *c.variants.front().units;
   return c;
 }
@@ -107,13 +123,14 @@ double preprocess_seconds_one_thread(const ImageSpec& image, int passes) {
   return best;
 }
 
-std::int64_t window_batches(const LoaderSetup& s, const LoaderSettings& l) {
-  return std::max(s.min_window, s.window_factor * l.workers * l.prefetch);
+std::int64_t window_batches(const LoaderSetup& s, const std::vector<LoaderSettings>& settings) {
+  std::int64_t deepest = 0;
+  for (const auto& l : settings) deepest = std::max(deepest, l.workers * l.prefetch);
+  return std::max(s.min_window, s.window_factor * deepest);
 }
 
 Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description,
-                     LoaderSettings l, LoopKind kind, std::optional<std::int64_t> window) {
-  const std::int64_t w = window ? *window : (kind == LoopKind::no_loader ? s.min_window : window_batches(s, l));
+                     LoaderSettings l, LoopKind kind, std::int64_t w) {
   const LoopSpec spec = s.loop;
   Variant v{name, description + " (" + std::to_string(w) + " batches a window)",
             [spec, l, kind, w] { return std::make_unique<LoaderLoop>(spec, l, kind, w); }};
@@ -129,31 +146,34 @@ Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::s
 }
 
 Case workers_case(const LoaderSetup& s) {
-  Case c = base_case(s, "workers");
+  std::vector<Setting> settings;
+  for (std::int64_t w : s.workers)
+    settings.push_back({"workers_" + std::to_string(w),
+                        w == 0 ? "loading in the training thread" : std::to_string(w) + " worker threads",
+                        {w, s.default_prefetch, false}});
+  Case c = build_case(s, "workers", settings);
   c.params["prefetch"] = s.default_prefetch;
-  for (std::int64_t w : s.workers) {
-    const std::string desc = w == 0 ? "loading in the training thread" : std::to_string(w) + " worker threads";
-    add_pair(c, s, "workers_" + std::to_string(w), desc, {w, s.default_prefetch, false});
-  }
-  return finish(std::move(c), s);
+  return c;
 }
 
 Case prefetch_case(const LoaderSetup& s) {
-  Case c = base_case(s, "prefetch_w" + std::to_string(s.prefetch_workers));
-  c.params["workers"] = s.prefetch_workers;
+  std::vector<Setting> settings;
   for (std::int64_t p : s.prefetch)
-    add_pair(c, s, "prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker",
-             {s.prefetch_workers, p, false});
-  return finish(std::move(c), s);
+    settings.push_back({"prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker",
+                        {s.prefetch_workers, p, false}});
+  Case c = build_case(s, "prefetch_w" + std::to_string(s.prefetch_workers), settings);
+  c.params["workers"] = s.prefetch_workers;
+  return c;
 }
 
 Case pin_case(const LoaderSetup& s) {
-  Case c = base_case(s, "pin_w" + std::to_string(s.pin_workers));
+  Case c = build_case(s, "pin_w" + std::to_string(s.pin_workers),
+                      {{"unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false}},
+                       {"pinned", "batches pinned in the worker, non_blocking copy",
+                        {s.pin_workers, s.default_prefetch, true}}});
   c.params["workers"] = s.pin_workers;
   c.params["prefetch"] = s.default_prefetch;
-  add_pair(c, s, "unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false});
-  add_pair(c, s, "pinned", "batches pinned in the worker, non_blocking copy", {s.pin_workers, s.default_prefetch, true});
-  return finish(std::move(c), s);
+  return c;
 }
 
 std::string verify_windows(std::vector<Workload*>& ws) {
@@ -186,7 +206,8 @@ json derive_loader(const json& r) {
               {"data_only_samples_per_s", data_only ? json(*data_only) : json(nullptr)},
               {"no_loader_samples_per_s", bound ? json(*bound) : json(nullptr)},
               {"data_wait_fraction", m.value("data_wait_fraction", json(nullptr))},
-              {"time_to_first_batch_s", m.value("time_to_first_batch_s", json(nullptr))}};
+              {"time_to_first_batch_s", m.value("time_to_first_batch_s", json(nullptr))},
+              {"first_batch_share", m.value("first_batch_share", json(nullptr))}};
     std::optional<double> of_data, of_bound;
     if (data_only && *data_only > 0) {
       of_data = *train / *data_only;

@@ -2,9 +2,11 @@
 // The dataloader experiment's cases, built from one setup so the experiment
 // (workloads/dataloader.cpp) and the tests (smaller, on the CPU) build the same
 // thing. Each case holds, per loader setting, the training loop and its
-// data-only loop (a reference variant), and the no-loader bound.
+// data-only loop (a reference variant), and the no-loader bound. Every variant
+// of a case times the same window of batches (the same preprocessing work), so
+// each pays its own pipeline fill over the same number of batches; the fill
+// (time to the first batch) is also reported apart.
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +24,9 @@ struct LoaderSetup {
   std::int64_t prefetch_workers = 1;        // workers in the prefetch case
   std::vector<std::int64_t> prefetch;       // depths; the first is the baseline
   std::int64_t pin_workers = 0;             // workers in the pin case; 0: no pin case (a CPU run)
-  // A window holds at least min_window batches and at least window_factor x
-  // workers x prefetch: far more than the loader can hold in flight.
+  // A case's window holds at least min_window batches and at least
+  // window_factor x workers x prefetch of its deepest setting: several times
+  // what any of its loaders holds in flight.
   std::int64_t min_window = 16;
   std::int64_t window_factor = 4;
   // One sample's preprocessing on an idle thread, for the case notes; measured
@@ -35,13 +38,14 @@ struct LoaderSetup {
 // samples, so another process's burst does not inflate it.
 double preprocess_seconds_one_thread(const ImageSpec& image, int passes = 3);
 
-std::int64_t window_batches(const LoaderSetup& s, const LoaderSettings& l);
+// The one window of a case whose loaders have these settings.
+std::int64_t window_batches(const LoaderSetup& s, const std::vector<LoaderSettings>& settings);
 
 // One loop as a variant, named after its setting ("workers_2", "prefetch_4",
 // "pinned"), with "_data_only" appended for the data-only loop. Variant params
 // carry the setting and the loop kind; units are the window's samples.
 Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description,
-                     LoaderSettings l, LoopKind kind, std::optional<std::int64_t> window = std::nullopt);
+                     LoaderSettings l, LoopKind kind, std::int64_t window);
 
 Case workers_case(const LoaderSetup& s);
 Case prefetch_case(const LoaderSetup& s);

@@ -199,11 +199,12 @@ nlohmann::json LoaderLoop::metrics() {
   const auto& recs = impl_->records;
   // The first window is the cold one (allocator growth, first pinned blocks).
   const std::size_t from = recs.size() > 1 ? 1 : 0;
-  std::vector<double> first, wait, copy;
+  std::vector<double> first, first_share, wait, copy;
   for (std::size_t i = from; i < recs.size(); ++i) {
     const auto& r = recs[i];
     if (!(r.window_s > 0)) continue;
     first.push_back(r.first_batch_s);
+    first_share.push_back(r.first_batch_s / r.window_s);
     wait.push_back(r.wait_s / r.window_s);
     copy.push_back(r.copy_s / r.window_s);
   }
@@ -214,6 +215,7 @@ nlohmann::json LoaderLoop::metrics() {
                       {"incomplete_windows", impl_->incomplete}};
   if (impl_->kind == LoopKind::no_loader) return m;
   m["time_to_first_batch_s"] = median_of(first);
+  m["first_batch_share"] = median_of(first_share);
   m["data_wait_fraction"] = median_of(wait);
   m["copy_fraction"] = median_of(copy);
   m["preprocess_s_per_sample"] = impl_->counter->seconds_per_sample();

@@ -59,8 +59,9 @@ class LoaderLoop final : public Workload {
   ~LoaderLoop() override;
   void step() override;
   // Per window (medians, the first, cold window left out when there are more):
-  // time to the first batch, share of the window waiting for the loader and in
-  // the host-to-device copy; the measured preprocessing cost per sample.
+  // time to the first batch (the pipeline fill) and its share of the window,
+  // share of the window waiting for the loader and in the host-to-device copy;
+  // the measured preprocessing cost per sample.
   nlohmann::json metrics() override;
 
   std::int64_t windows() const;
