@@ -72,7 +72,7 @@ class LayerStep final : public Workload, public CheckedAgainstFp64 {
   }
   void step() override {
     compat::Tf32MatmulGuard g(tf32_);
-    compat::zero_grad(*opt_, /*set_to_none=*/true);  // the same on LibTorch 1.13 and 2.x
+    compat::zero_grad(*opt_, /*set_to_none=*/true);  // set to none, as Python's default
     auto y = layer_.forward(x_);
     y.to(at::kFloat).pow(2).mean().backward();
     opt_->step();

@@ -17,7 +17,8 @@ namespace {
 
 std::vector<Precision> precisions_for(DeviceKind d) {
   if (d == DeviceKind::cuda) return {Precision::fp32, Precision::tf32, Precision::amp_fp16, Precision::amp_bf16};
-  // No TF32 on a CPU; CPU autocast is bf16-only in LibTorch 1.13.
+  // No TF32 on a CPU; CPU autocast in bf16, the low-precision format of CPU
+  // matrix units.
   return {Precision::fp32, Precision::amp_bf16};
 }
 

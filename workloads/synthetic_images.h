@@ -77,8 +77,8 @@ class SyntheticImages : public torch::data::datasets::Dataset<SyntheticImages> {
 // memcpy rather than torch::stack: a DataLoader worker runs with one thread
 // (PyTorch sets it), while ATen's copies here would start an intra-op team per
 // worker that spins on the cores the training step needs. LibTorch has no
-// pin_memory option, and 1.13 cannot chain a second map() after Stack<> (its
-// static_assert names BatchType::value_type), so both happen in one transform.
+// pin_memory option, so stacking and pinning happen in one transform (one pass
+// over the batch).
 // Expects SyntheticImages samples: contiguous float images, scalar long targets.
 struct StackMaybePin
     : torch::data::transforms::BatchTransform<std::vector<torch::data::Example<>>, torch::data::Example<>> {

@@ -4,8 +4,8 @@
 // so the weights go to Python as raw little-endian float32 with a JSON layer
 // description, an embedded script rebuilds the same network in torch.nn, loads
 // them, exports and compiles; C++ then loads the .pt2 with
-// AOTIModelPackageLoader. Nothing here needs LibTorch 2.x, so all of it builds
-// (and its failure paths are tested) on LibTorch 1.13.
+// AOTIModelPackageLoader. Nothing here needs the loader itself, so the
+// failure paths (no Python, no torch, a compile error) are tested on their own.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // The technique under test in `data_parallel`: a small DistributedDataParallel
 // for the C++ frontend, built the way PyTorch's Reducer works (c10d::Reducer
-// itself does not compile against Debian's 1.13 headers and is internal in 2.x):
+// itself is internal to LibTorch and changes between releases):
 //  - the ranks first check they hold the same parameters (count, shapes, dtypes,
 //    bucket cap): a mismatch would all-reduce different sizes (hang or garbage);
 //  - parameters are broadcast from rank 0 once, so every rank starts equal;

@@ -174,7 +174,7 @@ void Train::run_step() {
   compat::Tf32MatmulGuard tf32(false);
   // In a launched run every variant of the case stands or falls with the group.
   if (session_) session_->check_usable();
-  compat::zero_grad(*opt_, /*set_to_none=*/true);  // the same on LibTorch 1.13 and 2.x
+  compat::zero_grad(*opt_, /*set_to_none=*/true);  // set to none, as Python's default
   auto loss = torch::nn::functional::cross_entropy(forward(), y_);
   if (ddp_ && dist::fault_injected(rank_, "second_backward")) loss.backward({}, /*retain_graph=*/true);
   loss.backward();

@@ -1,7 +1,8 @@
 #pragma once
 // A GPT-style stack: pre-LayerNorm blocks of causal multi-head attention and a
 // 4x GELU MLP, hidden size a multiple of 64. Attention is written out (QK^T,
-// mask, softmax, V) so it runs on LibTorch 1.13, which has no fused SDPA.
+// mask, softmax, V) rather than fused SDPA, so that every device and dtype,
+// the float64 references included, runs the same operations.
 #include <torch/torch.h>
 
 namespace optbench::workloads {
