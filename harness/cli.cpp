@@ -58,7 +58,8 @@ int cmd_list(const std::string& filter, bool as_json) {
     json devices = json::array();
     for (auto d : i.devices) devices.push_back(to_string(d));
     out.push_back({{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
-                   {"claims", i.claims}, {"devices", devices}, {"description", i.description}});
+                   {"claims", i.claims}, {"devices", devices}, {"description", i.description},
+                   {"quick_leaves_out", i.quick_leaves_out}});
   }
   if (as_json) {
     std::cout << out.dump(2) << '\n';
@@ -69,6 +70,8 @@ int cmd_list(const std::string& filter, bool as_json) {
     for (const auto& d : e["devices"]) devices += (devices.empty() ? "" : ",") + d.get<std::string>();
     std::printf("%-28s %-10s %s\n", e["name"].get<std::string>().c_str(), devices.c_str(),
                 e["title"].get<std::string>().c_str());
+    if (const auto left = e["quick_leaves_out"].get<std::string>(); !left.empty())
+      std::printf("%-39s --quick leaves out: %s\n", "", left.c_str());
   }
   return 0;
 }

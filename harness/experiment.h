@@ -125,6 +125,10 @@ struct ExperimentInfo {
   std::vector<std::string> claims;  // ids in report/claims.json
   std::string description;
   std::vector<DeviceKind> devices = {DeviceKind::cpu, DeviceKind::cuda};
+  // What --quick leaves out and why, for `optbench list` (empty: nothing). A
+  // case that cannot get the rounds floor within the quick profile's time is
+  // left out rather than sampled below it.
+  std::string quick_leaves_out;
 };
 
 class Experiment {

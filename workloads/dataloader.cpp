@@ -27,7 +27,7 @@ torch::nn::Sequential small_cnn(std::int64_t classes) {
       torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(), torch::nn::Linear(16, classes));
 }
 
-LoaderSetup setup_for(DeviceKind d) {
+LoaderSetup setup_for(DeviceKind d, Profile profile) {
   const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
   LoaderSetup s;
   s.loop.device = d;
@@ -63,8 +63,15 @@ LoaderSetup setup_for(DeviceKind d) {
       return make_net(small_cnn(10));
     };
   }
-  for (std::int64_t w = 0; w <= cores; w = w ? 2 * w : 1) s.workers.push_back(w);
   s.prefetch_workers = std::max<std::int64_t>(1, cores / 4);
+  if (profile == Profile::quick) {  // info().quick_leaves_out says what and why
+    s.workers = {0, s.prefetch_workers};
+    if (cores > s.prefetch_workers) s.workers.push_back(cores);
+    s.prefetch = {1, 8};
+    s.pin_workers = 0;
+    return s;
+  }
+  for (std::int64_t w = 0; w <= cores; w = w ? 2 * w : 1) s.workers.push_back(w);
   s.prefetch = {1, 2, 4, 8};
   return s;
 }
@@ -82,11 +89,15 @@ class DataLoaderExperiment final : public Experiment {
             "batches for every variant of a case; the pipeline fill (time to the first batch) is reported apart. Variants: 0 workers "
             "(baseline) vs 1, 2, 4, ... up to the core count; prefetch depth 1, 2, 4, 8; pinned vs pageable "
             "batches (GPU). Each beside its data-only loop (loading and copies, no training), with the no-loader "
-            "bound (data already on the device); samples/s and the share of time waiting for data."};
+            "bound (data already on the device); samples/s and the share of time waiting for data.",
+            {DeviceKind::cpu, DeviceKind::cuda},
+            "workers other than 0, cores/4 and all cores; prefetch depths 2 and 4; the pinned case (a round of the "
+            "full workers case would take most of the quick run's 3 minutes on an H100: every setting loads a whole "
+            "window, twice)"};
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {
-    LoaderSetup s = setup_for(ctx.device);
+    LoaderSetup s = setup_for(ctx.device, ctx.profile);
     s.preprocess_s_one_thread = preprocess_seconds_one_thread(s.loop.image);  // one note for every case
     std::vector<Case> out = {workers_case(s), prefetch_case(s)};
     if (s.pin_workers > 0) out.push_back(pin_case(s));

@@ -11,12 +11,16 @@ experiment's windows (--dataloader-scale: the share of the old per-image cost
 one image costs now, 0.25 for a quarter of the pixels). An estimate, and says
 so: it cannot know what changed in an experiment since the file was written.
 
-  python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard]
+  python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard] [--skip REGEX]
+
+--skip leaves out the cases ("experiment/case") and dataloader variants
+("experiment/case/variant") a profile no longer runs.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import defaultdict
 
@@ -24,9 +28,9 @@ FLOOR = 6
 CAP_S = {"quick": 1.5, "standard": 8.0}
 
 
-def dataloader_round(case: dict, images: int, scale: float) -> tuple[float, float]:
+def dataloader_round(case: dict, images: int, scale: float, kept) -> tuple[float, float]:
     """(old, new) cost of one round: every variant's window, old as timed, new as
-    `images` images at `scale` of the old per-image time."""
+    `images` images at `scale` of the old per-image time (the variants `kept`)."""
     old = new = 0.0
     for v in case.get("variants") or []:
         rate = (v.get("throughput") or {}).get("items_per_s")
@@ -35,17 +39,20 @@ def dataloader_round(case: dict, images: int, scale: float) -> tuple[float, floa
         if not rate or not window or not batch:
             continue
         old += window * batch / rate
-        new += images * scale / rate
+        if kept(v.get("name", "")):
+            new += images * scale / rate
     return old, new
 
 
-def estimate_case(e: str, c: dict, profile: str, images: int, scale: float) -> float | None:
+def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip) -> float | None:
+    if skip(f"{e}/{c.get('name')}"):
+        return None
     rounds, wall, sampling = c.get("rounds"), c.get("wall_s"), c.get("sampling_s")
     if not rounds or wall is None or sampling is None:
         return None
     other, per_round = wall - sampling, sampling / rounds
     if e == "dataloader":
-        old, new = dataloader_round(c, images, scale)
+        old, new = dataloader_round(c, images, scale, lambda v: not skip(f"{e}/{c.get('name')}/{v}"))
         if old > 0:
             other *= new / old
             per_round = new
@@ -62,7 +69,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--profile", choices=sorted(CAP_S), default="standard")
     ap.add_argument("--dataloader-images", type=int, default=2048, help="images in a window now")
     ap.add_argument("--dataloader-scale", type=float, default=0.25)
+    ap.add_argument("--skip", default=None, help="regex over experiment/case[/variant]: left out")
     a = ap.parse_args(argv)
+    skip = (lambda name: re.fullmatch(a.skip, name) is not None) if a.skip else (lambda name: False)
     # Per experiment, the cases of a file run in this profile where one has any
     # (the profiles run different cases), else of any file; the larger estimate
     # of a case seen twice.
@@ -72,7 +81,7 @@ def main(argv: list[str]) -> int:
         same = (doc.get("config") or {}).get("profile") == a.profile
         for e in doc.get("experiments") or []:
             for c in e.get("cases") or []:
-                est = estimate_case(e["name"], c, a.profile, a.dataloader_images, a.dataloader_scale)
+                est = estimate_case(e["name"], c, a.profile, a.dataloader_images, a.dataloader_scale, skip)
                 if est is not None:
                     cases = by_exp[e["name"]][same]
                     cases[c["name"]] = max(est, cases.get(c["name"], 0.0))
