@@ -6,7 +6,16 @@ from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_s
 from .gpu_specs import device_name, gpu_name, match_gpu
 from .rounds import rounds_text
 
-VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline"}
+VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline",
+                "not_judged": "not judged (first loss only)"}
+
+
+def verification_cell(r: dict) -> str:
+    """'passed (first loss, logits, 8-step fit)': what a pass judged, where the check says."""
+    text = VERIFICATION.get(r["verification"], r["verification"] or DASH)
+    if r["verification"] == "passed" and r.get("verification_judged"):
+        text += f" ({r['verification_judged']})"
+    return text
 
 
 def experiment_headers(t: dict) -> list[str]:
@@ -23,7 +32,7 @@ def experiment_headers(t: dict) -> list[str]:
 def status_text(r: dict) -> tuple[str | None, str]:
     """(marker or None, note text) for the last column."""
     note = r.get("reason") or ""
-    if r.get("verification") in ("failed", "passed") and r.get("verification_message"):
+    if r.get("verification") in ("failed", "passed", "not_judged") and r.get("verification_message"):
         note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
     return r.get("marker"), note
 
@@ -48,7 +57,7 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
         cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
     if t["has_peak"]:
         cells.append(f"{fmt_pct(r['pct_peak'])} of {r['peak_label']}" if is_num(r["pct_peak"]) else DASH)
-    cells.append(VERIFICATION.get(r["verification"], r["verification"] or DASH))
+    cells.append(verification_cell(r))
     mem = fmt_bytes(r["peak_allocated_bytes"])
     if is_num(r["peak_reserved_bytes"]) and r["peak_reserved_bytes"] != r["peak_allocated_bytes"]:
         mem += f" (reserved {fmt_bytes(r['peak_reserved_bytes'])})"

@@ -33,6 +33,8 @@ from pathlib import Path
 
 from . import evidence as ev
 from .fmt import fmt_no_ci, fmt_speedup, is_num, sig
+from .judged import NOT_JUDGED
+from .judged import status as judged_status
 from .rounds import rounds_text, why_no_ci
 from .tables import below_floor, comparison_rounds
 from .verdicts import DRAWN, Verdict, claimed_text, decide
@@ -57,6 +59,7 @@ class Evidence:
     baseline: str = ""  # what the variant was compared with
     rounds: int | None = None  # interleaved rounds behind the ratio
     below_floor: bool = False  # fewer rounds than the floor: no CI, not pooled
+    unjudged: bool = False  # its verification judged nothing but the first loss (judged.py)
 
     @property
     def label(self) -> str:
@@ -169,7 +172,7 @@ def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evid
             lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
             hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
         item = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")),
-                        comparison_rounds(case, cm), below)
+                        comparison_rounds(case, cm), below, judged_status(cm.get("verification")) == NOT_JUDGED)
         if _better(item, best):
             best = item
     return best
@@ -202,6 +205,21 @@ def _too_few_rounds(res: ClaimResult) -> str | None:
     if len(res.evidence) == 1:
         return f"{res.evidence[0].label}: {rounds}"
     return f"every one of its {len(res.evidence)} cases has {rounds}"
+
+
+def _unjudged(case: dict, name: str) -> bool:
+    """The variant's comparison with its case's baseline judged nothing but the first loss."""
+    return any(cm.get("variant") == name and judged_status(cm.get("verification")) == NOT_JUDGED
+               for cm in case.get("comparisons", []) or [])
+
+
+def _say_unjudged(res: ClaimResult) -> None:
+    """A verdict drawn from variants whose check judged only the first loss says so."""
+    out = [e for e in res.evidence if e.unjudged]
+    if out and res.verdict.verdict in DRAWN:
+        res.verdict = Verdict(res.verdict.verdict, f"{res.verdict.why}; not verified beyond the first loss "
+                                                   f"(which sits near ln(classes) whatever the logits): "
+                                                   f"{', '.join(e.label for e in out)}")
 
 
 def _say_left_out(res: ClaimResult) -> None:
@@ -330,6 +348,7 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
                 if r is None:
                     continue
                 item = _from_ratio(e, c, name, r, label)
+                item.unjudged = _unjudged(c, name)
                 if target == 0 and _better(item, best):
                     best = item
                 if target == 1 and _better(item, best_strict):
@@ -446,6 +465,7 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
     res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
                          res.ci_low, res.ci_high, unavailable, _too_few_rounds(res))
     _say_left_out(res)
+    _say_unjudged(res)
     return res
 
 

@@ -15,7 +15,7 @@ COLUMNS = [
     "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
     "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
     "rounds", "below_floor",
-    "verification", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
+    "verification", "verification_judged", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
     "peak_reserved_bytes", "params",
 ]
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]

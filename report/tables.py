@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from .fmt import KIND_KEYS, is_num, rate_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
+from .judged import judged_text
+from .judged import status as judged_status
 from .rounds import too_few
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
@@ -71,7 +73,7 @@ def _row(**kw) -> dict:
         "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
         "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
-        "ci_high", "verification", "verification_message", "pct_peak", "peak_label",
+        "ci_high", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor",
     ])
     base.update(kw)
@@ -135,7 +137,8 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
             row.update(ci_low=None, ci_high=None)
         ver = cm.get("verification") or {}
         if v_status == "ok":
-            row["verification"] = ver.get("status")
+            row["verification"] = judged_status(ver)
+            row["verification_judged"] = judged_text(ver) or None
             # A passed check can still say what it could not judge (an ill-conditioned trace).
             row["verification_message"] = ver.get("message") or (ver.get("details") or {}).get("note")
     return row

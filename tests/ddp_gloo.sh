@@ -10,6 +10,7 @@
 #  3. faults, each a clear error and a valid results file: a rank that hangs
 #     (rank 0 times out, records the case as failed and exits 1), a rank that
 #     dies, ranks with different models, a second backward without no_sync;
+#     a bucket never all-reduced (a planted fault the self-check must fail);
 #     plus the launcher's own timeout;
 #  4. usage and environment errors.
 # Every launch has a --timeout, so a hang fails the test instead of blocking it.
@@ -149,6 +150,12 @@ check_fault "$tmp/mismatch.json" "mismatch" "do not hold the same parameters" fa
 out=$(OPTBENCH_FAULT_INJECT=rank=0,mode=second_backward run_dp 2 "$tmp/twice.json"); rc=$?
 [ $rc -eq 1 ] || fail "second backward: exit $rc: $out"
 check_fault "$tmp/twice.json" "second backward" "accumulate gradients inside no_sync()" failed
+
+# 3e'. A planted fault: the first gradient bucket never all-reduced on any rank.
+# The self-check must fail it (each rank keeps its own gradients there).
+out=$(OPTBENCH_FAULT_INJECT='rank=*,mode=unreduced_bucket' "$OPTBENCH" launch --nproc 2 --timeout 120 -- ddp-check 2>&1); rc=$?
+[ $rc -ne 0 ] || fail "ddp-check passed with a bucket never all-reduced: $out"
+echo "$out" | grep -q "averaged gradients differ across ranks" || fail "unreduced bucket not named: $out"
 
 # 3f. A rank that hangs under the launcher's own timeout.
 t0=$(now)

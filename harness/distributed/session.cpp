@@ -43,6 +43,8 @@ std::string first_line(std::string s) {
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 std::string text(const std::vector<std::uint8_t>& b) { return {b.begin(), b.end()}; }
 
+constexpr int kEveryRank = -2;  // rank=*
+
 struct FaultSpec {
   int rank = -1;
   std::int64_t job = -1;  // -1: count steps over the whole process
@@ -66,7 +68,7 @@ FaultSpec parse_fault(const char* spec) {
     const auto eq = item.find('=');
     if (eq != std::string::npos) {
       const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-      if (k == "rank") f.rank = std::atoi(v.c_str());
+      if (k == "rank") f.rank = v == "*" ? kEveryRank : std::atoi(v.c_str());
       if (k == "step") f.step = std::atoll(v.c_str());
       if (k == "job") f.job = std::atoll(v.c_str());
       if (k == "mode") f.mode = v;
@@ -402,7 +404,8 @@ Session* current_session() { return g_current; }
 
 bool fault_injected(int rank, const std::string& mode) {
   static const FaultSpec spec = parse_fault(std::getenv("OPTBENCH_FAULT_INJECT"));
-  return spec.rank == rank && spec.mode == mode && (spec.job < 0 || spec.job == g_job.load());
+  return (spec.rank == rank || spec.rank == kEveryRank) && spec.mode == mode &&
+         (spec.job < 0 || spec.job == g_job.load());
 }
 
 void fault_injection_point(int rank) {

@@ -124,9 +124,11 @@ class DistributedWorkload : public Workload {
 // (mode=exit) or stop responding (mode=hang) at its K-th step (counted from 1),
 // or with job=J at the K-th step of the J-th variant it serves (from 0).
 void fault_injection_point(int rank);
-// The same variable naming another mode ("rank=R,mode=M[,job=J]"): true when
-// rank R (in job J, if given) should misbehave in way M (e.g. mode=mismatch:
-// build a different model), which the workload implements.
+// The same variable naming another mode ("rank=R,mode=M[,job=J]"; rank=* for
+// every rank): true when rank R (in job J, if given) should misbehave in way M
+// (e.g. mode=mismatch: build a different model; mode=unreduced_bucket: every
+// rank leaves its first gradient bucket un-all-reduced), which the workload
+// implements.
 bool fault_injected(int rank, const std::string& mode);
 
 // `optbench run` joins the group the environment describes (if any) before the

@@ -255,6 +255,9 @@ void DistributedDataParallel::launch(std::size_t b) {
     for (std::size_t i = 0; i < params_.size(); ++i)
       if (!used_[i]) used_flags_[static_cast<std::int64_t>(i)].fill_(0);
   }
+  // Test hook (OPTBENCH_FAULT_INJECT=rank=*,mode=unreduced_bucket): the first
+  // bucket is never all-reduced, so each rank keeps its own gradients there.
+  if (b == 0 && distributed::fault_injected(session_.rank(), "unreduced_bucket")) return;
   try {
     work_[b] = compat::allreduce_async(session_.collectives(), flat_[b],
                                        avg_op_ ? c10d::ReduceOp::AVG : c10d::ReduceOp::SUM);
@@ -276,6 +279,7 @@ void DistributedDataParallel::finish_gradients() {
     launch_ready_prefix();
   }
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
+    if (!work_[b]) continue;  // never launched (the unreduced_bucket test hook)
     const std::string what = "all-reduce of gradient bucket " + std::to_string(b) + " of " +
                              std::to_string(buckets_.size());
     if (session_.host_blocking()) {

@@ -29,6 +29,18 @@ Net make_net(Holder m) {
   return {m.ptr(), [m](const torch::Tensor& x) mutable { return m->forward(x); }};
 }
 
+// Faults planted on purpose by tests, to show that verification catches each
+// (tests/test_planted_faults.cpp); no experiment sets one.
+enum class PlantedFault {
+  none,
+  stale_autocast_cache,    // the cast cache outlives the step: forward uses old low-precision weights
+  scaler_never_unscales,   // the optimizer steps on gradients still multiplied by the loss scale
+  scaler_never_steps,      // unscaled, checked, but the optimizer step is never taken
+  skip_optimizer_step,     // no optimizer step at all (any precision)
+  scrambled_channels_last, // 4-D weights reinterpreted instead of converted to channels_last
+  fp16_without_scaler      // AMP fp16 with no GradScaler: small gradients underflow to zero
+};
+
 struct TrainOptions {
   Precision precision = Precision::fp32;
   bool channels_last = false;
@@ -36,6 +48,7 @@ struct TrainOptions {
   bool cudnn_deterministic = false;
   // Python 2.x's zero_grad() default; false zeroes the gradients in place.
   bool zero_grad_set_to_none = true;
+  PlantedFault fault = PlantedFault::none;
 };
 
 // Input and target for step i; the same for every variant. Fixed-shape work
@@ -57,26 +70,36 @@ class TrainStep : public Workload {
   // The same trace and logits with the model and data in float64: the reference.
   at::Tensor float64_trace();
   at::Tensor float64_first_logits();
+  // Losses of kFitSteps + 1 Adam steps on one fixed batch (the first) from
+  // fresh weights, in this variant's precision: the semantic check that
+  // training learns (computed once, untimed).
+  at::Tensor fit_losses();
   // Relative deviation from the float64 trace this precision is allowed.
   double loss_tolerance() const;
   // The unit roundoff of the arithmetic this precision mostly computes in.
   double unit_roundoff() const;
   static constexpr int kTraceSteps = 3;
+  static constexpr int kFitSteps = 8;
+  static constexpr double kFitAdamLr = 1e-3;
   static constexpr std::int64_t kLogitItems = 8, kLogitsPerItem = 8192;
 
  private:
   struct State {
     Net net;
-    std::unique_ptr<torch::optim::SGD> opt;
+    std::unique_ptr<torch::optim::Optimizer> opt;
     std::unique_ptr<GradScaler> scaler;
   };
-  State build(double init_scale, double lr, double momentum, bool float64 = false) const;
+  // lr, momentum: SGD's; adam_lr > 0: Adam with that learning rate instead.
+  State build(double init_scale, double lr, double momentum, bool float64 = false, double adam_lr = 0) const;
   // logits: where to keep this step's subsampled logits (nullptr: not kept).
   torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false, torch::Tensor* logits = nullptr) const;
   struct Trace {
     at::Tensor losses, logits;
   };
   Trace trace(bool float64) const;
+  // steps losses from fresh weights; every step on batch 0 when fixed_batch.
+  at::Tensor run_fresh(int steps, double lr, double momentum, bool float64, bool fixed_batch,
+                       at::Tensor* first_logits, double adam_lr = 0) const;
   compat::NumericsFlags flags() const;
 
   NetFactory factory_;
@@ -86,6 +109,7 @@ class TrainStep : public Workload {
   State state_;
   std::int64_t step_ = 0;
   Trace trace_, trace64_;
+  at::Tensor fit_;
   at::Tensor last_loss_;
 };
 

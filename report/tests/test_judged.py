@@ -1,0 +1,72 @@
+"""A "passed" that can fail: a verification that judged nothing but the first loss is
+shown as "not judged", in the experiment tables, the CSV and beside the claim
+verdicts. The real case: the H100 mixed_precision run of 2026-11-24, where six of
+the ResNet-50 comparisons passed on the first loss alone."""
+import csv
+
+import pytest
+
+from conftest import REPO
+from report.claims import evaluate
+from report.judged import NOT_JUDGED, judged, judged_text, status
+from report.results import load_results
+from report.verdicts import DRAWN
+
+H100_AMP = REPO / ".." / "shared" / "gpu-runs" / "2026-11-24" / "h100_mixed_precision.json"
+
+
+def ver(st="passed", **details):
+    return {"status": st, "details": details}
+
+
+def test_first_loss_alone_is_not_judged():
+    assert status(ver(first_loss_judged=True, first_logits_judged=False, trace_judged=False)) == NOT_JUDGED
+    assert status(ver(judged=["first_loss"])) == NOT_JUDGED
+    assert status(ver(judged=[])) == NOT_JUDGED
+
+
+def test_what_was_judged_is_named_in_order():
+    v = ver(judged=["fit", "first_loss", "first_logits"], fit_steps=8)
+    assert status(v) == "passed"
+    assert judged(v) == ["first_loss", "first_logits", "fit"]
+    assert judged_text(v) == "first loss, logits, 8-step fit"
+
+
+def test_checks_that_record_nothing_keep_their_status():
+    assert status({"status": "passed", "details": {"max_abs_diff": 1e-6}}) == "passed"
+    assert judged({"status": "passed"}) is None
+    assert status(ver("failed", judged=["first_loss"])) == "failed"
+
+
+@pytest.fixture(scope="module")
+def h100_amp():
+    if not H100_AMP.is_file():
+        pytest.skip(f"the H100 runs of 2026-11-24 are not here ({H100_AMP.resolve()})")
+    return load_results(H100_AMP)
+
+
+def test_h100_first_loss_passes_render_as_not_judged(h100_amp, tmp_path):
+    from report.__main__ import main
+
+    assert main(["render", str(H100_AMP), "--out", str(tmp_path)]) == 0
+    rows = list(csv.DictReader(open(tmp_path / "results.csv")))
+    by = {(r["case"], r["variant"]): r for r in rows}
+    weak = [k for k, r in by.items() if r["verification"] == NOT_JUDGED]
+    assert len(weak) == 6, weak  # tf32, amp_fp16, amp_bf16 with and without channels_last
+    assert ("resnet50_b128_224", "amp_fp16") in weak
+    assert by[("resnet50_b128_224", "fp32_channels_last")]["verification"] == "passed"
+    assert by[("gpt_l6_h1024_s1024", "amp_bf16")]["verification_judged"] == "first loss, logits, trace"
+    md = (tmp_path / "report.md").read_text()
+    assert "not judged (first loss only)" in md
+    assert "passed (first loss, logits, trace)" in md
+
+
+def test_h100_claim_verdicts_say_what_was_not_judged(h100_amp):
+    for res in evaluate(h100_amp):
+        if res.verdict.verdict not in DRAWN:
+            continue
+        for e in res.evidence:
+            if e.unjudged:
+                assert "not verified beyond the first loss" in res.verdict.why, (res.claim["id"], res.verdict)
+                assert e.label in res.verdict.why
+    assert any(e.unjudged for res in evaluate(h100_amp) for e in res.evidence)

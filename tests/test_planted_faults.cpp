@@ -1,0 +1,134 @@
+// Planted faults: each breaks a training variant on purpose, the way real
+// mistakes do, and its verification must fail; the same variant without the
+// fault must pass. A check that passes the faulty variant judges nothing.
+// On the CPU: a small conv net with BatchNorm (so channels_last and the
+// autocast weight cache have something to act on), fp32 baseline.
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+
+#include "workloads/training/verify_losses.h"
+
+using namespace optbench;
+using namespace optbench::workloads;
+
+namespace {
+
+torch::nn::Sequential small_convnet() {
+  namespace nn = torch::nn;
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).padding(1)), nn::BatchNorm2d(16), nn::ReLU(),
+                        nn::Conv2d(nn::Conv2dOptions(16, 32, 3).stride(2).padding(1)), nn::BatchNorm2d(32),
+                        nn::ReLU(), nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(32, 10));
+}
+
+const NetFactory kNet = [] {
+  torch::manual_seed(0);
+  return make_net(small_convnet());
+};
+
+const BatchSource kBatches = [](std::int64_t i) {
+  auto gen = at::detail::createCPUGenerator(100 + static_cast<std::uint64_t>(i));
+  return std::make_pair(at::randn({16, 3, 16, 16}, gen), at::randint(0, 10, {16}, gen, torch::kLong));
+};
+
+TrainOptions opts(Precision p, PlantedFault f = PlantedFault::none, bool channels_last = false) {
+  TrainOptions o;
+  o.precision = p;
+  o.channels_last = channels_last;
+  o.fault = f;
+  return o;
+}
+
+// The verdict of `variant` against an fp32 baseline, printed for whoever reads a failure.
+Verdict verdict(const TrainOptions& variant) {
+  TrainStep base(kNet, kBatches, opts(Precision::fp32), torch::kCPU);
+  TrainStep var(kNet, kBatches, variant, torch::kCPU);
+  std::vector<Workload*> ws = {&base, &var};
+  Verdict v = verify_loss_traces(ws);
+  std::cout << to_string(variant.precision) << " fault " << static_cast<int>(variant.fault) << ": "
+            << (v.problem.empty() ? "passed" : v.problem) << "\n  " << v.details.dump() << "\n";
+  return v;
+}
+
+bool judged(const Verdict& v, const std::string& what) {
+  const auto& j = v.details.value("judged", nlohmann::json::array());
+  return std::find(j.begin(), j.end(), what) != j.end();
+}
+
+}  // namespace
+
+TEST(PlantedFaults, CleanVariantsPassWithTheFitJudged) {
+  for (const auto& o : {opts(Precision::fp32), opts(Precision::amp_bf16), opts(Precision::amp_fp16),
+                        opts(Precision::fp32, PlantedFault::none, true)}) {
+    const Verdict v = verdict(o);
+    EXPECT_EQ(v.problem, "") << to_string(o.precision);
+    EXPECT_TRUE(judged(v, "fit")) << v.details.dump();
+    EXPECT_TRUE(judged(v, "first_loss"));
+  }
+}
+
+// The failure seen once for real: conv and linear weights cast once and never
+// again. Only BatchNorm's parameters still move the forward pass, so the fit
+// lags the baseline's by about two thirds of its drop.
+TEST(PlantedFaults, StaleAutocastWeightCacheFails) {
+  const Verdict v = verdict(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache));
+  EXPECT_NE(v.problem, "");
+  EXPECT_GT(v.details["fit_gap_of_baseline_drop"].get<double>(), kFitBand) << v.details.dump();
+}
+
+TEST(PlantedFaults, GradScalerThatNeverUnscalesFails) {
+  EXPECT_NE(verdict(opts(Precision::amp_fp16, PlantedFault::scaler_never_unscales)).problem, "");
+}
+
+TEST(PlantedFaults, GradScalerThatNeverStepsFails) {
+  const Verdict v = verdict(opts(Precision::amp_fp16, PlantedFault::scaler_never_steps));
+  EXPECT_NE(v.problem.find("does not learn"), std::string::npos) << v.problem;
+}
+
+// Gradients that fp16 cannot hold: the logits' gradient shrunk by 2^-16 on its
+// way back (forward untouched), as in a deep or small-loss model. fp32 holds
+// them and Adam's normalisation makes full-size steps of them; fp16 without a
+// scaler flushes most of them to zero (the fit then falls by 0.013 against
+// 0.039); the GradScaler (2^10 in the fit) lifts them back (within 1e-4 of the
+// baseline's drop).
+struct ShrinkGrad : torch::autograd::Function<ShrinkGrad> {
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list g) {
+    return {g[0] * std::ldexp(1.0, -16)};
+  }
+};
+
+TEST(PlantedFaults, Fp16WithoutScalerWhereGradientsUnderflowFails) {
+  const NetFactory tiny_grads = [] {
+    torch::manual_seed(0);
+    auto m = small_convnet();
+    return Net{m.ptr(), [m](const torch::Tensor& x) mutable { return ShrinkGrad::apply(m->forward(x)); }};
+  };
+  auto run = [&](const TrainOptions& o) {
+    TrainStep base(tiny_grads, kBatches, opts(Precision::fp32), torch::kCPU);
+    TrainStep var(tiny_grads, kBatches, o, torch::kCPU);
+    std::vector<Workload*> ws = {&base, &var};
+    Verdict v = verify_loss_traces(ws);
+    std::cout << "fault " << static_cast<int>(o.fault) << ": " << (v.problem.empty() ? "passed" : v.problem) << "\n  "
+              << v.details.dump() << "\n";
+    return v;
+  };
+  EXPECT_EQ(run(opts(Precision::amp_fp16)).problem, "");
+  EXPECT_NE(run(opts(Precision::amp_fp16, PlantedFault::fp16_without_scaler)).problem, "");
+}
+
+TEST(PlantedFaults, SkippedOptimizerStepFails) {
+  const Verdict v = verdict(opts(Precision::fp32, PlantedFault::skip_optimizer_step));
+  EXPECT_NE(v.problem.find("does not learn"), std::string::npos) << v.problem;
+}
+
+TEST(PlantedFaults, ScrambledChannelsLastConversionFails) {
+  const Verdict v = verdict(opts(Precision::fp32, PlantedFault::scrambled_channels_last, true));
+  EXPECT_NE(v.problem, "");
+  EXPECT_TRUE(judged(v, "first_logits")) << v.details.dump();
+}
