@@ -1,0 +1,58 @@
+// The fused_optimizer experiment on the CPU: the three AdamW implementations
+// compute the same update (they pass verification against each other), and a
+// planted wrong learning rate in one variant fails it.
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "harness/case_runner.h"
+#include "workloads/training/optimizer_cases.h"
+
+using namespace optbench;
+using namespace optbench::workloads;
+using json = nlohmann::json;
+
+namespace {
+
+json run_on_cpu(const Case& c) {
+  auto backend = make_backend(DeviceKind::cpu);
+  MeasureConfig cfg = measure_config_for(Profile::quick);
+  cfg.warmup_min_s = 0.01;
+  cfg.warmup_max_s = 0.05;
+  cfg.stopping = {6, 0.01, 0.5, 100000, 0.5, 0.95};
+  std::atomic<bool> stop{false};
+  return run_case(c, *backend, cfg, CaseLimits{2.0, std::nullopt}, stop);
+}
+
+std::string status_of(const json& r, const std::string& variant) {
+  for (const auto& cm : r.at("comparisons"))
+    if (cm.at("variant") == variant) return cm.at("verification").value("status", "");
+  return "missing";
+}
+
+}  // namespace
+
+TEST(FusedOptimizer, EveryImplementationComputesTheSameUpdate) {
+  for (bool train : {false, true}) {
+    const json r = run_on_cpu(fused_optimizer_case(optimizer_mlp(8, 16, 4), train, DeviceKind::cpu, {AdamWConfig{}}));
+    ASSERT_EQ(r.at("status"), "ok") << r.dump();
+    EXPECT_EQ(status_of(r, "foreach"), "passed") << r.dump();
+    EXPECT_EQ(status_of(r, "fused"), "passed") << r.dump();
+  }
+}
+
+TEST(FusedOptimizer, APlantedWrongLearningRateFails) {
+  AdamWConfig wrong;
+  wrong.lr *= 1.01;
+  const json r = run_on_cpu(
+      fused_optimizer_case(optimizer_mlp(8, 16, 4), false, DeviceKind::cpu, {AdamWConfig{}, AdamWConfig{}, wrong}));
+  EXPECT_EQ(status_of(r, "foreach"), "passed") << r.dump();
+  EXPECT_EQ(status_of(r, "fused"), "failed") << r.dump();
+}
+
+TEST(FusedOptimizer, AFewLargeTensorsCountTheirBytes) {
+  const Case c = fused_optimizer_case(optimizer_two_large(32), false, DeviceKind::cpu, {AdamWConfig{}});
+  EXPECT_EQ(c.params["parameter_tensors"], 2);
+  EXPECT_EQ(c.params["parameter_elements"], 2 * 32 * 32);
+  EXPECT_DOUBLE_EQ(c.units.bytes, 28.0 * 2 * 32 * 32);
+}
