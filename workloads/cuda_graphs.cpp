@@ -26,6 +26,7 @@
 
 #include "harness/registry.h"
 #include "workloads/common.h"
+#include "workloads/models/mlp.h"
 #include "workloads/models/transformer.h"
 #include "workloads/training/sgd_trainer.h"
 
@@ -49,13 +50,7 @@ struct MlpSpec {
 NetFactory mlp_factory(MlpSpec s) {
   return [s] {
     torch::manual_seed(0);
-    torch::nn::Sequential net;
-    for (std::int64_t i = 0; i < s.depth; ++i) {
-      net->push_back(torch::nn::Linear(s.width, s.width));
-      net->push_back(torch::nn::GELU());
-    }
-    net->push_back(torch::nn::Linear(s.width, s.classes));
-    return make_net(net);
+    return make_net(gelu_mlp(s.depth, s.width, s.classes));
   };
 }
 

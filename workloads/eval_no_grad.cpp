@@ -5,6 +5,7 @@
 
 #include "harness/registry.h"
 #include "workloads/common.h"
+#include "workloads/models/mlp.h"
 
 namespace optbench::workloads {
 namespace {
@@ -17,11 +18,7 @@ struct MlpSpec {
 
 torch::nn::Sequential make_mlp(const MlpSpec& s, const torch::Device& device) {
   torch::manual_seed(0);
-  torch::nn::Sequential net;
-  for (std::int64_t i = 0; i < s.depth; ++i) {
-    net->push_back(torch::nn::Linear(s.width, s.width));
-    net->push_back(torch::nn::GELU());
-  }
+  torch::nn::Sequential net = gelu_mlp(s.depth, s.width, 0);
   net->to(device);
   net->eval();
   return net;

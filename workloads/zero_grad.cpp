@@ -8,6 +8,7 @@
 
 #include "harness/registry.h"
 #include "workloads/common.h"
+#include "workloads/models/mlp.h"
 #include "workloads/models/transformer.h"
 #include "workloads/training/train_step.h"
 
@@ -87,13 +88,7 @@ class ZeroGrad final : public Experiment {
         {{"model", "mlp"}, {"batch", mb}, {"depth", depth}, {"width", width}, {"classes", classes}},
         [=] {
           torch::manual_seed(0);
-          torch::nn::Sequential net;
-          for (std::int64_t i = 0; i < depth; ++i) {
-            net->push_back(torch::nn::Linear(width, width));
-            net->push_back(torch::nn::GELU());
-          }
-          net->push_back(torch::nn::Linear(width, classes));
-          return make_net(net);
+          return make_net(gelu_mlp(depth, width, classes));
         },
         fixed_batch(features, labels),
         WorkUnits{0, 6.0 * mb * (depth * width * width + width * classes), static_cast<double>(mb), "samples"},

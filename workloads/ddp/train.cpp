@@ -10,6 +10,7 @@
 #include "harness/compat/numerics_flags.h"
 #include "harness/compat/zero_grad.h"
 #include "workloads/common.h"
+#include "workloads/models/mlp.h"
 #include "workloads/models/resnet.h"
 
 namespace optbench::workloads::ddp {
@@ -17,15 +18,7 @@ namespace {
 
 namespace dist = optbench::distributed;
 
-torch::nn::Sequential make_mlp(const TrainSpec& s, std::int64_t depth) {
-  torch::nn::Sequential net;
-  for (std::int64_t i = 0; i < depth; ++i) {
-    net->push_back(torch::nn::Linear(s.width, s.width));
-    net->push_back(torch::nn::GELU());
-  }
-  net->push_back(torch::nn::Linear(s.width, s.classes));
-  return net;
-}
+torch::nn::Sequential make_mlp(const TrainSpec& s, std::int64_t depth) { return gelu_mlp(depth, s.width, s.classes); }
 
 // Rank r's batch: the same on every run and every variant.
 std::pair<torch::Tensor, torch::Tensor> rank_batch(const TrainSpec& s, int rank, const torch::Device& device) {

@@ -1,6 +1,7 @@
 #include "workloads/training/optimizer_cases.h"
 
 #include "workloads/common.h"
+#include "workloads/models/mlp.h"
 
 namespace optbench::workloads {
 namespace {
@@ -68,13 +69,7 @@ OptimizerModel optimizer_mlp(std::int64_t depth, std::int64_t width, std::int64_
   return {"mlp_depth" + std::to_string(depth) + "_w" + std::to_string(width),
           [=] {
             torch::manual_seed(0);
-            torch::nn::Sequential net;
-            for (std::int64_t i = 0; i < depth; ++i) {
-              net->push_back(torch::nn::Linear(width, width));
-              net->push_back(torch::nn::GELU());
-            }
-            net->push_back(torch::nn::Linear(width, 10));
-            return net;
+            return gelu_mlp(depth, width, 10);
           },
           batch, width, 10};
 }
