@@ -1,0 +1,190 @@
+#include "workloads/data/epoch_loops.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+namespace optbench::workloads {
+namespace {
+
+using ThreadLoader = torch::data::StatelessDataLoader<torch::data::datasets::MapDataset<SyntheticImages, StackMaybePin>,
+                                                torch::data::samplers::RandomSampler>;
+
+std::unique_ptr<ThreadLoader> make_loader(const EpochSpec& s) {
+  const std::int64_t n = s.batches * s.batch;
+  return torch::data::make_data_loader(SyntheticImages(n, s.image).map(StackMaybePin(false)),
+                                       torch::data::samplers::RandomSampler(n),
+                                       loader_options(s.batch, s.workers, /*prefetch=*/2));
+}
+
+// Python's loader over images that cost CPU work per sample (a seeded random
+// image, a crop, a flip for odd indices, normalisation), one epoch per "e" line
+// on stdin, answered with the samples it delivered.
+constexpr const char* kScript = R"PY(
+import sys
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+workers, persistent, batches, batch, size, crop = map(int, sys.argv[1:7])
+torch.set_num_threads(1)
+
+class Images(Dataset):
+    def __len__(self):
+        return batches * batch
+    def __getitem__(self, i):
+        g = torch.Generator().manual_seed(i)
+        x = torch.rand(3, size, size, generator=g)
+        o = (size - crop) // 2
+        x = x[:, o:o + crop, o:o + crop]
+        if i % 2:
+            x = x.flip(2)
+        return (x - 0.5) / 0.25, i % 10
+
+loader = DataLoader(Images(), batch_size=batch, shuffle=True, num_workers=workers,
+                    persistent_workers=bool(persistent) and workers > 0)
+print("ready", torch.__version__, flush=True)
+for line in sys.stdin:
+    if line.strip() != "e":
+        break
+    n = 0
+    for x, y in loader:
+        n += int(y.numel())
+    print("ok", n, flush=True)
+)PY";
+
+std::string read_line(int fd) {
+  std::string line;
+  char c;
+  for (;;) {
+    const ssize_t r = ::read(fd, &c, 1);
+    if (r == 1) {
+      if (c == '\n') return line;
+      line += c;
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {
+      throw std::runtime_error("the Python loader process ended" + (line.empty() ? "" : ": " + line));
+    }
+  }
+}
+
+}  // namespace
+
+struct ThreadEpochs::Kept {
+  std::unique_ptr<ThreadLoader> loader;
+};
+
+ThreadEpochs::ThreadEpochs(EpochSpec s) : spec_(s) {
+  if (spec_.persistent) kept_ = std::make_unique<Kept>(Kept{make_loader(spec_)});
+}
+
+ThreadEpochs::~ThreadEpochs() = default;
+
+void ThreadEpochs::step() {
+  // A new loader starts its worker threads, and destroying it joins them: the
+  // per-epoch cost that persistent workers avoid.
+  std::unique_ptr<ThreadLoader> fresh;
+  ThreadLoader& l = kept_ ? *kept_->loader : *(fresh = make_loader(spec_));
+  std::int64_t n = 0;
+  for (auto& b : l) n += b.target.size(0);
+  fresh.reset();
+  ++epochs_;
+  if (n != spec_.batches * spec_.batch) ++incomplete_;
+}
+
+nlohmann::json ThreadEpochs::metrics() {
+  return {{"loader", "LibTorch (worker threads)"}, {"epochs", epochs_}, {"incomplete_epochs", incomplete_}};
+}
+
+PythonEpochs::PythonEpochs(EpochSpec s, const std::string& python) : spec_(s) {
+  int in[2], out[2];
+  if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe failed");
+  const std::vector<std::string> args = {python, "-c", kScript, std::to_string(s.workers),
+                                         std::to_string(s.persistent ? 1 : 0), std::to_string(s.batches),
+                                         std::to_string(s.batch), std::to_string(s.image.size),
+                                         std::to_string(s.image.crop)};
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    ::dup2(in[0], 0);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);  // an error's traceback comes back as the last line read
+    ::close(in[1]);
+    ::close(out[0]);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    std::fprintf(stderr, "cannot run %s\n", argv[0]);
+    ::_exit(127);
+  }
+  ::close(in[0]);
+  ::close(out[1]);
+  to_child_ = in[1];
+  from_child_ = out[0];
+  // Lines before "ready" are warnings or a traceback: keep the last for the error.
+  std::string line, last;
+  for (;;) {
+    try {
+      line = read_line(from_child_);
+    } catch (const std::exception&) {
+      throw std::runtime_error("Python's DataLoader did not start (" + python + "): " + last);
+    }
+    if (line.rfind("ready", 0) == 0) break;
+    last = line;
+  }
+  torch_version_ = line.size() > 6 ? line.substr(6) : "";
+}
+
+PythonEpochs::~PythonEpochs() {
+  if (to_child_ >= 0) {
+    (void)!::write(to_child_, "q\n", 2);
+    ::close(to_child_);
+  }
+  if (from_child_ >= 0) ::close(from_child_);
+  if (pid_ > 0) {
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+  }
+}
+
+std::string PythonEpochs::request(const std::string& line) {
+  const std::string msg = line + "\n";
+  if (::write(to_child_, msg.data(), msg.size()) != static_cast<ssize_t>(msg.size()))
+    throw std::runtime_error("the Python loader process does not read its requests");
+  return read_line(from_child_);
+}
+
+void PythonEpochs::step() {
+  const std::string reply = request("e");
+  ++epochs_;
+  long long n = -1;
+  if (std::sscanf(reply.c_str(), "ok %lld", &n) != 1) throw std::runtime_error("Python's DataLoader: " + reply);
+  if (n != spec_.batches * spec_.batch) ++incomplete_;
+}
+
+nlohmann::json PythonEpochs::metrics() {
+  return {{"loader", "Python's torch.utils.data.DataLoader (worker processes)"},
+          {"python_torch", torch_version_},
+          {"epochs", epochs_},
+          {"incomplete_epochs", incomplete_}};
+}
+
+Verdict verify_epochs(std::vector<Workload*>& ws) {
+  for (Workload* w : ws) {
+    std::int64_t bad = -1, all = 0;
+    if (auto* t = dynamic_cast<ThreadEpochs*>(w)) bad = t->incomplete_epochs(), all = t->epochs();
+    if (auto* p = dynamic_cast<PythonEpochs*>(w)) bad = p->incomplete_epochs(), all = p->epochs();
+    if (bad < 0) return {"not an epoch loop"};
+    if (all == 0) return {"no epoch was run"};
+    if (bad > 0) return {std::to_string(bad) + " of " + std::to_string(all) + " epochs did not deliver every sample"};
+  }
+  return {};
+}
+
+}  // namespace optbench::workloads

@@ -1,0 +1,66 @@
+#pragma once
+// The persistent_workers experiment's workloads: one short epoch per step().
+//   ThreadEpochs  LibTorch's DataLoader (workers are threads, started when the
+//                 loader is made, joined when it is destroyed): a new loader
+//                 per epoch, or one kept across epochs.
+//   PythonEpochs  Python's torch.utils.data.DataLoader (workers are processes)
+//                 in a Python process of its own, driven over a pipe: with
+//                 persistent_workers False (workers started and stopped every
+//                 epoch, Python's default) or True.
+// Both count the samples each epoch delivered, for verification.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "harness/experiment.h"
+#include "workloads/synthetic_images.h"
+
+namespace optbench::workloads {
+
+struct EpochSpec {
+  std::int64_t workers = 2, batches = 4, batch = 16;
+  ImageSpec image{64, 56, 10};
+  bool persistent = false;
+};
+
+class ThreadEpochs final : public Workload {
+ public:
+  explicit ThreadEpochs(EpochSpec s);
+  ~ThreadEpochs() override;
+  void step() override;
+  nlohmann::json metrics() override;
+  std::int64_t epochs() const { return epochs_; }
+  std::int64_t incomplete_epochs() const { return incomplete_; }
+
+ private:
+  struct Kept;
+  EpochSpec spec_;
+  std::unique_ptr<Kept> kept_;  // the persistent loader
+  std::int64_t epochs_ = 0, incomplete_ = 0;
+};
+
+// Throws when the Python cannot start the loader (no torch, an error in it),
+// with the last lines it printed.
+class PythonEpochs final : public Workload {
+ public:
+  PythonEpochs(EpochSpec s, const std::string& python);
+  ~PythonEpochs() override;
+  void step() override;
+  nlohmann::json metrics() override;
+  std::int64_t epochs() const { return epochs_; }
+  std::int64_t incomplete_epochs() const { return incomplete_; }
+
+ private:
+  std::string request(const std::string& line);
+  EpochSpec spec_;
+  int pid_ = -1, to_child_ = -1, from_child_ = -1;
+  std::string torch_version_;
+  std::int64_t epochs_ = 0, incomplete_ = 0;
+};
+
+// Every epoch of every variant delivered all its samples (ThreadEpochs or PythonEpochs).
+Verdict verify_epochs(std::vector<Workload*>& ws);
+
+}  // namespace optbench::workloads
