@@ -361,11 +361,12 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   out["variants"] = std::move(variants);
 
   // Verification is untimed but not free: training cases replay a few steps per
-  // variant from fresh weights and a float64 reference (about 3 steps per
-  // variant plus 9), so under a budget it starts only if that fits, and says so
-  // when it does not. Isolated variants are rebuilt here for it, after their
-  // workers have gone (so their memory is free).
-  const double verify_cost = (3.0 * static_cast<double>(vs.size()) + 9.0) * slowest_step(vs, false);
+  // variant from fresh weights (a 3-step trace and the 9-step fit of
+  // workloads/training/verify_losses.h) and a float64 reference (about 9 more),
+  // so under a budget it starts only if that fits, and says so when it does
+  // not. Isolated variants are rebuilt here for it, after their workers have
+  // gone (so their memory is free).
+  const double verify_cost = (12.0 * static_cast<double>(vs.size()) + 9.0) * slowest_step(vs, false);
   const bool check = (c.tolerance || c.verify) && fits(limits, backend, verify_cost) && !stop_requested;
   std::vector<json> checks(vs.size(), json{{"status", "not_checked"}});
   const double t_verify = backend.now();

@@ -13,19 +13,10 @@
 #include "harness/registry.h"
 #include "workloads/data/loader_cases.h"
 #include "workloads/models/resnet.h"
+#include "workloads/models/small_cnn.h"
 
 namespace optbench::workloads {
 namespace {
-
-// CPU runs (CI): a small conv net whose step on one thread costs less than
-// loading its batch on one thread, so the loop moves from loader-bound to
-// compute-bound within two cores.
-torch::nn::Sequential small_cnn(std::int64_t classes) {
-  return torch::nn::Sequential(
-      torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 8, 4).stride(4)), torch::nn::ReLU(),
-      torch::nn::Conv2d(torch::nn::Conv2dOptions(8, 16, 3).stride(2).padding(1)), torch::nn::ReLU(),
-      torch::nn::AdaptiveAvgPool2d(1), torch::nn::Flatten(), torch::nn::Linear(16, classes));
-}
 
 LoaderSetup setup_for(DeviceKind d, Profile profile) {
   const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());

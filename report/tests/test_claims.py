@@ -16,7 +16,7 @@ REQUIRED = {
     "criterion_on_device": (1.01, 1.03), "no_grad_eval": None, "prefetch_factor": (1.10, 1.20),
     "torch_compile": (1.10, 1.40), "amp": (1.8, 2.2), "torchscript": (1.05, 1.15),
     "tensor_core_alignment": None, "ddp_scaling": None, "fp16_tensor_cores": (2.0, 4.0), "kernel_fusion": None,
-    "persistent_workers": None,
+    "persistent_workers": None, "reduce_cpu_bottlenecks": None,
 }
 
 
