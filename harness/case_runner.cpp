@@ -39,6 +39,7 @@ struct VariantState {
   json metrics = json::object();
   std::vector<double> primary, host, device, clock;
   std::vector<std::uint64_t> reasons;
+  std::vector<double> gpu_util, memory_util, power;  // nvidia-smi's figures, per sample
   bool alive() const { return status == "ok" && runner; }
 };
 
@@ -159,6 +160,7 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
   }
   j["metrics"] = v.metrics;
   j["throttle"] = throttle_shares(v.reasons);
+  if (auto smi = nvidia_smi_summary(v.gpu_util, v.memory_util, v.clock, v.power); !smi.empty()) j["nvidia_smi"] = smi;
   return j;
 }
 
@@ -220,6 +222,22 @@ json throttle_shares(const std::vector<std::uint64_t>& reasons) {
   };
   return {{"thermal", share(kThermalReasons)}, {"power", share(kPowerReasons)}, {"other", share(kOtherReasons)},
           {"samples", reasons.size()}};
+}
+
+json nvidia_smi_summary(const std::vector<double>& gpu_util, const std::vector<double>& memory_util,
+                        const std::vector<double>& sm_clock, const std::vector<double>& power) {
+  json out = json::object();
+  auto add = [&](const char* key, const std::vector<double>& xs) {
+    if (!xs.empty()) out[key] = {{"median", median(xs)}, {"min", *std::min_element(xs.begin(), xs.end())}};
+  };
+  add("gpu_util_pct", gpu_util);
+  add("memory_util_pct", memory_util);
+  add("power_w", power);
+  if (!out.empty()) {  // the clock beside them, as nvidia-smi shows it; alone it is the throttle record's
+    add("sm_clock_mhz", sm_clock);
+    out["samples"] = std::max({gpu_util.size(), memory_util.size(), power.size()});
+  }
+  return out;
 }
 
 json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, const CaseLimits& limits,
@@ -321,6 +339,9 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
           if (s.device_s) v.device.push_back(*s.device_s);
           if (s.sm_clock_mhz) v.clock.push_back(*s.sm_clock_mhz);
           if (s.clock_reasons) v.reasons.push_back(*s.clock_reasons);
+          if (s.gpu_util_pct) v.gpu_util.push_back(*s.gpu_util_pct);
+          if (s.memory_util_pct) v.memory_util.push_back(*s.memory_util_pct);
+          if (s.power_w) v.power.push_back(*s.power_w);
           st.measured_s += s.host_s * static_cast<double>(s.iters);
         } catch (const std::exception& e) {
           record_failure(v, e, backend);

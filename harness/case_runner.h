@@ -28,5 +28,11 @@ nlohmann::json run_case(const Case& c, DeviceBackend& backend, const MeasureConf
 // Share of samples whose NVML clock-event reasons include each throttle class
 // (thermal, power, other); null without reasons.
 nlohmann::json throttle_shares(const std::vector<std::uint64_t>& reasons);
+// Checklist row 12, what nvidia-smi would have shown while a variant was timed:
+// median and min of GPU-Util, Memory-Util (%), SM clock (MHz) and power (W) over
+// the samples that read them (NVML, once per sample while the GPU works on it);
+// an empty object where none was read (no NVML, a CPU run).
+nlohmann::json nvidia_smi_summary(const std::vector<double>& gpu_util, const std::vector<double>& memory_util,
+                                  const std::vector<double>& sm_clock, const std::vector<double>& power);
 
 }  // namespace optbench

@@ -40,6 +40,8 @@ struct Sample {
   // NVML, read while the sample's work runs on the GPU (not after, when it idles).
   std::optional<double> sm_clock_mhz;
   std::optional<std::uint64_t> clock_reasons;  // clocks-event (throttle) reason mask
+  // What nvidia-smi would show at that moment (checklist row 12).
+  std::optional<double> gpu_util_pct, memory_util_pct, power_w;
 };
 
 struct MemoryPeak {

@@ -21,6 +21,10 @@ using ClockFn = int (*)(Device, int, unsigned*);
 using UIntFn = int (*)(Device, unsigned*);
 using TempFn = int (*)(Device, int, unsigned*);
 using ReasonsFn = int (*)(Device, unsigned long long*);
+struct NvmlUtilization {  // nvmlUtilization_t
+  unsigned gpu, memory;
+};
+using UtilizationFn = int (*)(Device, NvmlUtilization*);
 
 constexpr int kClockGraphics = 0, kClockSm = 1, kClockMem = 2;
 constexpr int kTemperatureGpu = 0;
@@ -37,6 +41,8 @@ struct Api {
   UIntFn power_limit = nullptr;
   TempFn temperature = nullptr;
   ReasonsFn reasons = nullptr;
+  UtilizationFn utilization = nullptr;
+  UIntFn power_usage = nullptr;
 };
 
 template <class F>
@@ -74,6 +80,8 @@ Api& api() {
     // Renamed "clocks event reasons" in CUDA 12.2; drivers export both names.
     a.reasons = sym<ReasonsFn>(a.lib, "nvmlDeviceGetCurrentClocksEventReasons");
     if (!a.reasons) a.reasons = sym<ReasonsFn>(a.lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    a.utilization = sym<UtilizationFn>(a.lib, "nvmlDeviceGetUtilizationRates");
+    a.power_usage = sym<UIntFn>(a.lib, "nvmlDeviceGetPowerUsage");
   });
   return a;
 }
@@ -164,6 +172,20 @@ std::optional<double> sm_clock_mhz(const std::string& pci_bus_id) {
   unsigned v = 0;
   if (h && api().clock && api().clock(*h, kClockSm, &v) == 0) return v;
   return std::nullopt;
+}
+
+std::optional<Utilization> utilization(const std::string& pci_bus_id) {
+  const auto d = handle(pci_bus_id);
+  NvmlUtilization u{};
+  if (!d || !api().utilization || api().utilization(*d, &u) != 0) return std::nullopt;
+  return Utilization{static_cast<double>(u.gpu), static_cast<double>(u.memory)};
+}
+
+std::optional<double> power_w(const std::string& pci_bus_id) {
+  const auto d = handle(pci_bus_id);
+  unsigned mw = 0;
+  if (!d || !api().power_usage || api().power_usage(*d, &mw) != 0) return std::nullopt;
+  return mw / 1000.0;
 }
 
 std::optional<std::uint64_t> clock_reasons(const std::string& pci_bus_id) {

@@ -23,6 +23,16 @@ std::optional<double> sm_clock_max_mhz(const std::string& pci_bus_id);
 // The current clocks-event (throttle) reason mask, for per-sample logging.
 std::optional<std::uint64_t> clock_reasons(const std::string& pci_bus_id);
 
+// What nvidia-smi shows as GPU-Util and Memory-Util: the share of the last
+// sample period (1/6 s to 1 s, by product) in which a kernel ran / device
+// memory was read or written.
+struct Utilization {
+  double gpu_pct = 0, memory_pct = 0;
+};
+std::optional<Utilization> utilization(const std::string& pci_bus_id);
+// Board power draw, as nvidia-smi's Pwr:Usage.
+std::optional<double> power_w(const std::string& pci_bus_id);
+
 // Names of the bits set in a clocks-event (throttle) reason mask.
 nlohmann::json throttle_reason_names(std::uint64_t mask);
 

@@ -92,6 +92,9 @@ json to_json(const Sample& s) {
   if (s.device_s) j["device_s"] = *s.device_s;
   if (s.sm_clock_mhz) j["sm_clock_mhz"] = *s.sm_clock_mhz;
   if (s.clock_reasons) j["clock_reasons"] = *s.clock_reasons;
+  if (s.gpu_util_pct) j["gpu_util_pct"] = *s.gpu_util_pct;
+  if (s.memory_util_pct) j["memory_util_pct"] = *s.memory_util_pct;
+  if (s.power_w) j["power_w"] = *s.power_w;
   return j;
 }
 
@@ -102,6 +105,9 @@ Sample sample_from_json(const json& j) {
   if (j.contains("device_s")) s.device_s = j["device_s"].get<double>();
   if (j.contains("sm_clock_mhz")) s.sm_clock_mhz = j["sm_clock_mhz"].get<double>();
   if (j.contains("clock_reasons")) s.clock_reasons = j["clock_reasons"].get<std::uint64_t>();
+  if (j.contains("gpu_util_pct")) s.gpu_util_pct = j["gpu_util_pct"].get<double>();
+  if (j.contains("memory_util_pct")) s.memory_util_pct = j["memory_util_pct"].get<double>();
+  if (j.contains("power_w")) s.power_w = j["power_w"].get<double>();
   return s;
 }
 

@@ -29,11 +29,36 @@ def experiment_headers(t: dict) -> list[str]:
     return h + ["verification", "peak memory", "status / notes"]
 
 
+def smi_text(smi: dict | None) -> str:
+    """Checklist row 12 beside a GPU variant: what nvidia-smi would have shown
+    while it was timed ('nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W')."""
+    if not smi:
+        return ""
+
+    def med(key: str) -> float | None:
+        v = (smi.get(key) or {}).get("median")
+        return v if is_num(v) else None
+
+    parts = []
+    if (g := med("gpu_util_pct")) is not None:
+        lo = (smi.get("gpu_util_pct") or {}).get("min")
+        parts.append(f"GPU {g:.0f}%" + (f" (min {lo:.0f}%)" if is_num(lo) and lo < g else ""))
+    if (m := med("memory_util_pct")) is not None:
+        parts.append(f"memory {m:.0f}%")
+    if (c := med("sm_clock_mhz")) is not None:
+        parts.append(f"{c:.0f} MHz")
+    if (p := med("power_w")) is not None:
+        parts.append(f"{p:.0f} W")
+    return "nvidia-smi: " + ", ".join(parts) if parts else ""
+
+
 def status_text(r: dict) -> tuple[str | None, str]:
     """(marker or None, note text) for the last column."""
     note = r.get("reason") or ""
     if r.get("verification") in ("failed", "passed", "not_judged") and r.get("verification_message"):
         note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
+    if smi := smi_text(r.get("nvidia_smi")):
+        note = f"{note}; {smi}" if note else smi
     return r.get("marker"), note
 
 

@@ -74,7 +74,7 @@ def _row(**kw) -> dict:
         "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
-        "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor",
+        "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
     ])
     base.update(kw)
     return base
@@ -118,7 +118,8 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
                bytes_per_s=thr.get("bytes_per_s"), flops_per_s=thr.get("flops_per_s"),
                items_per_s=thr.get("items_per_s"), item_name=units.get("item_name") or "items",
                peak_allocated_bytes=mem.get("peak_allocated_bytes"),
-               peak_reserved_bytes=mem.get("peak_reserved_bytes"))
+               peak_reserved_bytes=mem.get("peak_reserved_bytes"),
+               nvidia_smi=v.get("nvidia_smi") or None)
     if kind:
         row["throughput"] = thr.get(KIND_KEYS[kind])
         peak = peak_for(c, v, kind, spec) if kind != "items" else None

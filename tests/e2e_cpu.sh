@@ -3,7 +3,7 @@
 # verified comparison, and the report package reads it. Every comparison has at
 # least the rounds floor (6) behind it, no "passed" rests on the first loss
 # alone, and the run ends within MAX_S seconds (the README states the quick CPU
-# run's time; on the 2-core CI VM it took about 2 minutes beside other tests).
+# run's time: 52 s alone on the 2-core CI VM, up to 218 s beside the other tests).
 #   e2e_cpu.sh OPTBENCH SRC [FILTER] [MAX_S]
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)

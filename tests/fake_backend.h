@@ -41,6 +41,7 @@ class FakeBackend final : public DeviceBackend {
     s.iters = iters;
     s.host_s = (clock_.now - t0) / static_cast<double>(iters);
     if (reasons_) s.clock_reasons = reasons_();
+    if (smi_) smi_(s);
     return s;
   }
   std::optional<MemoryPeak> current_memory() override {
@@ -62,11 +63,14 @@ class FakeBackend final : public DeviceBackend {
   }
   // NVML's clock-event reasons as the next samples would read them.
   void set_clock_reasons(std::function<std::uint64_t()> f) { reasons_ = std::move(f); }
+  // NVML's utilisation, power and clock reads for the next samples (nvidia-smi's figures).
+  void set_smi(std::function<void(Sample&)> f) { smi_ = std::move(f); }
 
  private:
   SimClock& clock_;
   SimAllocator* mem_;
   std::function<std::uint64_t()> reasons_;
+  std::function<void(Sample&)> smi_;
 };
 
 // A step of nominal length `seconds` with multiplicative noise; optionally

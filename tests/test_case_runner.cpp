@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <functional>
 
 #include "harness/budget_plan.h"
 #include "harness/case_runner.h"
@@ -281,15 +282,18 @@ std::uint64_t g_reasons = 0;  // what the fake NVML reports, set by the running 
 
 class ThrottledWork final : public Workload {
  public:
-  ThrottledWork(SimClock& clock, std::uint64_t reasons) : clock_(clock), reasons_(reasons) {}
+  ThrottledWork(SimClock& clock, std::uint64_t reasons, std::function<void()> on_step = {})
+      : clock_(clock), reasons_(reasons), on_step_(std::move(on_step)) {}
   void step() override {
     g_reasons = reasons_;
+    if (on_step_) on_step_();
     clock_.now += 1e-3;
   }
 
  private:
   SimClock& clock_;
   std::uint64_t reasons_;
+  std::function<void()> on_step_;
 };
 }  // namespace
 
@@ -310,6 +314,38 @@ TEST(CaseRunner, ThrottleSharePerVariant) {
   EXPECT_EQ(r["variants"][2]["throttle"]["power"], 0.0);  // idle is not throttling
   EXPECT_EQ(r["variants"][2]["throttle"]["thermal"], 0.0);
   EXPECT_EQ(r["variants"][0]["samples"]["clock_event_reasons"].size(), r["variants"][0]["samples"]["host_s"].size());
+}
+
+// Checklist row 12: what nvidia-smi would have shown beside each variant, from
+// the NVML reads of its own samples (the fake reads what the running step set).
+TEST(CaseRunner, NvidiaSmiFiguresPerVariant) {
+  Fixture f;
+  double util = 0;
+  f.backend.set_smi([&util](Sample& s) {
+    s.gpu_util_pct = util;
+    s.memory_util_pct = util / 2;
+    s.power_w = 3 * util;
+    s.sm_clock_mhz = 1980;
+  });
+  Case c;
+  c.name = "smi";
+  c.variants = {Variant{"busy", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 100; }); }},
+                Variant{"idle", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 40; }); }}};
+  const json r = f.run(c);
+  const json& busy = r["variants"][0]["nvidia_smi"];
+  EXPECT_EQ(busy["gpu_util_pct"]["median"], 100.0);
+  EXPECT_EQ(busy["memory_util_pct"]["min"], 50.0);
+  EXPECT_EQ(busy["power_w"]["median"], 300.0);
+  EXPECT_EQ(busy["sm_clock_mhz"]["median"], 1980.0);
+  EXPECT_EQ(busy["samples"], r["variants"][0]["samples"]["host_s"].size());
+  EXPECT_EQ(r["variants"][1]["nvidia_smi"]["gpu_util_pct"]["median"], 40.0);
+  // Without NVML (a CPU run) there is nothing to show, and nothing is made up.
+  Fixture g;
+  Case plain;
+  plain.name = "no_nvml";
+  plain.variants = {Variant{"a", "", [&g] { return std::make_unique<ThrottledWork>(g.clock, 0); }},
+                    Variant{"b", "", [&g] { return std::make_unique<ThrottledWork>(g.clock, 0); }}};
+  EXPECT_FALSE(g.run(plain)["variants"][0].contains("nvidia_smi"));
 }
 
 // A variant can be timed in another mode than its case (a pinned copy with

@@ -81,6 +81,11 @@ class CudaBackend final : public DeviceBackend {
   void read_clocks(Sample& s) const {
     s.sm_clock_mhz = nvml::sm_clock_mhz(bus_id_);
     s.clock_reasons = nvml::clock_reasons(bus_id_);
+    if (const auto u = nvml::utilization(bus_id_)) {
+      s.gpu_util_pct = u->gpu_pct;
+      s.memory_util_pct = u->memory_pct;
+    }
+    s.power_w = nvml::power_w(bus_id_);
   }
 
   int device_;

@@ -3,6 +3,7 @@ shown as "not judged", in the experiment tables, the CSV and beside the claim
 verdicts. The real case: the H100 mixed_precision run of 2026-11-24, where six of
 the ResNet-50 comparisons passed on the first loss alone."""
 import csv
+import json
 
 import pytest
 
@@ -70,3 +71,26 @@ def test_h100_claim_verdicts_say_what_was_not_judged(h100_amp):
                 assert "not verified beyond the first loss" in res.verdict.why, (res.claim["id"], res.verdict)
                 assert e.label in res.verdict.why
     assert any(e.unjudged for res in evaluate(h100_amp) for e in res.evidence)
+
+
+def test_nvidia_smi_figures_appear_beside_gpu_variants(tmp_path):
+    """Checklist row 12: the variant's nvidia-smi figures in its notes and the CSV."""
+    import synth
+    from report.__main__ import main
+    from report.cells import smi_text
+
+    smi = {"gpu_util_pct": {"median": 97.0, "min": 92.0}, "memory_util_pct": {"median": 41.0, "min": 40.0},
+           "sm_clock_mhz": {"median": 1980.0, "min": 1755.0}, "power_w": {"median": 690.4, "min": 650.0},
+           "samples": 30}
+    assert smi_text(smi) == "nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W"
+    assert smi_text(None) == "" and smi_text({}) == ""
+    c = synth.case("c0", [("pageable", synth.lognormal(1.0, 0.01, 20, 1)), ("pinned", synth.lognormal(0.5, 0.01, 20, 2))])
+    c["variants"][1]["nvidia_smi"] = smi
+    doc = synth.document([synth.experiment("pinned_memory", [c], claims=["pin_memory"])], gpu=synth.H100)
+    src = tmp_path / "r.json"
+    src.write_text(json.dumps(doc))
+    assert main(["render", str(src), "--out", str(tmp_path / "out")]) == 0
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W" in md
+    rows = list(csv.DictReader(open(tmp_path / "out" / "results.csv")))
+    assert json.loads(next(r for r in rows if r["variant"] == "pinned")["nvidia_smi"])["power_w"]["median"] == 690.4
