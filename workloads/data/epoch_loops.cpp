@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -108,6 +109,15 @@ PythonEpochs::PythonEpochs(EpochSpec s, const std::string& python) : spec_(s) {
                                          std::to_string(s.persistent ? 1 : 0), std::to_string(s.batches),
                                          std::to_string(s.batch), std::to_string(s.image.size),
                                          std::to_string(s.image.crop)};
+  // Everything the child needs is made before fork: between fork and exec a
+  // multithreaded process may only make async-signal-safe calls.
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  // A child that dies makes our next write fail with EPIPE (an error here)
+  // rather than end the whole run with SIGPIPE.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -116,11 +126,9 @@ PythonEpochs::PythonEpochs(EpochSpec s, const std::string& python) : spec_(s) {
     ::dup2(out[1], 2);  // an error's traceback comes back as the last line read
     ::close(in[1]);
     ::close(out[0]);
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
     ::execvp(argv[0], argv.data());
-    std::fprintf(stderr, "cannot run %s\n", argv[0]);
+    static const char msg[] = "cannot run the Python\n";
+    (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
   ::close(in[0]);

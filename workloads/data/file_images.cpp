@@ -45,7 +45,11 @@ ImageFiles::ImageFiles(const std::string& parent, std::int64_t n, std::int64_t b
     }
     ::close(fd);
   }
-  ::sync();  // written back, so that eviction can drop the pages
+  // Written back, so that eviction can drop the pages (dirty ones stay): the
+  // file system holding them, not every one.
+  const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd < 0 || ::syncfs(dfd) != 0) ::sync();
+  if (dfd >= 0) ::close(dfd);
 }
 
 ImageFiles::~ImageFiles() {
