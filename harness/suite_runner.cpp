@@ -146,6 +146,10 @@ int run_suite(const SuiteOptions& opts) {
 
   // A launcher's ranks share one process group: they stay in their processes.
   const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
+  // The shortest a guarded experiment's process has taken, start-up (loading
+  // LibTorch) included: under a budget, no child is started with less left
+  // than that, since it would overrun the budget before it could check it.
+  double shortest_child_s = 0;
   for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
     const Experiment* e = selected[k];
     const ExperimentInfo info = e->info();
@@ -161,6 +165,15 @@ int run_suite(const SuiteOptions& opts) {
         writer.end_experiment(idx, "skipped", why);
         continue;
       }
+      if (deadline && budget_left() < shortest_child_s) {
+        char why[200];
+        std::snprintf(why, sizeof why,
+                      "budget: %.2g s of the run's --time-budget left, less than an experiment's process has taken "
+                      "to start and finish (%.2g s, the shortest so far)",
+                      budget_left(), shortest_child_s);
+        writer.end_experiment(idx, "not_run", why);
+        continue;
+      }
       const GuardedResult g = run_guarded_experiment(
           opts, info.name, writer, idx, deadline ? std::optional<double>(budget_left()) : std::nullopt,
           selected.size() - k - 1, cases_seen, experiments_enumerated);
@@ -169,7 +182,9 @@ int run_suite(const SuiteOptions& opts) {
         cases_seen += g.cases;
         ++experiments_enumerated;
       }
-      writer.end_experiment(idx, g.status, g.reason, backend->now() - t_exp);
+      const double took = backend->now() - t_exp;
+      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
+      writer.end_experiment(idx, g.status, g.reason, took);
       stopped = g.status == "interrupted" || stop_requested();
       continue;
     }

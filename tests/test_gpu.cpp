@@ -3,7 +3,7 @@
 // stream hides enqueue latency rather than adding time, sync mode covers
 // host-blocking copies, allocator statistics see a known allocation, and a
 // variant that runs out of memory while being prepared leaves the device free
-// for the variants after it.
+// for the variants after it; NVML records what nvidia-smi would show.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -141,4 +141,31 @@ TEST_F(Gpu, OutOfMemoryWhilePreparingAVariantLeavesTheDeviceToTheNextOnes) {
   const double peak = r["variants"][2]["memory"]["peak_allocated_bytes"].get<double>();
   EXPECT_GE(peak, static_cast<double>(*filled * 8 / 10 * kGiB));
   EXPECT_LT(peak, static_cast<double>((*filled * 8 / 10 + 1) * kGiB));
+}
+
+// Checklist row 12 on a real driver: NVML's GPU-Util, Memory-Util, power and
+// clock are read with each sample, and a variant that keeps the GPU busy shows
+// a GPU-Util a watcher of nvidia-smi would recognise (percentages in range).
+TEST_F(Gpu, NvidiaSmiFiguresAreRecordedPerVariant) {
+  struct Busy final : Workload {
+    at::Tensor a = at::randn({2048, 2048}, at::TensorOptions().device(at::kCUDA));
+    void step() override { a = at::matmul(a, a).tanh_(); }
+  };
+  Case c;
+  c.name = "smi";
+  c.variants = {{"busy", "", [] { return std::make_unique<Busy>(); }},
+                {"busy_too", "", [] { return std::make_unique<Busy>(); }}};
+  std::atomic<bool> stop{false};
+  const auto r = run_case(c, *backend_, measure_config_for(Profile::quick), CaseLimits{2.0, std::nullopt}, stop);
+  ASSERT_EQ(r["status"], "ok");
+  const auto& v = r["variants"][0];
+  if (!v.contains("nvidia_smi")) GTEST_SKIP() << "NVML gave no utilisation here";
+  const auto& smi = v["nvidia_smi"];
+  for (const char* k : {"gpu_util_pct", "memory_util_pct"}) {
+    ASSERT_TRUE(smi.contains(k)) << smi.dump();
+    EXPECT_GE(smi[k]["min"].get<double>(), 0.0);
+    EXPECT_LE(smi[k]["median"].get<double>(), 100.0);
+  }
+  EXPECT_GT(smi["gpu_util_pct"]["median"].get<double>(), 50.0) << "back-to-back matmuls should keep it busy";
+  if (smi.contains("power_w")) EXPECT_GT(smi["power_w"]["median"].get<double>(), 0.0);
 }
