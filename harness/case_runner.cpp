@@ -1,6 +1,7 @@
 #include "harness/case_runner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -37,6 +38,7 @@ struct VariantState {
   Prepared prep;
   bool prepared = false;
   json metrics = json::object();
+  json breakdown;  // the profiled window's (harness/profiling/); null: not profiled
   std::vector<double> primary, host, device, clock;
   std::vector<std::uint64_t> reasons;
   std::vector<double> gpu_util, memory_util, power;  // nvidia-smi's figures, per sample
@@ -161,6 +163,7 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
   j["metrics"] = v.metrics;
   j["throttle"] = throttle_shares(v.reasons);
   if (auto smi = nvidia_smi_summary(v.gpu_util, v.memory_util, v.clock, v.power); !smi.empty()) j["nvidia_smi"] = smi;
+  if (!v.breakdown.is_null()) j["breakdown"] = v.breakdown;
   return j;
 }
 
@@ -210,6 +213,56 @@ std::vector<json> verify_rebuilt(const Case& c, const std::vector<VariantState>&
   }
   backend.release_cached_memory();
   return out;
+}
+
+// A Chrome trace's file name: experiment, case and variant, in characters any
+// file system takes.
+std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& c, const Variant& v) {
+  std::string name = (l.origin ? l.origin->experiment : std::string("case")) + "." + c.name + "." + v.name;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
+  return dir + "/" + name + ".pt.trace.json";
+}
+
+// After the timed rounds, each live variant runs a short window under the
+// profiler (harness/profiling/window_plan.h sizes it); nothing here is ever
+// part of a sample. A failure here is recorded with the breakdown and costs
+// the variant nothing else.
+void profile_variants(const Case& c, std::vector<VariantState>& vs, const MeasureConfig& cfg, const CaseLimits& limits,
+                      DeviceBackend& backend, const std::atomic<bool>& stop_requested, double case_s) {
+  const auto& bc = cfg.breakdown;
+  if (bc.mode == profiling::BreakdownMode::off) return;
+  const auto alive = static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [](const VariantState& v) {
+    return v.alive() && !v.primary.empty();
+  }));
+  double cost_scale = 1.0;  // learnt from this case's windows: they are alike
+  for (auto& v : vs) {
+    if (!v.alive() || v.primary.empty() || stop_requested) continue;
+    const double step_s = median(v.primary);
+    const profiling::WindowPlan plan = profiling::plan_window(bc, step_s, alive, case_s, cost_scale);
+    if (plan.steps == 0) {
+      v.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
+      continue;
+    }
+    if (!fits(limits, backend, plan.cost_s)) {
+      v.breakdown = {{"status", "skipped"}, {"reason", "budget: the run's --time-budget has no room for the window"}};
+      continue;
+    }
+    profiling::WindowRequest r;
+    r.steps = plan.steps;
+    r.warm_step = plan.warm_step;
+    r.timed_step_s = step_s;
+    r.tolerance = bc.tolerance;
+    if (!bc.trace_dir.empty()) r.trace_path = trace_path(bc.trace_dir, limits, c, *v.spec);
+    try {
+      const double t0 = backend.now();
+      v.breakdown = v.runner->profile(r);
+      cost_scale = std::max(1.0, (backend.now() - t0) / profiling::window_cost_s(r.steps, r.warm_step, step_s));
+    } catch (const std::exception& e) {
+      v.breakdown = {{"status", "error"}, {"reason", first_line(e.what())}};
+      backend.release_cached_memory();
+    }
+  }
 }
 
 }  // namespace
@@ -374,9 +427,14 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     }
   }
 
+  out["sampling_s"] = backend.now() - t_sampling;
+  const double t_profile = backend.now();
+  if (reason != StopReason::interrupted && reason != StopReason::error)
+    profile_variants(c, vs, cfg, limits, backend, stop_requested, t_profile - t_case);
+  const double profile_s = backend.now() - t_profile;
+
   out["stop_reason"] = to_string(reason);
   out["rounds"] = rounds;
-  out["sampling_s"] = backend.now() - t_sampling;
   json variants = json::array();
   for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, backend));
   out["variants"] = std::move(variants);
@@ -473,7 +531,9 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
                    {"warmup", warmup_s},
                    {"sampling", sampling_s},
                    {"verification", verify_s},
-                   {"other", std::max(0.0, out["wall_s"].get<double>() - build_s - warmup_s - sampling_s - verify_s)}};
+                   {"profiling", profile_s},
+                   {"other", std::max(0.0, out["wall_s"].get<double>() - build_s - warmup_s - sampling_s - verify_s -
+                                               profile_s)}};
   vs.clear();  // free the variants' memory (and end their workers) before the next case
   backend.release_cached_memory();
   return out;

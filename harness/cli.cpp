@@ -137,6 +137,15 @@ int cli_main(int argc, char** argv) {
   run->add_option("--_later-experiments", later_experiments)->group("");
   run->add_option("--_prior-cases", prior_cases)->group("");
   run->add_option("--_prior-experiments", prior_experiments)->group("");
+  std::string breakdown = "auto", trace_dir;
+  run->add_option("--breakdown", breakdown,
+                  "Profile each variant for a short window after its timed rounds and record where a step's time "
+                  "goes (never part of a timed sample): auto (standard and full profiles, within 20% of a case's "
+                  "time), on, or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  run->add_option("--trace-dir", trace_dir,
+                  "Save each profiled window as a Chrome trace (Perfetto, chrome://tracing) in this folder; "
+                  "implies --breakdown on");
   bool isolate = false;
   run->add_flag("--isolate", isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
@@ -193,6 +202,13 @@ int cli_main(int argc, char** argv) {
     opts.measure.seed = seed;
     opts.measure.order = parse_interleave_order(interleave);
     opts.measure.isolate = isolate;
+    if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
+    if (!trace_dir.empty()) {
+      if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");
+      std::filesystem::create_directories(trace_dir);
+      opts.measure.breakdown.trace_dir = std::filesystem::absolute(trace_dir).string();
+      opts.measure.breakdown.mode = profiling::BreakdownMode::always;
+    }
     opts.filter = names.empty() ? filter : names_to_filter(names);
     if (time_budget > 0) opts.time_budget_s = time_budget;
     opts.out_path = out.empty() ? default_out_path(opts.device) : out;

@@ -12,6 +12,7 @@ MeasureConfig measure_config_for(Profile p) {
       c.warmup_max_s = 0.5;
       c.target_sample_s = 1e-3;
       c.stopping = {6, 0.1, 1.5, 100000, 0.05, 0.95};
+      c.breakdown.mode = profiling::BreakdownMode::off;  // --breakdown on to profile a quick run
       break;
     case Profile::standard:
       c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
@@ -35,6 +36,7 @@ nlohmann::json to_json(const MeasureConfig& c) {
           {"seed", c.seed},
           {"data_seed", kDataSeed},
           {"isolate", c.isolate},
+          {"breakdown", profiling::to_json(c.breakdown)},
           {"stopping",
            {{"min_samples", c.stopping.min_samples},
             {"min_time_s", c.stopping.min_time_s},

@@ -8,6 +8,7 @@
 #include "harness/device.h"
 #include "harness/experiment.h"
 #include "harness/interleave.h"
+#include "harness/profiling/window_plan.h"
 #include "harness/stopping_rule.h"
 
 namespace optbench {
@@ -23,6 +24,8 @@ struct MeasureConfig {
   InterleaveOrder order = InterleaveOrder::random;
   std::uint64_t seed = 42;
   bool isolate = false;  // every case's variants in processes of their own (--isolate)
+  // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
+  profiling::BreakdownConfig breakdown;
 };
 
 MeasureConfig measure_config_for(Profile p);

@@ -13,6 +13,7 @@
 
 #include "harness/device.h"
 #include "harness/experiment.h"
+#include "harness/profiling/kineto_window.h"
 #include "harness/warmup.h"
 
 namespace optbench {
@@ -42,6 +43,9 @@ class VariantRunner {
   // One sample of `iters` steps; throws when the variant fails.
   virtual Sample sample(std::int64_t iters, TimingMode mode) = 0;
   virtual nlohmann::json metrics() = 0;
+  // A window of steps under the profiler, after the timed rounds: its breakdown
+  // (harness/profiling/); throws when the variant fails.
+  virtual nlohmann::json profile(const profiling::WindowRequest& r) = 0;
   // The live workload for verification; null when it lives in another process.
   virtual Workload* workload() = 0;
   // "shared": this process, after whatever ran before; "fresh": a process of its own.

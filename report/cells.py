@@ -24,6 +24,8 @@ def experiment_headers(t: dict) -> list[str]:
     if t["has_items"]:
         h.append("items/s")
     h.append("speedup [CI]")
+    if t.get("has_why"):
+        h.append("why")
     if t["has_peak"]:
         h.append("% of peak")
     return h + ["verification", "peak memory", "status / notes"]
@@ -80,6 +82,8 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
         cells.append(fmt_no_ci(r["speedup"], r["rounds"]))
     else:
         cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
+    if t.get("has_why"):
+        cells.append(r.get("why") or DASH)
     if t["has_peak"]:
         cells.append(f"{fmt_pct(r['pct_peak'])} of {r['peak_label']}" if is_num(r["pct_peak"]) else DASH)
     cells.append(verification_cell(r))

@@ -42,6 +42,17 @@ def fmt_time(s: object) -> str:
     return DASH
 
 
+def time_scale(values: list[object]) -> tuple[float, str]:
+    """One (divisor, unit) for times shown side by side (12.1 -> 4.70 ms): the largest
+    unit in which the biggest value is >= 1, so a pair never mixes units."""
+    vals = [abs(v) for v in values if is_num(v) and v != 0]
+    top = max(vals, default=0.0)
+    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if top >= div:
+            return div, unit
+    return 1e-9, "ns"
+
+
 def rate_scale(kind: str, values: list[float]) -> tuple[float, str]:
     """One (divisor, unit) for a column: the largest unit in which the biggest value is >= 1."""
     units = RATE_UNITS[kind]

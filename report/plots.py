@@ -2,7 +2,8 @@
 fewer rounds than the floor, rounds.py: it has no CI; its label says so and its
 marker is hollow), and throughput against a
 swept numeric parameter: of the cases (params.bytes, .size, ...; a line per variant)
-or of the variants of a case (variants[].params.workers, .batch, ...; a line per case).
+or of the variants of a case (variants[].params.workers, .batch, ...; a line per case),
+and per case with profiler breakdowns (why.py) where a profiled step's time goes.
 matplotlib is imported lazily; without it plots are skipped with a message."""
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fmt import KIND_KEYS, is_num, rate_scale
+from .fmt import KIND_KEYS, is_num, rate_scale, time_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .rounds import ROUNDS_FLOOR, rounds_text
 from .tables import below_floor, comparison_rounds, throughput_kind
+from .why import CATEGORIES, IDLE, case_breakdowns, label, per_step, usable
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
 
@@ -22,7 +24,7 @@ PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads"
 @dataclass
 class Plot:
     experiment: str
-    kind: str  # "speedup" or "throughput"
+    kind: str  # "speedup", "throughput" or "breakdown"
     title: str
     path: Path
 
@@ -219,6 +221,56 @@ def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: d
     return True
 
 
+def _category_color(plt, k: str):
+    """A fixed colour per category across plots (tab20's dark shades first); idle grey."""
+    if k == IDLE:
+        return "#d9d9d9"
+    i = CATEGORIES.index(k) if k in CATEGORIES else len(CATEGORIES)
+    return plt.get_cmap("tab20")((2 * i) % 20 + (2 * i) // 20)
+
+
+def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
+    """One stacked bar per variant: a profiled step's time by category, then idle.
+    A variant without a usable breakdown keeps its (empty) row; none at all, no plot."""
+    bars = case_breakdowns(case)
+    ok = [bd for _, bd in bars if usable(bd)]
+    if not ok:
+        return False
+    device = ok[0].get("device")
+    steps = [per_step(bd) if usable(bd) else {} for _, bd in bars]
+    seen = {k for st in steps for k in st}
+    cats = [k for k in CATEGORIES if k in seen] + sorted(seen - {*CATEGORIES, IDLE}) + [IDLE] * (IDLE in seen)
+    div, unit = time_scale([sum(st.values()) for st in steps])
+    fig, ax = plt.subplots(figsize=(9, max(1.4 + 0.45 * len(bars), 1.0 + 0.17 * len(cats))))
+    y = list(range(len(bars)))[::-1]
+    left = [0.0] * len(bars)
+    for k in cats:
+        widths = [st.get(k, 0.0) / div for st in steps]
+        ax.barh(y, widths, left=left, color=_category_color(plt, k), label=label(k, device),
+                hatch="//" if k == IDLE else None, edgecolor="white", linewidth=0.5)
+        left = [a + b for a, b in zip(left, widths)]
+    timed = [(yy, bd["timed_step_s"] / div) for yy, (_, bd) in zip(y, bars)
+             if usable(bd) and is_num(bd.get("timed_step_s"))]
+    if timed:
+        ax.plot([t for _, t in timed], [yy for yy, _ in timed], "|", color="black", markersize=16,
+                markeredgewidth=2, label="timed median step")
+    # On a GPU a copy overlapping a kernel counts in both categories: such a bar outgrows its window.
+    overlap = any(sum(st.values()) > 1.01 * bd["window_step_s"] for st, (_, bd) in zip(steps, bars) if usable(bd))
+    ax.set_yticks(y, [name if usable(bd) else f"{name} (no breakdown)" for name, bd in bars], fontsize=8)
+    ax.set_xlabel(f"{unit} per step (profiled window)"
+                  + ("\noverlapping copies and kernels count in each of their categories" if overlap else ""))
+    ax.set_title(f"{experiment.get('name')} / {case.get('name')}: where a step's time goes "
+                 "(profiled window, not timed)", fontsize=10)
+    handles, names = ax.get_legend_handles_labels()  # categories in stacking order, the timed tick last
+    order = sorted(range(len(names)), key=lambda i: names[i] == "timed median step")
+    ax.legend([handles[i] for i in order], [names[i] for i in order], fontsize=7, loc="center left",
+              bbox_to_anchor=(1.01, 0.5))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
 def make_plots(doc: dict, out_dir: Path, prefix: str = "") -> list[Plot]:
     """Write every plot for one results document under out_dir; [] without matplotlib."""
     plt = matplotlib_or_none()
@@ -236,4 +288,9 @@ def make_plots(doc: dict, out_dir: Path, prefix: str = "") -> list[Plot]:
             path = out_dir / f"{prefix}{_safe(name)}_{_safe(key)}_throughput.png"
             if plot_sweep(plt, e, key, lines, path, spec):
                 plots.append(Plot(name, "throughput", f"{name}: throughput vs {key}", path))
+        for c in e.get("cases", []) or []:
+            cname = str(c.get("name"))
+            path = out_dir / f"{prefix}{_safe(name)}_{_safe(cname)}_breakdown.png"
+            if plot_breakdown(plt, e, c, path):
+                plots.append(Plot(name, "breakdown", f"{name} / {cname}: where a step's time goes", path))
     return plots

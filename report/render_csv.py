@@ -3,7 +3,8 @@ and per-second units); benchmarks.csv for Google Benchmark inputs.
 
 rounds is the number of interleaved rounds behind the row's speedup; below_floor
 marks a speedup from fewer rounds than the floor (rounds.py), whose ci_low and
-ci_high stay empty: it has no CI."""
+ci_high stay empty: it has no CI. why is a comparison's explanation from the profiler
+breakdowns (why.py), empty for files without any."""
 from __future__ import annotations
 
 import csv
@@ -14,7 +15,7 @@ COLUMNS = [
     "file", "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
     "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
     "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
-    "rounds", "below_floor",
+    "rounds", "below_floor", "why",
     "verification", "verification_judged", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
     "peak_reserved_bytes", "params", "nvidia_smi",
 ]

@@ -8,6 +8,7 @@ from .cells import (CLAIM_HEADERS, claim_cells, claim_details, derived_text, env
                     experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
 from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
+from .why import NOTE as WHY_NOTE
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-width:1400px;color:#222}
@@ -112,6 +113,8 @@ def render(sections: list, notices: list[str]) -> str:
             out.append(f'<p class="warn"><b>Warning:</b> {escape(warn)}</p>')
         out.append(_claims(s))
         out.append("<h3>Experiments</h3>")
+        if any(t.get("has_why") for t in s.tables):
+            out.append(f"<p>{escape(WHY_NOTE)}</p>")
         out += [_experiment(t, s.plots) for t in s.tables]
     out.append("</body></html>")
     return "\n".join(out) + "\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 from .cells import (CLAIM_HEADERS, claim_cells, claim_details, derived_text, environment_lines, experiment_cells,
                     experiment_headers, gbench_table, run_warning)
 from .gbench import device as gbench_device
+from .why import NOTE as WHY_NOTE
 
 
 def esc(text: object) -> str:
@@ -82,6 +83,8 @@ def render(sections: list, out_dir: Path, notices: list[str]) -> str:
             out += [f"> **Warning:** {warn}", ""]
         out += _claims(s)
         out += ["### Experiments", ""]
+        if any(t.get("has_why") for t in s.tables):
+            out += [WHY_NOTE, ""]
         for t in s.tables:
             out += _experiment(t, s.plots, out_dir)
     return "\n".join(out) + "\n"

@@ -8,6 +8,7 @@ from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
 from .rounds import too_few
+from .why import document_has_breakdowns, explain
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED"}
@@ -73,14 +74,15 @@ def _row(**kw) -> dict:
         "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
         "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
-        "ci_high", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
+        "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
     ])
     base.update(kw)
     return base
 
 
-def experiment_rows(experiment: dict, spec: dict | None) -> list[dict]:
+def experiment_rows(experiment: dict, spec: dict | None, why: bool = False) -> list[dict]:
+    """why: give each comparison's row the profiler breakdown's why text (why.py)."""
     kind = throughput_kind(experiment)
     e_status = experiment.get("status", "ok")
     common = {"experiment": experiment.get("name"), "experiment_status": e_status}
@@ -99,11 +101,11 @@ def experiment_rows(experiment: dict, spec: dict | None) -> list[dict]:
                              reason=c.get("reason") or "no variants recorded"))
             continue
         for v in variants:
-            rows.append(_variant_row(c, v, ccommon, kind, spec))
+            rows.append(_variant_row(c, v, ccommon, kind, spec, why))
     return rows
 
 
-def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None) -> dict:
+def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
     stats = v.get("stats") or {}
     thr = v.get("throughput") or {}
     mem = v.get("memory") or {}
@@ -132,6 +134,9 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
     cm = _comparison(c, v.get("name"))
     if cm:
         row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
+        if why:  # from the profiled window, not the timing: shown even where the ratio is not
+            base = _variant_named(c, cm.get("baseline")) or {}
+            row["why"] = explain(base.get("breakdown"), v.get("breakdown"))["sentence"]
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI
@@ -147,11 +152,13 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
 
 def document_tables(doc: dict) -> list[dict]:
     """Per experiment: name, title, status, claims, the throughput unit, flags for
-    optional columns, and the rows."""
+    optional columns, and the rows. The why column is the whole document's or none:
+    files from before the profiler breakdown have no variant with one."""
     spec = match_gpu(gpu_name(doc)) if doc.get("environment", {}).get("device") == "cuda" else None
+    has_why = document_has_breakdowns(doc)
     out = []
     for e in doc.get("experiments", []):
-        rows = experiment_rows(e, spec)
+        rows = experiment_rows(e, spec, has_why)
         kind = throughput_kind(e)
         div, unit = rate_scale(kind, [r["throughput"] for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
         out.append({
@@ -161,6 +168,7 @@ def document_tables(doc: dict) -> list[dict]:
             "claims": e.get("claims", []), "kind": kind, "divisor": div, "unit": unit,
             "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
             "has_peak": any(is_num(r["pct_peak"]) for r in rows),
+            "has_why": has_why,
             "rows": rows,
             "derived": [(str(c.get("name")), flat) for c in e.get("cases", []) or []
                         if (flat := flatten_derived(c.get("derived")))],

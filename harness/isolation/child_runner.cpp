@@ -70,6 +70,9 @@ class ChildRunner final : public VariantRunner {
   }
 
   json metrics() override { return request({{"cmd", "metrics"}}).at("metrics"); }
+  json profile(const profiling::WindowRequest& r) override {
+    return request({{"cmd", "profile"}, {"request", profiling::to_json(r)}}).at("breakdown");
+  }
   Workload* workload() override { return nullptr; }
   const char* process() const override { return "fresh"; }
 

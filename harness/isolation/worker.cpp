@@ -66,6 +66,8 @@ int run_worker(const WorkerArgs& a) {
         reply_msg = {{"ok", true}, {"sample", to_json(s)}};
       } else if (cmd == "metrics") {
         reply_msg = {{"ok", true}, {"metrics", runner->metrics()}};
+      } else if (cmd == "profile") {
+        reply_msg = {{"ok", true}, {"breakdown", runner->profile(profiling::window_request_from_json(req.at("request")))}};
       } else if (cmd == "exit") {
         break;
       } else {

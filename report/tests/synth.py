@@ -133,3 +133,30 @@ def simple_doc(samples_base: list[float], samples_opt: list[float], gpu: str | N
 def write(path: Path, doc: dict) -> Path:
     path.write_text(json.dumps(doc, indent=1))
     return path
+
+
+def breakdown(categories_s: dict, idle_s: float, device: str = "cuda", timed_step_s: float | None = None,
+              launches: float | None = None, tolerance: float = 0.25, status: str = "ok",
+              reason: str | None = None) -> dict:
+    """A variant's profiler breakdown (variants[].breakdown); per-step seconds."""
+    if status != "ok":
+        return {"status": status, "reason": reason or f"{status} on purpose"}
+    busy = sum(categories_s.values())
+    window = busy + idle_s
+    timed = window if timed_step_s is None else timed_step_s
+    overhead = window / timed - 1
+    cuda = device == "cuda"
+    compute = sum(v for k, v in categories_s.items() if not k.startswith(("memcpy", "memset")))
+    return {
+        "status": "ok", "device": device, "steps": 5,
+        "basis": "device time of kernels, copies and memsets" if cuda else
+                 "self time of CPU operators on the stepping thread",
+        "window_step_s": window, "timed_step_s": timed, "overhead": overhead, "tolerance": tolerance,
+        "agrees": abs(overhead) <= tolerance, "categories_s": dict(categories_s), "busy_s": busy, "idle_s": idle_s,
+        "shares": {"compute": compute / window, "non_compute": (busy - compute) / window, "idle": idle_s / window},
+        "copy_overlap": None, "launches_per_step": launches if cuda else None,
+        "host_s_per_launch": 5e-6 if cuda and launches else None,
+        "host_ops_while_idle_s": idle_s / 2 if cuda else None,
+        "top": [{"name": k, "category": k, "s": v, "share": v / window} for k, v in categories_s.items()],
+        "other_names": [],
+    }

@@ -1,0 +1,272 @@
+#include "harness/profiling/breakdown.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "harness/profiling/categories.h"
+
+namespace optbench::profiling {
+namespace {
+
+using json = nlohmann::json;
+using Span = std::pair<std::uint64_t, std::uint64_t>;
+using Spans = std::vector<Span>;  // sorted, disjoint
+
+Spans merged(Spans s) {
+  std::sort(s.begin(), s.end());
+  Spans out;
+  for (const auto& x : s) {
+    if (x.second <= x.first) continue;
+    if (!out.empty() && x.first <= out.back().second) out.back().second = std::max(out.back().second, x.second);
+    else out.push_back(x);
+  }
+  return out;
+}
+
+std::uint64_t length(const Spans& s) {
+  std::uint64_t n = 0;
+  for (const auto& x : s) n += x.second - x.first;
+  return n;
+}
+
+Spans intersect(const Spans& a, const Spans& b) {
+  Spans out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const auto lo = std::max(a[i].first, b[j].first), hi = std::min(a[i].second, b[j].second);
+    if (lo < hi) out.emplace_back(lo, hi);
+    (a[i].second < b[j].second) ? ++i : ++j;
+  }
+  return out;
+}
+
+Spans complement(const Spans& s, Span within) {
+  Spans out;
+  std::uint64_t at = within.first;
+  for (const auto& x : s) {
+    if (x.first > at) out.emplace_back(at, std::min(x.first, within.second));
+    at = std::max(at, x.second);
+  }
+  if (at < within.second) out.emplace_back(at, within.second);
+  return out;
+}
+
+std::uint64_t overlap(Span x, const Spans& s) {
+  std::uint64_t n = 0;
+  for (const auto& y : s) {
+    const auto lo = std::max(x.first, y.first), hi = std::min(x.second, y.second);
+    if (lo < hi) n += hi - lo;
+  }
+  return n;
+}
+
+// Kernel names run to thousands of characters of template arguments.
+std::string short_name(const std::string& n) { return n.size() > 160 ? n.substr(0, 157) + "..." : n; }
+
+struct OpTime {
+  const TraceEvent* e;
+  Span span;
+  std::uint64_t self_ns;
+  bool top_level;
+};
+
+// Self time of CPU operators: per thread, an operator's time less that of the
+// operators it called (aten::linear -> aten::addmm), so nothing counts twice.
+std::vector<OpTime> cpu_op_times(const std::vector<std::pair<const TraceEvent*, Span>>& ops) {
+  std::map<std::uint64_t, std::vector<std::size_t>> by_thread;
+  for (std::size_t i = 0; i < ops.size(); ++i) by_thread[ops[i].first->thread].push_back(i);
+  std::vector<OpTime> out;
+  for (auto& [thread, idx] : by_thread) {
+    std::sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      const Span &x = ops[a].second, &y = ops[b].second;
+      return x.first != y.first ? x.first < y.first : x.second > y.second;
+    });
+    std::vector<std::size_t> stack;  // indices into out
+    for (std::size_t i : idx) {
+      const Span s = ops[i].second;
+      while (!stack.empty() && out[stack.back()].span.second <= s.first) stack.pop_back();
+      out.push_back({ops[i].first, s, s.second - s.first, stack.empty()});
+      if (!stack.empty()) {
+        auto& parent = out[stack.back()];
+        const std::uint64_t inside = std::min(s.second, parent.span.second) - s.first;
+        parent.self_ns -= std::min(parent.self_ns, inside);
+      }
+      stack.push_back(out.size() - 1);
+    }
+  }
+  return out;
+}
+
+json ranked(const std::unordered_map<std::string, std::pair<std::uint64_t, Category>>& by_name, double total_ns,
+            double steps, std::size_t n) {
+  std::vector<std::pair<std::string, std::pair<std::uint64_t, Category>>> v(by_name.begin(), by_name.end());
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
+  json out = json::array();
+  for (std::size_t i = 0; i < v.size() && i < n; ++i)
+    out.push_back({{"name", short_name(v[i].first)},
+                   {"category", category_key(v[i].second.second)},
+                   {"s", static_cast<double>(v[i].second.first) * 1e-9 / steps},
+                   {"share", total_ns > 0 ? static_cast<double>(v[i].second.first) / total_ns : 0.0}});
+  return out;
+}
+
+// Names repeat every step (thousands of events, a few hundred names): each is
+// matched against the table once.
+struct Categoriser {
+  std::unordered_map<std::string, Category> seen;
+  Category operator()(EventKind kind, const std::string& name) {
+    const std::string key = (kind == EventKind::cpu_op ? "c:" : kind == EventKind::kernel ? "k:" : "o:") + name;
+    auto it = seen.find(key);
+    if (it == seen.end()) it = seen.emplace(key, categorise(kind, name)).first;
+    return it->second;
+  }
+};
+
+}  // namespace
+
+json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
+  const Span window{w.start_ns, std::max(w.end_ns, w.start_ns)};
+  const double steps = std::max(1, w.steps);
+  const double window_ns = static_cast<double>(window.second - window.first);
+  auto clip = [&](const TraceEvent& e) -> std::optional<Span> {
+    const auto lo = std::max(e.start_ns, window.first), hi = std::min(e.end_ns, window.second);
+    if (lo >= hi) return std::nullopt;
+    return Span{lo, hi};
+  };
+  auto per_step = [&](double ns) { return ns * 1e-9 / steps; };
+
+  std::vector<std::pair<const TraceEvent*, Span>> ops;
+  Spans kernels, copies, memsets, launches_rt;
+  std::vector<std::pair<const TraceEvent*, Span>> launches;
+  std::array<double, kCategoryCount> cat_ns{};
+  std::unordered_map<std::string, std::pair<std::uint64_t, Category>> by_name;
+  Categoriser category_of;
+  for (const auto& e : events) {
+    const auto s = clip(e);
+    if (!s) continue;
+    switch (e.kind) {
+      case EventKind::cpu_op: ops.emplace_back(&e, *s); break;
+      case EventKind::kernel: kernels.push_back(*s); break;
+      case EventKind::memcpy: copies.push_back(*s); break;
+      case EventKind::memset: memsets.push_back(*s); break;
+      case EventKind::launch: launches.emplace_back(&e, *s); break;
+      default: break;
+    }
+    if (w.device_timeline && (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset)) {
+      const Category c = category_of(e.kind, e.name);
+      cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(s->second - s->first);
+      auto& slot = by_name.try_emplace(e.name, 0, c).first->second;
+      slot.first += s->second - s->first;
+    }
+  }
+  const std::vector<OpTime> op_times = cpu_op_times(ops);
+  Spans top_ops;
+  for (const auto& o : op_times) {
+    if (o.top_level) top_ops.push_back(o.span);
+    if (!w.device_timeline) {
+      const Category c = category_of(EventKind::cpu_op, o.e->name);
+      cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(o.self_ns);
+      auto& slot = by_name.try_emplace(o.e->name, 0, c).first->second;
+      slot.first += o.self_ns;
+    }
+  }
+  top_ops = merged(top_ops);
+
+  json j = {{"status", "ok"},
+            {"device", w.device_timeline ? "cuda" : "cpu"},
+            {"basis", w.device_timeline ? "device time of kernels, copies and memsets"
+                                        : "self time of CPU operators"},
+            {"steps", w.steps},
+            {"window_step_s", per_step(window_ns)}};
+  if (w.timed_step_s && *w.timed_step_s > 0) {
+    const double overhead = per_step(window_ns) / *w.timed_step_s - 1.0;
+    j["timed_step_s"] = *w.timed_step_s;
+    j["overhead"] = overhead;
+    j["agrees"] = std::abs(overhead) <= w.tolerance;
+  } else {
+    j["timed_step_s"] = nullptr;
+    j["overhead"] = nullptr;
+    j["agrees"] = nullptr;
+  }
+  j["tolerance"] = w.tolerance;
+
+  json cats = json::object();
+  double cat_total = 0;
+  for (Category c : all_categories()) {
+    const double ns = cat_ns[static_cast<std::size_t>(c)];
+    cat_total += ns;
+    if (ns > 0) cats[category_key(c)] = per_step(ns);
+  }
+  j["categories_s"] = cats;
+
+  if (w.device_timeline) {
+    const Spans k = merged(kernels), cp = merged(copies);
+    Spans all = kernels;
+    all.insert(all.end(), copies.begin(), copies.end());
+    all.insert(all.end(), memsets.begin(), memsets.end());
+    const Spans busy = merged(all);
+    const Spans idle = complement(busy, window);
+    const double busy_ns = static_cast<double>(length(busy)), k_ns = static_cast<double>(length(k));
+    j["busy_s"] = per_step(busy_ns);
+    j["idle_s"] = per_step(window_ns - busy_ns);
+    j["shares"] = {{"compute", window_ns > 0 ? k_ns / window_ns : 0.0},
+                   {"non_compute", window_ns > 0 ? (busy_ns - k_ns) / window_ns : 0.0},
+                   {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
+    const double cp_ns = static_cast<double>(length(cp));
+    j["copy_overlap"] = cp_ns > 0 ? json(static_cast<double>(length(intersect(cp, k))) / cp_ns) : json(nullptr);
+    // A runtime launch (cudaLaunchKernel) may call the driver's (cuLaunchKernel)
+    // on the same thread: count the outer one only.
+    std::size_t n_launch = 0;
+    double launch_ns = 0;
+    for (const auto& [e, s] : launches) {
+      if (e->driver) {
+        const bool nested = std::any_of(launches.begin(), launches.end(), [&](const auto& o) {
+          return !o.first->driver && o.first->thread == e->thread && o.second.first <= s.first && s.second <= o.second.second;
+        });
+        if (nested) continue;
+      }
+      ++n_launch;
+      launch_ns += static_cast<double>(s.second - s.first);
+    }
+    j["launches_per_step"] = static_cast<double>(n_launch) / steps;
+    j["host_s_per_launch"] = n_launch ? json(launch_ns * 1e-9 / static_cast<double>(n_launch)) : json(nullptr);
+    // What the host was doing while the device had nothing to run: .item(),
+    // pageable copies, a criterion on the CPU.
+    j["host_ops_while_idle_s"] = per_step(static_cast<double>(length(intersect(top_ops, idle))));
+    std::unordered_map<std::string, std::pair<std::uint64_t, Category>> exposed;
+    for (const auto& o : op_times)
+      if (o.top_level)
+        if (const auto n = overlap(o.span, idle); n > 0) exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
+    json top_exposed = ranked(exposed, window_ns - busy_ns, steps, 3);
+    for (auto& t : top_exposed) t.erase("category");
+    j["host_ops_while_idle_top"] = top_exposed;
+  } else {
+    const double busy_ns = static_cast<double>(length(top_ops));
+    const double host_copy_ns = cat_ns[static_cast<std::size_t>(Category::memcpy_host)];
+    j["busy_s"] = per_step(busy_ns);
+    j["idle_s"] = per_step(window_ns - busy_ns);
+    j["shares"] = {{"compute", window_ns > 0 ? (busy_ns - host_copy_ns) / window_ns : 0.0},
+                   {"non_compute", window_ns > 0 ? host_copy_ns / window_ns : 0.0},
+                   {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
+    j["copy_overlap"] = nullptr;
+    j["launches_per_step"] = nullptr;
+    j["host_s_per_launch"] = nullptr;
+    j["host_ops_while_idle_s"] = nullptr;
+  }
+  j["top"] = ranked(by_name, cat_total, steps, 5);
+  json others = json::array();
+  std::vector<std::pair<std::uint64_t, std::string>> unknown;
+  for (const auto& [name, v] : by_name)
+    if (v.second == Category::other) unknown.emplace_back(v.first, name);
+  std::sort(unknown.rbegin(), unknown.rend());
+  for (std::size_t i = 0; i < unknown.size() && i < 10; ++i) others.push_back(short_name(unknown[i].second));
+  j["other_names"] = others;
+  return j;
+}
+
+}  // namespace optbench::profiling

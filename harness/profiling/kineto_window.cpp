@@ -1,0 +1,132 @@
+#include "harness/profiling/kineto_window.h"
+
+#include <ATen/record_function.h>
+#include <kineto/ActivityType.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "harness/profiling/breakdown.h"
+
+namespace optbench::profiling {
+namespace {
+
+namespace tp = torch::profiler::impl;
+using torch::autograd::profiler::KinetoEvent;
+using json = nlohmann::json;
+
+constexpr const char* kWindowName = "optbench::window";
+
+std::mutex last_mutex;
+std::vector<TraceEvent> last_events;
+
+bool is_launch(const std::string& n) {
+  static const std::unordered_set<std::string> names = {
+      "cudaLaunchKernel",     "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", "cudaGraphLaunch",
+      "cuLaunchKernel",       "cuLaunchKernelEx",    "cuGraphLaunch",               "cudaLaunchKernel_ptsz",
+      "cudaGraphLaunch_ptsz", "cuLaunchCooperativeKernel"};
+  return names.count(n) != 0;
+}
+
+TraceEvent convert(const KinetoEvent& k) {
+  TraceEvent e;
+  e.name = k.name();
+  e.start_ns = k.startNs();
+  e.end_ns = k.endNs();
+  e.thread = k.startThreadId();
+  switch (static_cast<libkineto::ActivityType>(k.activityType())) {
+    case libkineto::ActivityType::CPU_OP: e.kind = EventKind::cpu_op; break;
+    case libkineto::ActivityType::CONCURRENT_KERNEL: e.kind = EventKind::kernel; break;
+    case libkineto::ActivityType::GPU_MEMCPY: e.kind = EventKind::memcpy; break;
+    case libkineto::ActivityType::GPU_MEMSET: e.kind = EventKind::memset; break;
+    case libkineto::ActivityType::CUDA_RUNTIME:
+    case libkineto::ActivityType::CUDA_DRIVER:
+      e.kind = is_launch(e.name) ? EventKind::launch : EventKind::runtime;
+      e.driver = static_cast<libkineto::ActivityType>(k.activityType()) == libkineto::ActivityType::CUDA_DRIVER;
+      break;
+    default: e.kind = EventKind::other; break;
+  }
+  return e;
+}
+
+}  // namespace
+
+json profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r) {
+  if (r.steps < 1) throw std::invalid_argument("a profiled window needs at least one step");
+  const bool cuda = backend.kind() == DeviceKind::cuda;
+  std::set<tp::ActivityType> activities = {tp::ActivityType::CPU};
+  if (cuda) activities.insert(tp::ActivityType::CUDA);
+  const tp::ProfilerConfig config(tp::ProfilerState::KINETO);
+  backend.synchronize();
+  torch::autograd::profiler::prepareProfiler(config, activities);
+  torch::autograd::profiler::enableProfiler(config, activities);
+  try {
+    if (r.warm_step) {
+      step();
+      backend.synchronize();
+    }
+    RECORD_USER_SCOPE(kWindowName);
+    for (int i = 0; i < r.steps; ++i) step();
+    backend.synchronize();  // the window ends when the device's work has
+  } catch (...) {
+    torch::autograd::profiler::disableProfiler();
+    throw;
+  }
+  const auto result = torch::autograd::profiler::disableProfiler();
+  std::vector<TraceEvent> events;
+  Window w;
+  w.steps = r.steps;
+  w.device_timeline = cuda;
+  w.timed_step_s = r.timed_step_s;
+  w.tolerance = r.tolerance;
+  bool found = false;
+  for (const auto& k : result->events()) {
+    TraceEvent e = convert(k);
+    if (e.name == kWindowName) {  // the host's annotation; Kineto mirrors it on the GPU's timeline too
+      if (!found && static_cast<libkineto::ActivityType>(k.activityType()) != libkineto::ActivityType::GPU_USER_ANNOTATION) {
+        w.start_ns = e.start_ns;
+        w.end_ns = e.end_ns;
+        found = true;
+      }
+      continue;
+    }
+    events.push_back(std::move(e));
+  }
+  if (!found) throw std::runtime_error("the profiler recorded no window annotation (is Kineto built in?)");
+  json j = breakdown(events, w);
+  if (!r.trace_path.empty()) {
+    result->save(r.trace_path);
+    j["trace"] = r.trace_path;
+  }
+  std::lock_guard<std::mutex> lock(last_mutex);
+  last_events = std::move(events);
+  return j;
+}
+
+std::vector<TraceEvent> last_window_events() {
+  std::lock_guard<std::mutex> lock(last_mutex);
+  return last_events;
+}
+
+json to_json(const WindowRequest& r) {
+  return {{"steps", r.steps},
+          {"warm_step", r.warm_step},
+          {"timed_step_s", r.timed_step_s ? json(*r.timed_step_s) : json(nullptr)},
+          {"tolerance", r.tolerance},
+          {"trace_path", r.trace_path}};
+}
+
+WindowRequest window_request_from_json(const json& j) {
+  WindowRequest r;
+  r.steps = j.at("steps").get<int>();
+  r.warm_step = j.at("warm_step").get<bool>();
+  if (!j.at("timed_step_s").is_null()) r.timed_step_s = j.at("timed_step_s").get<double>();
+  r.tolerance = j.at("tolerance").get<double>();
+  r.trace_path = j.at("trace_path").get<std::string>();
+  return r;
+}
+
+}  // namespace optbench::profiling

@@ -1,0 +1,37 @@
+#pragma once
+// A short window of steps under LibTorch's profiler (Kineto: CPU operators, and
+// kernels, copies and launches where the backend is CUDA), run after a case's
+// timed rounds and never inside one. Returns the window's breakdown
+// (breakdown.h) and, when asked, saves the Chrome trace (Perfetto,
+// chrome://tracing) beside it.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/device.h"
+#include "harness/profiling/trace_event.h"
+
+namespace optbench::profiling {
+
+struct WindowRequest {
+  int steps = 3;
+  // One step under the profiler before the window: the profiler's own first-use
+  // costs (CUPTI's set-up, the first record of each operator) stay out of it.
+  bool warm_step = true;
+  std::optional<double> timed_step_s;
+  double tolerance = 0.25;
+  std::string trace_path;  // empty: no trace file
+};
+
+nlohmann::json profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r);
+
+// The events of the last window, as the breakdown sees them (tests look at names).
+std::vector<TraceEvent> last_window_events();
+
+nlohmann::json to_json(const WindowRequest& r);
+WindowRequest window_request_from_json(const nlohmann::json& j);
+
+}  // namespace optbench::profiling

@@ -1,0 +1,44 @@
+#pragma once
+// Whether and how long each variant is profiled after its case's timed rounds
+// (--breakdown). By default (standard and full profiles) a variant's window is
+// sized to about 50 ms of steps (1 to 20) and shrunk until the case's windows
+// together cost at most `max_share` of the case's time so far; a case whose
+// single-step windows would cost more is not profiled and says why. The quick
+// profile profiles nothing unless asked (--breakdown on).
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace optbench::profiling {
+
+enum class BreakdownMode { off, within_share, always };
+const char* to_string(BreakdownMode m);  // "off" | "auto" | "on"
+BreakdownMode parse_breakdown_mode(const std::string& s);
+
+struct BreakdownConfig {
+  BreakdownMode mode = BreakdownMode::within_share;
+  std::string trace_dir;   // non-empty: a Chrome trace per variant (--trace-dir)
+  double max_share = 0.2;  // of the case's time, for BreakdownMode::within_share
+  double tolerance = 0.25; // profiled step within this of the timed step: the breakdown "agrees"
+};
+
+struct WindowPlan {
+  int steps = 0;  // 0: not profiled (skip_reason says why)
+  bool warm_step = true;
+  double cost_s = 0;  // estimated, per variant
+  std::string skip_reason;
+};
+
+// Estimated wall time of one variant's window: its steps (and the warm step)
+// at up to 1.5x under the profiler, plus set-up and post-processing.
+double window_cost_s(int steps, bool warm_step, double step_s);
+
+// `cost_scale`: measured over estimated cost of the case's earlier windows
+// (operator-heavy steps spend most of a window in the profiler's post-processing).
+WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s,
+                       double cost_scale = 1.0);
+
+nlohmann::json to_json(const BreakdownConfig& c);
+
+}  // namespace optbench::profiling

@@ -1,0 +1,135 @@
+"""The why column and the stacked bars from the per-variant profiler breakdown."""
+import csv
+from html import escape
+
+import pytest
+import synth
+from conftest import FIXTURES
+
+from report.results import load_schema, schema_errors
+from report.schema_check import structural_errors
+from report.why import NOTE, explain, label
+
+MS = 1e-3
+# 19.1 ms/step -> 8.5 ms/step: matrix multiply and convolution do 9.6 of the 10.6 ms saved.
+BASE = {"gemm": 12.1 * MS, "conv": 4.0 * MS, "elementwise": 2.0 * MS}
+FAST = {"gemm": 4.7 * MS, "conv": 1.8 * MS, "elementwise": 1.0 * MS}
+
+
+def test_sentence_names_the_dominant_categories_direction_and_magnitude():
+    base = synth.breakdown(BASE, 1.0 * MS, launches=1212)
+    fast = synth.breakdown(FAST, 1.0 * MS, launches=1)
+    w = explain(base, fast)
+    assert w["ok"] and [t["category"] for t in w["top"]] == ["gemm", "conv"]
+    assert w["sentence"] == ("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 91% "
+                             "of the 10.6 ms/step saved; idle 5% -> 12%; launches 1,212 -> 1 per step")
+    assert w["deltas_s"]["elementwise"] == pytest.approx(-1.0 * MS)
+    assert w["deltas_s"]["idle"] == pytest.approx(0.0)
+    assert w["launches"] == (1212, 1)
+    assert w["top"][0]["share_of_change"] == pytest.approx(7.4 / 10.6)
+    slower = explain(fast, base)["sentence"]
+    assert slower.startswith("matrix multiply +157% (4.70 -> 12.1 ms/step) and convolution +122%")
+    assert "of the 10.6 ms/step added" in slower
+
+
+def test_one_mover_idle_and_small_units():
+    base = synth.breakdown({"gemm": 120e-6, "elementwise": 30e-6}, 50e-6)
+    var = synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 80e-6)
+    w = explain(base, var)
+    # idle's +30 µs is over a fifth of matrix multiply's -80 µs: it is named second.
+    assert w["sentence"].startswith("matrix multiply -67% (120 -> 40.0 µs/step) and idle +60%")
+    assert "of the 50.0 µs/step saved" in w["sentence"]
+    assert "launches" not in w["sentence"]  # no launch counts recorded
+    only = explain(base, synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 50e-6))
+    assert only["sentence"].startswith("matrix multiply -67% (120 -> 40.0 µs/step) accounts for 100% of the "
+                                       "80.0 µs/step saved; idle")
+
+
+def test_missing_or_skipped_breakdown():
+    ok = synth.breakdown(BASE, MS)
+    assert explain(ok, None)["sentence"] == "no breakdown (not profiled)"
+    assert explain(None, ok)["sentence"] == "no breakdown (baseline: not profiled)"
+    skipped = synth.breakdown({}, 0, status="skipped", reason="profiler not built in")
+    w = explain(ok, skipped)
+    assert not w["ok"] and w["sentence"] == "no breakdown (profiler not built in)"
+    assert explain(synth.breakdown({}, 0, status="error", reason="trace unreadable"), ok)["sentence"] == \
+        "no breakdown (baseline: trace unreadable)"
+
+
+def test_profiler_overhead_caveat():
+    base = synth.breakdown(BASE, MS)
+    slow_window = synth.breakdown(FAST, MS, timed_step_s=5.0 * MS)  # window 8.5 ms vs 5 ms timed
+    assert slow_window["agrees"] is False
+    w = explain(base, slow_window)
+    assert w["indicative"]
+    assert w["sentence"].endswith("; profiler overhead +70% (shares indicative only)")
+    assert "overhead" not in explain(base, synth.breakdown(FAST, MS))["sentence"]
+
+
+def test_cpu_idle_is_time_outside_operators():
+    assert label("idle", "cpu") == "outside operators" and label("idle", "cuda") == "idle"
+    base = synth.breakdown(BASE, MS, device="cpu")
+    var = synth.breakdown(FAST, 3.0 * MS, device="cpu")
+    s = explain(base, var)["sentence"]
+    assert "outside operators 5% -> 29%" in s and "idle" not in s and "launches" not in s
+
+
+def doc_with_breakdowns():
+    profiled = synth.case("resnet", [("fp32", synth.lognormal(19e-3, 0.01, 8, 1)),
+                                     ("amp_bf16", synth.lognormal(8.5e-3, 0.01, 8, 2)),
+                                     ("amp_fp16", synth.lognormal(8.4e-3, 0.01, 8, 3))])
+    profiled["variants"][0]["breakdown"] = synth.breakdown(BASE, MS, launches=1212)
+    profiled["variants"][1]["breakdown"] = synth.breakdown(FAST, MS, launches=1)
+    profiled["variants"][2]["breakdown"] = synth.breakdown({}, 0, status="skipped", reason="window too short")
+    plain = synth.case("matmul", [("fp32", synth.lognormal(3e-3, 0.01, 8, 4)),
+                                  ("tf32", synth.lognormal(1e-3, 0.01, 8, 5))])
+    return synth.document([synth.experiment("mixed_precision", [profiled, plain])], gpu=synth.H100)
+
+
+def test_documents_with_breakdowns_are_schema_valid():
+    doc = doc_with_breakdowns()
+    assert schema_errors(doc) == []
+    assert structural_errors(doc, load_schema()) == []
+
+
+def test_why_column_in_markdown_html_and_csv(tmp_path, cli):
+    src = synth.write(tmp_path / "r.json", doc_with_breakdowns())
+    out = tmp_path / "out"
+    r = cli("render", src, "--out", out, "--no-plots")
+    assert r.rc == 0, r.err
+    sentence = explain(synth.breakdown(BASE, MS, launches=1212), synth.breakdown(FAST, MS, launches=1))["sentence"]
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    assert "speedup [CI] | why |" in md
+    assert sentence in md and "no breakdown (window too short)" in md and "no breakdown (not profiled)" in md
+    assert NOTE in md and escape(NOTE) in html
+    assert "<th>why</th>" in html and escape(sentence) in html
+    with open(out / "results.csv", newline="") as f:
+        rows = {(r["case"], r["variant"]): r for r in csv.DictReader(f)}
+    assert rows[("resnet", "amp_bf16")]["why"] == sentence
+    assert rows[("resnet", "fp32")]["why"] == ""  # the baseline row has no comparison
+    assert rows[("matmul", "tf32")]["why"] == "no breakdown (not profiled)"
+
+
+def test_stacked_bars_only_for_cases_with_a_breakdown(tmp_path, cli):
+    pytest.importorskip("matplotlib")
+    src = synth.write(tmp_path / "r.json", doc_with_breakdowns())
+    out = tmp_path / "out"
+    r = cli("render", src, "--out", out)
+    assert r.rc == 0, r.err
+    bars = out / "plots" / "mixed_precision_resnet_breakdown.png"
+    assert bars.is_file() and bars.stat().st_size > 1024
+    assert not (out / "plots" / "mixed_precision_matmul_breakdown.png").exists()
+    assert "mixed_precision / resnet: where a step's time goes" in (out / "report.md").read_text()
+
+
+def test_old_files_render_without_the_why_column(tmp_path, cli):
+    out = tmp_path / "out"
+    r = cli("render", FIXTURES / "h100_rest.json.gz", "--out", out, "--no-plots")
+    assert r.rc == 0, r.err
+    md = (out / "report.md").read_text()
+    assert "speedup [CI] |" in md and "speedup [CI] | why" not in md
+    assert "no breakdown" not in md and NOTE not in md
+    with open(out / "results.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert rows and "why" in rows[0] and all(r["why"] == "" for r in rows)

@@ -1,0 +1,120 @@
+// The profiler on the CPU, as CI runs it: a matmul-dominated step comes out
+// dominated by gemm, an elementwise-dominated one by elementwise, a host copy
+// reports no CUDA categories (a CPU build has no device timeline to invent), a
+// run writes one loadable Chrome trace per variant, and profiling is recorded
+// apart from the timed samples.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/case_runner.h"
+#include "harness/profiling/kineto_window.h"
+
+using namespace optbench;
+using json = nlohmann::json;
+
+namespace {
+
+std::string dominant(const json& b) {
+  std::string best;
+  double most = -1;
+  for (const auto& [k, v] : b.at("categories_s").items())
+    if (v.get<double>() > most) most = v.get<double>(), best = k;
+  return best;
+}
+
+json profile(const std::function<void()>& step, int steps = 5, const std::string& trace = "") {
+  auto backend = make_backend(DeviceKind::cpu);
+  profiling::WindowRequest r;
+  r.steps = steps;
+  r.trace_path = trace;
+  return profiling::profile_window(step, *backend, r);
+}
+
+TEST(ProfilingCpu, MatmulStepIsGemm) {
+  const at::Tensor x = at::randn({256, 512}), w1 = at::randn({512, 512}), w2 = at::randn({512, 512});
+  const json b = profile([&] { at::relu(at::relu(x.mm(w1)).mm(w2)); });
+  ASSERT_EQ(b["status"], "ok") << b.dump();
+  EXPECT_EQ(dominant(b), "gemm") << b.dump(1);
+  EXPECT_EQ(b["device"], "cpu");
+}
+
+TEST(ProfilingCpu, PointwiseStepIsElementwise) {
+  const at::Tensor x = at::randn({1 << 20});
+  const at::Tensor w = at::randn({8, 8});
+  const json b = profile([&] {
+    at::Tensor y = at::sigmoid(x) * x + 1.0;
+    y = at::gelu(y).mul_(0.5);
+    (void)w.mm(w);  // a tiny matmul beside a million-element pointwise chain
+  });
+  ASSERT_EQ(b["status"], "ok") << b.dump();
+  EXPECT_EQ(dominant(b), "elementwise") << b.dump(1);
+}
+
+TEST(ProfilingCpu, HostCopyReportsNoDeviceCategories) {
+  // pinned_memory's copy on a CPU build: a host copy, never an H2D one.
+  const at::Tensor src = at::randn({1 << 22});
+  at::Tensor dst = at::empty_like(src);
+  const json b = profile([&] { dst.copy_(src); });
+  ASSERT_EQ(b["status"], "ok") << b.dump();
+  EXPECT_EQ(dominant(b), "memcpy_host") << b.dump(1);
+  for (const char* k : {"memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memset", "collective"})
+    EXPECT_FALSE(b["categories_s"].contains(k)) << k;
+  EXPECT_TRUE(b["launches_per_step"].is_null());
+  EXPECT_TRUE(b["copy_overlap"].is_null());
+}
+
+TEST(ProfilingCpu, TraceFileLoads) {
+  const auto dir = std::filesystem::temp_directory_path() / ("optbench_trace_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "t.pt.trace.json").string();
+  const at::Tensor a = at::randn({64, 64});
+  const json b = profile([&] { (void)a.mm(a); }, 3, path);
+  EXPECT_EQ(b["trace"], path);
+  std::ifstream in(path);
+  const json trace = json::parse(in);
+  ASSERT_TRUE(trace.contains("traceEvents"));
+  bool has_mm = false;
+  for (const auto& e : trace["traceEvents"]) has_mm = has_mm || e.value("name", "") == "aten::mm";
+  EXPECT_TRUE(has_mm);
+  std::filesystem::remove_all(dir);
+}
+
+// The runner: every variant gets a breakdown after its samples, the time goes
+// to time_s.profiling, and sampling_s does not include it.
+TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
+  struct Mm final : Workload {
+    at::Tensor a = at::randn({128, 128});
+    void step() override { (void)a.mm(a); }
+  };
+  Case c;
+  c.name = "mm";
+  c.timing = TimingMode::sync;
+  for (const char* n : {"a", "b"}) c.variants.push_back({n, "", [] { return std::make_unique<Mm>(); }});
+  auto backend = make_backend(DeviceKind::cpu);
+  MeasureConfig cfg = measure_config_for(Profile::quick);
+  cfg.warmup_min_s = 0.01;
+  cfg.warmup_max_s = 0.05;
+  cfg.stopping = {6, 0.01, 0.3, 100000, 0.5, 0.95};
+  cfg.breakdown.mode = profiling::BreakdownMode::always;
+  std::atomic<bool> stop{false};
+  const json r = run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop);
+  for (const auto& v : r["variants"]) {
+    ASSERT_TRUE(v.contains("breakdown")) << v.dump();
+    EXPECT_EQ(v["breakdown"]["status"], "ok");
+    EXPECT_EQ(dominant(v["breakdown"]), "gemm");
+    EXPECT_NEAR(v["breakdown"]["timed_step_s"].get<double>(), v["stats"]["median"].get<double>(), 1e-12);
+  }
+  EXPECT_GT(r["time_s"]["profiling"].get<double>(), 0.0);
+  // Off: nothing profiled, nothing recorded.
+  cfg.breakdown.mode = profiling::BreakdownMode::off;
+  const json off = run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop);
+  for (const auto& v : off["variants"]) EXPECT_FALSE(v.contains("breakdown"));
+  EXPECT_LT(off["time_s"]["profiling"].get<double>(), 1e-3);
+}
+
+}  // namespace
