@@ -229,7 +229,7 @@ std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& 
 // part of a sample. A failure here is recorded with the breakdown and costs
 // the variant nothing else.
 void profile_variants(const Case& c, std::vector<VariantState>& vs, const MeasureConfig& cfg, const CaseLimits& limits,
-                      DeviceBackend& backend, const std::atomic<bool>& stop_requested, double case_s) {
+                      DeviceBackend& backend, const std::atomic<bool>& stop_requested, double case_s, double reserve_s) {
   const auto& bc = cfg.breakdown;
   if (bc.mode == profiling::BreakdownMode::off) return;
   const auto alive = static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [](const VariantState& v) {
@@ -244,7 +244,9 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
       v.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
       continue;
     }
-    if (!fits(limits, backend, plan.cost_s)) {
+    // Under a budget the window comes after verification's share, and its
+    // estimate is doubled: an operator-heavy window costs more than its steps.
+    if (!fits(limits, backend, reserve_s + 2.0 * plan.cost_s * cost_scale)) {
       v.breakdown = {{"status", "skipped"}, {"reason", "budget: the run's --time-budget has no room for the window"}};
       continue;
     }
@@ -428,17 +430,6 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   }
 
   out["sampling_s"] = backend.now() - t_sampling;
-  const double t_profile = backend.now();
-  if (reason != StopReason::interrupted && reason != StopReason::error)
-    profile_variants(c, vs, cfg, limits, backend, stop_requested, t_profile - t_case);
-  const double profile_s = backend.now() - t_profile;
-
-  out["stop_reason"] = to_string(reason);
-  out["rounds"] = rounds;
-  json variants = json::array();
-  for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, backend));
-  out["variants"] = std::move(variants);
-
   // Verification is untimed but not free: training cases replay steps per
   // variant from fresh weights it builds twice (a 3-step trace and the 9-step
   // fit of workloads/training/verify_losses.h), and a float64 reference of 3
@@ -450,6 +441,18 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   double verify_cost = 15.0 * slowest_step(vs, false);
   for (const auto& v : vs)
     if (v.prepared) verify_cost += 12.0 * v.prep.warmup.step_s + 2.0 * v.prep.build_s;
+  const double t_profile = backend.now();
+  if (reason != StopReason::interrupted && reason != StopReason::error)
+    profile_variants(c, vs, cfg, limits, backend, stop_requested, t_profile - t_case,
+                     (c.tolerance || c.verify) ? verify_cost : 0.0);
+  const double profile_s = backend.now() - t_profile;
+
+  out["stop_reason"] = to_string(reason);
+  out["rounds"] = rounds;
+  json variants = json::array();
+  for (std::size_t i = 0; i < vs.size(); ++i) variants.push_back(variant_json(vs[i], i, c, backend));
+  out["variants"] = std::move(variants);
+
   const bool check = (c.tolerance || c.verify) && fits(limits, backend, verify_cost) && !stop_requested;
   std::vector<json> checks(vs.size(), json{{"status", "not_checked"}});
   const double t_verify = backend.now();

@@ -136,7 +136,12 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
         row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
         if why:  # from the profiled window, not the timing: shown even where the ratio is not
             base = _variant_named(c, cm.get("baseline")) or {}
-            row["why"] = explain(base.get("breakdown"), v.get("breakdown"))["sentence"]
+            ex = explain(base.get("breakdown"), v.get("breakdown"))
+            row["why"] = ex["sentence"]
+            lo, hi = cm.get("ci_low"), cm.get("ci_high")
+            if ex["ok"] and is_num(lo) and is_num(hi) and lo <= 1.0 <= hi:
+                # A window's difference where the timing finds none is noise, not a cause.
+                row["why"] = "timing finds no clear difference (CI includes 1); profiled windows: " + row["why"]
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI

@@ -3,16 +3,20 @@
 # verified comparison, and the report package reads it. Every comparison has at
 # least the rounds floor (6) behind it, no "passed" rests on the first loss
 # alone, and the run ends within MAX_S seconds (the README states the quick CPU
-# run's time: 52 s alone on the 2-core CI VM, up to 218 s beside the other tests).
-#   e2e_cpu.sh OPTBENCH SRC [FILTER] [MAX_S]
+# run's time). With BREAKDOWN=on every variant is also profiled after its timed
+# rounds: each has a breakdown, one Chrome trace per variant loads, and the
+# report shows the why column and a stacked-bar plot.
+#   e2e_cpu.sh OPTBENCH SRC [FILTER] [MAX_S] [BREAKDOWN]
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
-OPTBENCH=$1; SRC=$2; FILTER=${3:-^eval_no_grad$}; MAX_S=${4:-300}
+OPTBENCH=$1; SRC=$2; FILTER=${3:-^eval_no_grad$}; MAX_S=${4:-300}; BREAKDOWN=${5:-auto}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 t0=$(date +%s)
-"$OPTBENCH" run --quick --device cpu --filter "$FILTER" --out "$tmp/r.json" || fail "run exited $?"
+extra=()
+[ "$BREAKDOWN" = on ] && extra=(--breakdown on --trace-dir "$tmp/traces")
+"$OPTBENCH" run --quick --device cpu --filter "$FILTER" --out "$tmp/r.json" "${extra[@]}" || fail "run exited $?"
 took=$(( $(date +%s) - t0 ))
 [ "$took" -le "$MAX_S" ] || fail "the quick run took ${took} s, more than the ${MAX_S} s the README states"
 PYTHONPATH="$SRC" "$PY" -m report validate "$tmp/r.json" || fail "schema"
@@ -37,3 +41,22 @@ for c in ran:
         assert judged is None or set(judged) - {"first_loss"}, ("passed on the first loss alone", c["name"], cmp)
 print("e2e ok:", len(ran), "cases")
 PY
+[ "$BREAKDOWN" = on ] || exit 0
+"$PY" - "$tmp/r.json" "$tmp/traces" <<'PY' || fail "breakdown"
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+variants = [v for e in d["experiments"] for c in e["cases"] if c["status"] == "ok" for v in c["variants"]]
+traces = sorted(os.listdir(sys.argv[2]))
+assert len(traces) == len(variants), (len(traces), len(variants))
+for v in variants:
+    b = v["breakdown"]
+    assert b["status"] == "ok" and b["device"] == "cpu", b
+    assert b["categories_s"] and b["window_step_s"] > 0, b
+    assert b["launches_per_step"] is None and "memcpy_h2d" not in b["categories_s"], b  # nothing CUDA on a CPU run
+    assert json.load(open(b["trace"]))["traceEvents"], b["trace"]
+print("breakdown ok:", len(variants), "variants,", len(traces), "traces")
+PY
+PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/report" >/dev/null || fail "render"
+grep -q "| why |" "$tmp/report/report.md" || fail "no why column in the report"
+ls "$tmp/report/plots/"*_breakdown.png >/dev/null 2>&1 || fail "no stacked-bar plot"
+echo "report ok: why column and breakdown plots"

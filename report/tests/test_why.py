@@ -133,3 +133,26 @@ def test_old_files_render_without_the_why_column(tmp_path, cli):
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert rows and "why" in rows[0] and all(r["why"] == "" for r in rows)
+
+
+def test_why_says_when_the_timing_finds_no_difference():
+    """A profiled difference beside a speedup whose CI includes 1 is flagged as such, so
+    the table never explains an effect the timing did not find."""
+    from report.tables import experiment_rows
+    from report.tests import synth
+
+    base = synth.breakdown({"gemm": 1.0e-3}, 0.1e-3)
+    var = synth.breakdown({"gemm": 0.8e-3}, 0.1e-3)
+    exp = {"name": "e", "cases": [{
+        "name": "c", "status": "ok", "units": {},
+        "variants": [{"name": "a", "role": "baseline", "status": "ok", "stats": {"median": 1e-3, "n": 10},
+                      "breakdown": base},
+                     {"name": "b", "role": "optimized", "status": "ok", "stats": {"median": 1e-3, "n": 10},
+                      "breakdown": var}],
+        "comparisons": [{"baseline": "a", "variant": "b", "speedup": 1.01, "ci_low": 0.97, "ci_high": 1.05,
+                         "rounds": 10, "verification": {"status": "passed"}}]}]}
+    row = [r for r in experiment_rows(exp, None, why=True) if r.get("variant") == "b"][0]
+    assert row["why"].startswith("timing finds no clear difference"), row["why"]
+    exp["cases"][0]["comparisons"][0].update(speedup=1.2, ci_low=1.15, ci_high=1.25)
+    row = [r for r in experiment_rows(exp, None, why=True) if r.get("variant") == "b"][0]
+    assert row["why"].startswith("matrix multiply"), row["why"]
