@@ -235,18 +235,23 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
   const auto alive = static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [](const VariantState& v) {
     return v.alive() && !v.primary.empty();
   }));
-  double cost_scale = 1.0;  // learnt from this case's windows: they are alike
+  // One plan for the case, sized on its slowest variant: every variant's
+  // window has the same number of steps, and a case is profiled whole or not at all.
+  double slowest = 0;
+  for (const auto& v : vs)
+    if (v.alive() && !v.primary.empty()) slowest = std::max(slowest, median(v.primary));
+  const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, case_s);
+  double cost_scale = 1.0;  // measured over estimated, from this case's windows: they are alike
   for (auto& v : vs) {
     if (!v.alive() || v.primary.empty() || stop_requested) continue;
     const double step_s = median(v.primary);
-    const profiling::WindowPlan plan = profiling::plan_window(bc, step_s, alive, case_s, cost_scale);
     if (plan.steps == 0) {
       v.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
       continue;
     }
     // Under a budget the window comes after verification's share, and its
     // estimate is doubled: an operator-heavy window costs more than its steps.
-    if (!fits(limits, backend, reserve_s + 2.0 * plan.cost_s * cost_scale)) {
+    if (!fits(limits, backend, reserve_s + 2.0 * plan.cost_s * std::max(1.0, cost_scale))) {
       v.breakdown = {{"status", "skipped"}, {"reason", "budget: the run's --time-budget has no room for the window"}};
       continue;
     }
@@ -259,7 +264,7 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
     try {
       const double t0 = backend.now();
       v.breakdown = v.runner->profile(r);
-      cost_scale = std::max(1.0, (backend.now() - t0) / profiling::window_cost_s(r.steps, r.warm_step, step_s));
+      cost_scale = std::max(cost_scale, (backend.now() - t0) / plan.cost_s);
     } catch (const std::exception& e) {
       v.breakdown = {{"status", "error"}, {"reason", first_line(e.what())}};
       backend.release_cached_memory();

@@ -25,11 +25,10 @@ TEST(ProfilingPlan, ShortStepsGetAboutFiftyMilliseconds) {
 
 TEST(ProfilingPlan, WindowsShrinkToTheirShareOfTheCase) {
   BreakdownConfig c;  // 20% of the case
-  const auto p = plan_window(c, 0.01, 2, 1.0);  // 0.1 s each: 5 steps would cost 0.14 s
-  EXPECT_EQ(p.steps, 2);
+  const auto p = plan_window(c, 0.01, 2, 1.0);  // 0.1 s each: 5 steps and a warm one would cost 0.11 s
+  EXPECT_EQ(p.steps, 4);
   EXPECT_LE(p.cost_s, 0.2 * 1.0 / 2);
-  // A measured cost above the model (1.1x) shrinks it further.
-  EXPECT_EQ(plan_window(c, 0.01, 2, 1.0, 1.1).steps, 1);
+  EXPECT_EQ(plan_window(c, 0.01, 2, 0.6).steps, 1);  // 0.06 s each
 }
 
 TEST(ProfilingPlan, ACaseTooShortForOneStepIsSkippedUnlessOn) {

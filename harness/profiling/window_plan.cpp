@@ -24,18 +24,17 @@ BreakdownMode parse_breakdown_mode(const std::string& s) {
 }
 
 double window_cost_s(int steps, bool warm_step, double step_s) {
-  return static_cast<double>(steps + (warm_step ? 1 : 0)) * step_s * 1.5 + 0.05;
+  return static_cast<double>(steps + (warm_step ? 1 : 0)) * step_s * 1.5 + 0.02;
 }
 
-WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s,
-                       double cost_scale) {
+WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s) {
   WindowPlan p;
   if (c.mode == BreakdownMode::off) {
     p.skip_reason = "profiling off (--breakdown off, or the quick profile without --breakdown on)";
     return p;
   }
   step_s = std::max(step_s, 1e-7);
-  auto cost = [&](int steps) { return cost_scale * window_cost_s(steps, p.warm_step, step_s); };
+  auto cost = [&](int steps) { return window_cost_s(steps, p.warm_step, step_s); };
   // About 50 ms of steps: enough events to be representative, few enough to be cheap.
   p.steps = static_cast<int>(std::clamp(std::ceil(0.05 / step_s), 1.0, 20.0));
   // A step shorter than the profiler's first-use costs needs a step before the window.
