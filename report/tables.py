@@ -8,7 +8,7 @@ from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
 from .rounds import too_few
-from .why import document_has_breakdowns, explain
+from .why import disagreement, document_has_breakdowns, explain, window_speedup
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED"}
@@ -105,6 +105,16 @@ def experiment_rows(experiment: dict, spec: dict | None, why: bool = False) -> l
     return rows
 
 
+def _work(c: dict, v: dict) -> float:
+    """The work a step does, in the harness's order (FLOPs, bytes, items): speedups of
+    variants doing different work (batch sizes, 4095 vs 4096) are per unit of it."""
+    units = v.get("units") or c.get("units") or {}
+    for key in ("flops", "bytes", "items"):
+        if is_num(units.get(key)) and units[key] > 0:
+            return float(units[key])
+    return 1.0
+
+
 def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
     stats = v.get("stats") or {}
     thr = v.get("throughput") or {}
@@ -142,6 +152,9 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
             if ex["ok"] and is_num(lo) and is_num(hi) and lo <= 1.0 <= hi:
                 # A window's difference where the timing finds none is noise, not a cause.
                 row["why"] = "timing finds no clear difference (CI includes 1); profiled windows: " + row["why"]
+            elif ex["ok"]:
+                ws = window_speedup(base.get("breakdown"), v.get("breakdown"), _work(c, base), _work(c, v))
+                row["why"] = disagreement(ws, cm.get("speedup")) + row["why"]
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI

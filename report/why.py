@@ -13,7 +13,7 @@ CATEGORIES = ("gemm", "conv", "attention", "elementwise", "reduction_norm", "opt
 IDLE = "idle"
 LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attention", "elementwise": "elementwise",
           "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
-          "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy", "memset": "memset",
+          "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
           "collective": "collectives", "other": "other", IDLE: "idle"}
 CAVEAT = "shares indicative only"
 NOTE = ("The why column and the stacked bars come from a profiled window per variant (PyTorch profiler/Kineto) "
@@ -83,6 +83,36 @@ def _change(t: dict, with_times: bool) -> str:
     return f"{t['label']} {rel}" if b > 0 else f"{t['label']} +{_amount(a)}"
 
 
+def _other_name(t: dict, base_bd: dict, var_bd: dict) -> None:
+    """'other (forward)': the operator that carries most of the other time, where one does
+    (a frozen TorchScript graph runs its convolutions inside 'forward')."""
+    if t["category"] != "other":
+        return
+    bd = var_bd if t["delta_s"] > 0 else base_bd
+    for entry in bd.get("top") or []:
+        if entry.get("category") == "other" and entry.get("name"):
+            t["label"] = f"other ({entry['name']})"
+            return
+
+
+def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work: float = 1.0) -> float | None:
+    """The speedup the two profiled windows show, per unit of work like the timed one."""
+    if not (usable(base_bd) and usable(var_bd)) or not (base_work > 0 and var_work > 0):
+        return None
+    b, v = float(base_bd["window_step_s"]) / base_work, float(var_bd["window_step_s"]) / var_work
+    return b / v if v > 0 else None
+
+
+def disagreement(window: float | None, timed: object, tolerance: float = 0.25) -> str:
+    """A prefix where the windows' ratio is not the timed one: a short window's noise (or
+    the profiler's overhead) then explains a difference the timing does not show."""
+    if window is None or not is_num(timed) or timed <= 0:
+        return ""
+    if abs(window / timed - 1.0) <= tolerance:
+        return ""
+    return f"profiled windows {sig(window)}× vs timed {sig(timed)}× (read as indicative): "
+
+
 def _launches(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 or float(x).is_integer() else f"{x:.1f}"
 
@@ -122,6 +152,8 @@ def explain(base_bd: dict | None, var_bd: dict | None) -> dict:
         ranked = ranked[:1]
     top = [{"category": k, "label": label(k, device), "before_s": before.get(k, 0.0), "after_s": after.get(k, 0.0),
             "delta_s": deltas[k], "share_of_change": deltas[k] / change if change else None} for k in ranked[:2]]
+    for t in top:
+        _other_name(t, base_bd, var_bd)
     launches = (base_bd.get("launches_per_step"), var_bd.get("launches_per_step"))
     idle = (idle_share(base_bd), idle_share(var_bd))
     out.update(ok=True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,

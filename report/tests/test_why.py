@@ -156,3 +156,29 @@ def test_why_says_when_the_timing_finds_no_difference():
     exp["cases"][0]["comparisons"][0].update(speedup=1.2, ci_low=1.15, ci_high=1.25)
     row = [r for r in experiment_rows(exp, None, why=True) if r.get("variant") == "b"][0]
     assert row["why"].startswith("matrix multiply"), row["why"]
+
+
+def test_why_flags_windows_that_disagree_with_the_timing():
+    """Per unit of work, the profiled windows' ratio must be the timed one within 25%, or
+    the sentence says it is indicative; variants doing different work compare per item."""
+    from report.why import disagreement, window_speedup
+    from report.tests import synth
+
+    base = synth.breakdown({"gemm": 1.0e-3}, 0.0)
+    var = synth.breakdown({"gemm": 2.0e-3}, 0.0)  # twice the time for four times the items
+    ws = window_speedup(base, var, 16.0, 64.0)
+    assert abs(ws - 2.0) < 1e-9
+    assert disagreement(ws, 2.1) == ""
+    assert disagreement(ws, 1.0).startswith("profiled windows 2")
+    assert window_speedup(base, {"status": "skipped"}) is None
+
+
+def test_other_names_its_main_operator():
+    from report.why import explain
+    from report.tests import synth
+
+    base = synth.breakdown({"conv": 1.0e-3}, 0.0)
+    var = synth.breakdown({"other": 0.5e-3}, 0.0)
+    var["top"] = [{"name": "forward", "category": "other", "s": 0.5e-3, "share": 1.0}]
+    sentence = explain(base, var)["sentence"]
+    assert "other (forward)" in sentence, sentence
