@@ -89,6 +89,14 @@ const std::array<Category, kCategoryCount>& all_categories() {
   return all;
 }
 
+bool is_launch_call(std::string_view n) {
+  static constexpr std::string_view stems[] = {"cudaLaunchKernel", "cudaLaunchCooperativeKernel", "cudaGraphLaunch",
+                                               "cuLaunchKernel",   "cuLaunchCooperativeKernel",   "cuGraphLaunch"};
+  for (auto s : stems)
+    if (n.substr(0, s.size()) == s) return true;
+  return false;
+}
+
 Category categorise(EventKind kind, std::string_view name) {
   if (kind == EventKind::memcpy) return copy_direction(name);
   if (kind == EventKind::memset) return Category::memset;

@@ -38,4 +38,9 @@ const std::array<Category, kCategoryCount>& all_categories();
 
 Category categorise(EventKind kind, std::string_view name);
 
+// Whether a CUDA runtime or driver call launches device work (a kernel or a
+// graph). CUPTI adds version and stream suffixes ("cudaLaunchKernelExC_v11060",
+// "cudaGraphLaunch_ptsz"), so the stem is matched.
+bool is_launch_call(std::string_view api_name);
+
 }  // namespace optbench::profiling

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <set>
 #include <stdexcept>
-#include <unordered_set>
 
 #include "harness/profiling/breakdown.h"
+#include "harness/profiling/categories.h"
 
 namespace optbench::profiling {
 namespace {
@@ -22,14 +22,6 @@ constexpr const char* kWindowName = "optbench::window";
 
 std::mutex last_mutex;
 std::vector<TraceEvent> last_events;
-
-bool is_launch(const std::string& n) {
-  static const std::unordered_set<std::string> names = {
-      "cudaLaunchKernel",     "cudaLaunchKernelExC", "cudaLaunchCooperativeKernel", "cudaGraphLaunch",
-      "cuLaunchKernel",       "cuLaunchKernelEx",    "cuGraphLaunch",               "cudaLaunchKernel_ptsz",
-      "cudaGraphLaunch_ptsz", "cuLaunchCooperativeKernel"};
-  return names.count(n) != 0;
-}
 
 TraceEvent convert(const KinetoEvent& k) {
   TraceEvent e;
@@ -44,7 +36,7 @@ TraceEvent convert(const KinetoEvent& k) {
     case libkineto::ActivityType::GPU_MEMSET: e.kind = EventKind::memset; break;
     case libkineto::ActivityType::CUDA_RUNTIME:
     case libkineto::ActivityType::CUDA_DRIVER:
-      e.kind = is_launch(e.name) ? EventKind::launch : EventKind::runtime;
+      e.kind = is_launch_call(e.name) ? EventKind::launch : EventKind::runtime;
       e.driver = static_cast<libkineto::ActivityType>(k.activityType()) == libkineto::ActivityType::CUDA_DRIVER;
       break;
     default: e.kind = EventKind::other; break;
