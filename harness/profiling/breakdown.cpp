@@ -141,7 +141,7 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   auto per_step = [&](double ns) { return ns * 1e-9 / steps; };
 
   std::vector<std::pair<const TraceEvent*, Span>> ops;
-  Spans kernels, copies, memsets, launches_rt;
+  Spans kernels, copies, memsets;
   std::vector<std::pair<const TraceEvent*, Span>> launches;
   std::array<double, kCategoryCount> cat_ns{};
   std::unordered_map<std::string, std::pair<std::uint64_t, Category>> by_name;

@@ -23,7 +23,7 @@ const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = [] {
     std::vector<Rule> t;
     auto add = [&](Category c, const char* re, bool cpu_only = false) { t.push_back({c, cpu_only, icase(re)}); };
-    // Indexing, embeddings, random numbers and KV-cache or quantisation kernels
+    // Indexing, embeddings, random numbers (dropout's too) and KV-cache or quantisation kernels
     // name a category they are not ("index_elementwise_kernel",
     // "split_embedding_backward_codegen_rowwise_adagrad"): other, before the rest.
     add(Category::other,
@@ -36,7 +36,7 @@ const std::vector<Rule>& rules() {
     // name in CamelCase ("autograd::engine::evaluate_function: AddmmBackward0").
     add(Category::gemm, R"(^(autograd::engine::evaluate_function: )?(Mm|Addmm|Bmm|Baddbmm|Addbmm|Mv|Dot)Backward\d*$)");
     add(Category::elementwise,
-        R"(^(autograd::engine::evaluate_function: )?(Add|Sub|Mul|Div|Gelu|Relu|Silu|Sigmoid|Tanh|Threshold|MaskedFill|Clamp|ClampMin|Where|Pow|Exp|Log|Sqrt|Rsqrt|Neg|Abs|NativeDropout|Dropout|Lerp|Addcmul|Addcdiv)Backward\d*$)");
+        R"(^(autograd::engine::evaluate_function: )?(Add|Sub|Mul|Div|Gelu|Relu|Silu|Sigmoid|Tanh|Threshold|MaskedFill|Clamp|ClampMin|Where|Pow|Exp|Log|Sqrt|Rsqrt|Neg|Abs|Lerp|Addcmul|Addcdiv)Backward\d*$)");
     add(Category::gemm,
         R"(gemm|gemv|^bmm_|cublas|cutlass|nvjet|splitkreduce|dot_kernel|^aten::(mm|addmm|_addmm_activation|bmm|baddbmm|addbmm|matmul|linear|mv|addmv|dot|vdot)$)");
     add(Category::reduction_norm,
@@ -45,7 +45,7 @@ const std::vector<Rule>& rules() {
     // ATen's pointwise operators by exact name (a substring such as "exp" would
     // take aten::expand, a view; "le" aten::select).
     add(Category::elementwise,
-        R"(elementwise|pointwise|triton_poi_|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|gelu|silu|sigmoid|tanh|hardtanh|leaky_relu|elu|threshold|clamp|clamp_min|clamp_max|where|zero|zeros|zeros_like|ones|ones_like|full|exp|log|pow|sqrt|rsqrt|neg|abs|dropout|native_dropout|masked_fill|lerp|addcmul|addcdiv|reciprocal|erf|square|sign|maximum|minimum|eq|ne|lt|gt|le|ge|floor|ceil|round|remainder|fmod|amp_update_scale)(_backward)?_?$)");
+        R"(elementwise|pointwise|triton_poi_|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|gelu|silu|sigmoid|tanh|hardtanh|leaky_relu|elu|threshold|clamp|clamp_min|clamp_max|where|zero|zeros|zeros_like|ones|ones_like|full|exp|log|pow|sqrt|rsqrt|neg|abs|masked_fill|lerp|addcmul|addcdiv|reciprocal|erf|square|sign|maximum|minimum|eq|ne|lt|gt|le|ge|floor|ceil|round|remainder|fmod|amp_update_scale)(_backward)?_?$)");
     return t;
   }();
   return table;

@@ -24,7 +24,7 @@ enum class Category {
   memcpy_h2d,      // device timeline copies by direction
   memcpy_d2h,
   memcpy_d2d,
-  memcpy_host,     // a copy done by the CPU (aten::copy_ on CPU tensors): never called H2D
+  memcpy_host,     // a copy (or dtype cast: copy_ does both) done by the CPU: never called H2D
   memset,
   collective,      // NCCL kernels, c10d/Gloo collectives
   other,
