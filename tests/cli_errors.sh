@@ -23,6 +23,14 @@ out=$("$OPTBENCH" run --filter '(' --device cpu --out "$tmp/y.json" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "bad regex: exit $rc"
 echo "$out" | grep -q "invalid --filter regex" || fail "bad regex message: $out"
 
+"$OPTBENCH" run --help | grep -q -- "--breakdown" || fail "run --help lacks --breakdown"
+out=$("$OPTBENCH" run eval_no_grad --device cpu --breakdown off --trace-dir "$tmp/tr" --out "$tmp/b.json" 2>&1); rc=$?
+[ $rc -eq 2 ] || fail "--trace-dir with --breakdown off: exit $rc"
+echo "$out" | grep -q "trace-dir" || fail "--trace-dir with --breakdown off message: $out"
+[ ! -e "$tmp/b.json" ] || fail "a results file was written for contradictory options"
+out=$("$OPTBENCH" run eval_no_grad --device cpu --breakdown sometimes --out "$tmp/b.json" 2>&1); rc=$?
+[ $rc -ne 0 ] || fail "--breakdown sometimes accepted"
+
 out=$("$OPTBENCH" run --device tpu 2>&1); rc=$?
 [ $rc -ne 0 ] || fail "--device tpu accepted"
 
