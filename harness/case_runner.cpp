@@ -265,7 +265,7 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
     if (!bc.trace_dir.empty()) r.trace_path = trace_path(bc.trace_dir, limits, c, *v.spec);
     try {
       const double t0 = backend.now();
-      v.breakdown = v.runner->profile(r);
+      v.breakdown = v.runner->profiled_window(r);
       cost_scale = std::max(cost_scale, (backend.now() - t0) / plan.cost_s);
     } catch (const std::exception& e) {
       v.breakdown = {{"status", "error"}, {"reason", first_line(e.what())}};

@@ -54,7 +54,7 @@ class InProcessRunner final : public VariantRunner {
   }
 
   json metrics() override { return work_ ? work_->metrics() : json::object(); }
-  json profile(const profiling::WindowRequest& r) override {
+  json profiled_window(const profiling::WindowRequest& r) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' profiled before it was prepared");
     return profiling::profile_window([w] { w->step(); }, backend_, r);

@@ -45,7 +45,7 @@ class VariantRunner {
   virtual nlohmann::json metrics() = 0;
   // A window of steps under the profiler, after the timed rounds: its breakdown
   // (harness/profiling/); throws when the variant fails.
-  virtual nlohmann::json profile(const profiling::WindowRequest& r) = 0;
+  virtual nlohmann::json profiled_window(const profiling::WindowRequest& r) = 0;
   // The live workload for verification; null when it lives in another process.
   virtual Workload* workload() = 0;
   // "shared": this process, after whatever ran before; "fresh": a process of its own.

@@ -12,13 +12,14 @@ using json = nlohmann::json;
 
 namespace {
 
-json run_probe(const std::string& case_name, bool isolate) {
+json run_probe(const std::string& case_name, bool isolate, bool breakdown = false) {
   auto probe = optbench::testing::make_isolation_probe();
   const RunContext ctx{DeviceKind::cpu, Profile::quick};
   auto cases = build_cases(*probe, ctx);  // as the suite does
   Case c = *std::find_if(cases.begin(), cases.end(), [&](const Case& x) { return x.name == case_name; });
   c.isolate = isolate;
   MeasureConfig cfg = measure_config_for(Profile::quick);
+  if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::always;
   auto backend = make_backend(DeviceKind::cpu);
   std::atomic<bool> stop{false};
   const CaseLimits limits{0.2, std::nullopt, WorkerOrigin{OPTBENCH_PROBE_BIN, "isolation_probe", ctx}};
@@ -78,4 +79,18 @@ TEST(Isolation, DeadWorkerIsRecordedAndTheOthersGoOn) {
   EXPECT_NE(r["variants"][2]["error"].get<std::string>().find("signal"), std::string::npos);
   EXPECT_EQ(r["variants"][1]["status"], "ok");
   EXPECT_TRUE(r["comparisons"][0]["speedup"].is_number());
+}
+
+// The profiled window of an isolated variant runs in its worker, after its
+// samples, and comes back over the pipe like a sample.
+TEST(Isolation, ProfiledWindowRunsInTheWorker) {
+  const json r = run_probe("probe", true, /*breakdown=*/true);
+  ASSERT_EQ(r["status"], "ok") << r.dump(1);
+  for (const auto& v : r["variants"]) {
+    EXPECT_EQ(v["process"], "fresh");
+    ASSERT_TRUE(v.contains("breakdown")) << v.dump(1);
+    EXPECT_EQ(v["breakdown"]["status"], "ok") << v["breakdown"].dump();
+    EXPECT_EQ(v["breakdown"]["device"], "cpu");
+    EXPECT_GT(v["breakdown"]["window_step_s"].get<double>(), 0.0);
+  }
 }

@@ -70,8 +70,8 @@ class ChildRunner final : public VariantRunner {
   }
 
   json metrics() override { return request({{"cmd", "metrics"}}).at("metrics"); }
-  json profile(const profiling::WindowRequest& r) override {
-    return request({{"cmd", "profile"}, {"request", profiling::to_json(r)}}).at("breakdown");
+  json profiled_window(const profiling::WindowRequest& r) override {
+    return request({{"cmd", "profiled_window"}, {"request", profiling::to_json(r)}}).at("breakdown");
   }
   Workload* workload() override { return nullptr; }
   const char* process() const override { return "fresh"; }

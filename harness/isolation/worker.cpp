@@ -66,8 +66,9 @@ int run_worker(const WorkerArgs& a) {
         reply_msg = {{"ok", true}, {"sample", to_json(s)}};
       } else if (cmd == "metrics") {
         reply_msg = {{"ok", true}, {"metrics", runner->metrics()}};
-      } else if (cmd == "profile") {
-        reply_msg = {{"ok", true}, {"breakdown", runner->profile(profiling::window_request_from_json(req.at("request")))}};
+      } else if (cmd == "profiled_window") {
+        const auto r = profiling::window_request_from_json(req.at("request"));
+        reply_msg = {{"ok", true}, {"breakdown", runner->profiled_window(r)}};
       } else if (cmd == "exit") {
         break;
       } else {

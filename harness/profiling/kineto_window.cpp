@@ -5,7 +5,6 @@
 #include <torch/csrc/autograd/profiler_kineto.h>
 
 #include <cstdlib>
-#include <mutex>
 #include <set>
 #include <stdexcept>
 
@@ -20,9 +19,6 @@ using torch::autograd::profiler::KinetoEvent;
 using json = nlohmann::json;
 
 constexpr const char* kWindowName = "optbench::window";
-
-std::mutex last_mutex;
-std::vector<TraceEvent> last_events;
 
 TraceEvent convert(const KinetoEvent& k) {
   TraceEvent e;
@@ -98,14 +94,7 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
     result->save(r.trace_path);
     j["trace"] = r.trace_path;
   }
-  std::lock_guard<std::mutex> lock(last_mutex);
-  last_events = std::move(events);
   return j;
-}
-
-std::vector<TraceEvent> last_window_events() {
-  std::lock_guard<std::mutex> lock(last_mutex);
-  return last_events;
 }
 
 json to_json(const WindowRequest& r) {

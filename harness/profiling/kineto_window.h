@@ -7,12 +7,10 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "harness/device.h"
-#include "harness/profiling/trace_event.h"
 
 namespace optbench::profiling {
 
@@ -27,9 +25,6 @@ struct WindowRequest {
 };
 
 nlohmann::json profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r);
-
-// The events of the last window, as the breakdown sees them (tests look at names).
-std::vector<TraceEvent> last_window_events();
 
 nlohmann::json to_json(const WindowRequest& r);
 WindowRequest window_request_from_json(const nlohmann::json& j);
