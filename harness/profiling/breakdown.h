@@ -2,8 +2,8 @@
 // A profiled window's events turned into where one step's time went: time by
 // category (categories.h), the device's idle share in HolisticTraceAnalysis's
 // terms (compute: kernels; non-compute: copies and memsets outside kernels;
-// idle: neither), copies overlapping kernels, launches per step and host time
-// per launch, host operators running while the device idles, and the top
+// idle: neither), copies overlapping kernels, launches per step and the median
+// host time of a launch call, host operators running while the device idles, and the top
 // kernels. On the device every figure is device time; on the CPU (no device
 // timeline) the categories are CPU operators' self time and "idle" is window
 // time in no operator (framework overhead, waiting for data). Pure arithmetic
