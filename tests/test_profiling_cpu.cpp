@@ -8,10 +8,13 @@
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "harness/case_runner.h"
+#include "harness/profiling/breakdown.h"
+#include "harness/profiling/chrome_trace.h"
 #include "harness/profiling/kineto_window.h"
 
 using namespace optbench;
@@ -79,8 +82,23 @@ TEST(ProfilingCpu, TraceFileLoads) {
   const json trace = json::parse(in);
   ASSERT_TRUE(trace.contains("traceEvents"));
   bool has_mm = false;
-  for (const auto& e : trace["traceEvents"]) has_mm = has_mm || e.value("name", "") == "aten::mm";
+  profiling::Window w;
+  for (const auto& e : trace["traceEvents"]) {
+    has_mm = has_mm || e.value("name", "") == "aten::mm";
+    if (e.value("name", "") == "optbench::window" && e.value("cat", "") == "user_annotation") {
+      w.start_ns = static_cast<std::uint64_t>(std::llround(e["ts"].get<double>() * 1e3));
+      w.end_ns = w.start_ns + static_cast<std::uint64_t>(std::llround(e["dur"].get<double>() * 1e3));
+    }
+  }
   EXPECT_TRUE(has_mm);
+  // The file says what the results say: its breakdown is the one recorded live.
+  ASSERT_GT(w.end_ns, w.start_ns) << "no window annotation in the trace";
+  w.steps = 3;
+  const json from_file = profiling::breakdown(profiling::events_from_chrome_trace(trace), w);
+  EXPECT_NEAR(from_file["categories_s"]["gemm"].get<double>(), b["categories_s"]["gemm"].get<double>(),
+              0.02 * b["categories_s"]["gemm"].get<double>());
+  EXPECT_NEAR(from_file["window_step_s"].get<double>(), b["window_step_s"].get<double>(),
+              0.02 * b["window_step_s"].get<double>());
   std::filesystem::remove_all(dir);
 }
 

@@ -69,8 +69,8 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   EXPECT_FALSE(b["host_ops_while_idle_top"].empty());
 }
 
-// The breakdown from a trace this suite saved (--trace-dir) equals the one it
-// recorded live: the file and the results say the same thing.
+// The reader keeps what the breakdown needs and drops the rest: kinds by "cat",
+// launches by name (a driver launch flagged), microseconds to nanoseconds.
 TEST(ProfilingRecordedGpu, EventsFromATraceKeepTheirKinds) {
   const json trace = {{"traceEvents",
                        {{{"ph", "X"}, {"cat", "kernel"}, {"name", "ampere_sgemm_128x64_nn"}, {"ts", 10.0}, {"dur", 5.0}, {"pid", 0}, {"tid", 7}},
