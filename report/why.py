@@ -29,8 +29,14 @@ def label(category: str, device: object = None) -> str:
     return LABELS.get(category, category)
 
 
+NO_DEVICE_EVENTS = "no device activity recorded in the window (CUPTI unavailable, or nothing ran on the GPU)"
+
+
 def usable(bd: object) -> bool:
-    return isinstance(bd, dict) and bd.get("status") == "ok" and is_num(bd.get("window_step_s"))
+    """A breakdown with a window; on a GPU, one with device activity in it (a CUDA window
+    where CUPTI saw nothing would read as 100% idle)."""
+    return (isinstance(bd, dict) and bd.get("status") == "ok" and is_num(bd.get("window_step_s"))
+            and not (bd.get("device") == "cuda" and bd.get("device_events") == 0))
 
 
 def per_step(bd: dict) -> dict[str, float]:
@@ -58,6 +64,8 @@ def _why_not(base_bd: object, var_bd: object) -> str:
             continue
         if not isinstance(bd, dict):
             return f"{who}not profiled"
+        if bd.get("status") == "ok" and bd.get("device") == "cuda" and bd.get("device_events") == 0:
+            return who + NO_DEVICE_EVENTS
         if bd.get("status") == "ok":
             return f"{who}no profiled step time"
         return who + str(bd.get("reason") or bd.get("status") or "not profiled")

@@ -42,6 +42,7 @@ TEST(ProfilingBreakdown, DeviceWindowSharesOverlapAndLaunches) {
   Window w{0, 10 * ms, 2, true, 0.005, 0.25};
   const json b = breakdown(events, w);
   EXPECT_EQ(b["device"], "cuda");
+  EXPECT_EQ(b["device_events"], 3);  // the kernel after the window is not counted
   EXPECT_NEAR(b["window_step_s"].get<double>(), 5e-3, 1e-12);
   EXPECT_NEAR(b["categories_s"]["gemm"].get<double>(), 1.5e-3, 1e-12);
   EXPECT_NEAR(b["categories_s"]["elementwise"].get<double>(), 0.5e-3, 1e-12);

@@ -29,10 +29,13 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   ASSERT_FALSE(events.empty());
   // Independent figures from the file itself (microseconds).
   double device_us = 0;
-  int kernels = 0, launch_calls = 0, h2d = 0;
+  int kernels = 0, launch_calls = 0, h2d = 0, device_events = 0;
   for (const auto& e : trace["traceEvents"]) {
     const std::string cat = e["cat"];
-    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") device_us += e["dur"].get<double>();
+    if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
+      device_us += e["dur"].get<double>();
+      ++device_events;
+    }
     kernels += cat == "kernel";
     launch_calls += cat == "cuda_runtime" && e["name"] == "cudaLaunchKernel";
     h2d += cat == "gpu_memcpy" && e["name"].get<std::string>().rfind("Memcpy HtoD", 0) == 0;
@@ -49,6 +52,7 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   double categorised = 0;
   for (const auto& [k, v] : b["categories_s"].items()) categorised += v.get<double>();
   EXPECT_NEAR(categorised * 1e6, device_us, 1e-6 * device_us + 0.01);  // nothing lost, nothing counted twice
+  EXPECT_EQ(b["device_events"], device_events);
   EXPECT_DOUBLE_EQ(b["launches_per_step"].get<double>(), launch_calls);
   EXPECT_EQ(launch_calls, kernels);  // no CUDA graph: one launch call per kernel
   // The median launch call: 9 us in the file, though one call (a module loaded

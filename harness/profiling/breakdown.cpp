@@ -212,6 +212,9 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     const Spans busy = merged(all);
     const Spans idle = complement(busy, window);
     const double busy_ns = static_cast<double>(length(busy)), k_ns = static_cast<double>(length(k));
+    // None at all: CUPTI saw nothing (unavailable, not permitted) or the variant
+    // runs nothing on the GPU; either way its shares say nothing about the GPU.
+    j["device_events"] = kernels.size() + copies.size() + memsets.size();
     j["busy_s"] = per_step(busy_ns);
     j["idle_s"] = per_step(window_ns - busy_ns);
     j["shares"] = {{"compute", window_ns > 0 ? k_ns / window_ns : 0.0},

@@ -182,3 +182,18 @@ def test_other_names_its_main_operator():
     var["top"] = [{"name": "forward", "category": "other", "s": 0.5e-3, "share": 1.0}]
     sentence = explain(base, var)["sentence"]
     assert "other (forward)" in sentence, sentence
+
+
+def test_a_cuda_window_without_device_events_explains_nothing():
+    """CUPTI that recorded nothing must not read as a GPU idle 100% of the time."""
+    from report.why import explain, usable
+    from report.tests import synth
+
+    base = synth.breakdown({"gemm": 1.0e-3}, 0.1e-3, device="cuda")
+    empty = synth.breakdown({}, 2.0e-3, device="cuda")
+    empty["device_events"] = 0
+    assert not usable(empty)
+    assert explain(base, empty)["sentence"].startswith("no breakdown (no device activity recorded")
+    cpu = synth.breakdown({}, 2.0e-3, device="cpu")
+    cpu["device_events"] = 0
+    assert usable(cpu)  # a CPU breakdown has no device to record
