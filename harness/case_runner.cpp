@@ -232,14 +232,15 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
                       DeviceBackend& backend, const std::atomic<bool>& stop_requested, double case_s, double reserve_s) {
   const auto& bc = cfg.breakdown;
   if (bc.mode == profiling::BreakdownMode::off) return;
-  const auto alive = static_cast<std::size_t>(std::count_if(vs.begin(), vs.end(), [](const VariantState& v) {
-    return v.alive() && !v.primary.empty();
-  }));
   // One plan for the case, sized on its slowest variant: every variant's
   // window has the same number of steps, and a case is profiled whole or not at all.
+  std::size_t alive = 0;
   double slowest = 0;
-  for (const auto& v : vs)
-    if (v.alive() && !v.primary.empty()) slowest = std::max(slowest, median(v.primary));
+  for (const auto& v : vs) {
+    if (!v.alive() || v.primary.empty()) continue;
+    ++alive;
+    slowest = std::max(slowest, median(v.primary));
+  }
   const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, case_s);
   double cost_scale = 1.0;  // measured over estimated, from this case's windows: they are alike
   for (auto& v : vs) {
@@ -253,7 +254,7 @@ void profile_variants(const Case& c, std::vector<VariantState>& vs, const Measur
     // estimate is doubled: an operator-heavy window costs more than its steps.
     // CUPTI's set-up on a GPU (about a second, once per process) is not in the plan.
     const double setup_s = backend.kind() == DeviceKind::cuda ? 1.0 : 0.0;
-    if (!fits(limits, backend, reserve_s + setup_s + 2.0 * plan.cost_s * std::max(1.0, cost_scale))) {
+    if (!fits(limits, backend, reserve_s + setup_s + 2.0 * plan.cost_s * cost_scale)) {
       v.breakdown = {{"status", "skipped"}, {"reason", "budget: the run's --time-budget has no room for the window"}};
       continue;
     }

@@ -18,7 +18,7 @@ import numpy as np
 from .fmt import is_num
 from .rounds import too_few
 from .stats import median_ci, ratio_of_medians_ci
-from .tables import primary_samples
+from .tables import primary_samples, work_amount
 
 
 @dataclass
@@ -32,17 +32,6 @@ class Ratio:
     @property
     def below_floor(self) -> bool:
         return too_few(self.rounds)
-
-
-def work_amount(case: dict, variant: dict) -> float:
-    """Work one step of the variant does (its own units, else the case's): FLOPs,
-    else bytes, else items, the harness's order (case_runner.cpp, work_amount)."""
-    units = variant.get("units") if isinstance(variant.get("units"), dict) else case.get("units")
-    if isinstance(units, dict):
-        for key in ("flops", "bytes", "items"):
-            if is_num(units.get(key)) and units[key] > 0:
-                return float(units[key])
-    return 1.0
 
 
 def per_unit_times(case: dict, variant: dict) -> list[float]:

@@ -105,13 +105,14 @@ def experiment_rows(experiment: dict, spec: dict | None, why: bool = False) -> l
     return rows
 
 
-def _work(c: dict, v: dict) -> float:
-    """The work a step does, in the harness's order (FLOPs, bytes, items): speedups of
-    variants doing different work (batch sizes, 4095 vs 4096) are per unit of it."""
-    units = v.get("units") or c.get("units") or {}
-    for key in ("flops", "bytes", "items"):
-        if is_num(units.get(key)) and units[key] > 0:
-            return float(units[key])
+def work_amount(case: dict, variant: dict) -> float:
+    """Work one step of the variant does (its own units, else the case's): FLOPs,
+    else bytes, else items, the harness's order (case_runner.cpp, work_amount)."""
+    units = variant.get("units") if isinstance(variant.get("units"), dict) else case.get("units")
+    if isinstance(units, dict):
+        for key in ("flops", "bytes", "items"):
+            if is_num(units.get(key)) and units[key] > 0:
+                return float(units[key])
     return 1.0
 
 
@@ -153,7 +154,7 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
                 # A window's difference where the timing finds none is noise, not a cause.
                 row["why"] = "timing finds no clear difference (CI includes 1); profiled windows: " + row["why"]
             elif ex["ok"]:
-                ws = window_speedup(base.get("breakdown"), v.get("breakdown"), _work(c, base), _work(c, v))
+                ws = window_speedup(base.get("breakdown"), v.get("breakdown"), work_amount(c, base), work_amount(c, v))
                 row["why"] = disagreement(ws, cm.get("speedup")) + row["why"]
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))

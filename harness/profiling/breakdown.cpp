@@ -146,6 +146,11 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   std::array<double, kCategoryCount> cat_ns{};
   std::unordered_map<std::string, std::pair<std::uint64_t, Category>> by_name;
   Categoriser category_of;
+  auto credit = [&](EventKind kind, const std::string& name, std::uint64_t ns) {
+    const Category c = category_of(kind, name);
+    cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(ns);
+    by_name.try_emplace(name, 0, c).first->second.first += ns;
+  };
   for (const auto& e : events) {
     const auto s = clip(e);
     if (!s) continue;
@@ -157,23 +162,14 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
       case EventKind::launch: launches.emplace_back(&e, *s); break;
       default: break;
     }
-    if (w.device_timeline && (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset)) {
-      const Category c = category_of(e.kind, e.name);
-      cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(s->second - s->first);
-      auto& slot = by_name.try_emplace(e.name, 0, c).first->second;
-      slot.first += s->second - s->first;
-    }
+    if (w.device_timeline && (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset))
+      credit(e.kind, e.name, s->second - s->first);
   }
   const std::vector<OpTime> op_times = cpu_op_times(ops);
   Spans top_ops;
   for (const auto& o : op_times) {
     if (o.top_level) top_ops.push_back(o.span);
-    if (!w.device_timeline) {
-      const Category c = category_of(EventKind::cpu_op, o.e->name);
-      cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(o.self_ns);
-      auto& slot = by_name.try_emplace(o.e->name, 0, c).first->second;
-      slot.first += o.self_ns;
-    }
+    if (!w.device_timeline) credit(EventKind::cpu_op, o.e->name, o.self_ns);
   }
   top_ops = merged(top_ops);
 
