@@ -439,8 +439,8 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
 
   out["sampling_s"] = backend.now() - t_sampling;
   // Verification is untimed but not free: training cases replay steps per
-  // variant from fresh weights it builds twice (a 3-step trace and the 9-step
-  // fit of workloads/training/verify_losses.h), and a float64 reference of 3
+  // variant from fresh weights it builds twice (a 3-step trace and a fit of
+  // up to 9 steps, workloads/training/verify_losses.h), and a float64 reference of 3
   // steps at several times the cost (counted as 15), so under a budget it
   // starts only if that fits, and says so when it does not. On the CPU's
   // ResNet-50 case the old count (3 steps per variant + 9) was a third of the

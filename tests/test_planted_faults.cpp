@@ -11,6 +11,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "workloads/models/resnet.h"
 #include "workloads/training/verify_losses.h"
 
 using namespace optbench;
@@ -131,4 +132,93 @@ TEST(PlantedFaults, ScrambledChannelsLastConversionFails) {
   const Verdict v = verdict(opts(Precision::fp32, PlantedFault::scrambled_channels_last, true));
   EXPECT_NE(v.problem, "");
   EXPECT_TRUE(judged(v, "first_logits")) << v.details.dump();
+}
+
+// A model that learns its batch in one step (batch_size's CPU net: one
+// Bottleneck per stage, 32 px): the baseline's fit ends early, every variant
+// runs as many updates, and the faults fail on the short fit. The short fit is
+// the stronger one here: the stale cache lags the baseline by 0.42 of its drop
+// after one update, 0.27 after two, 0.07 (inside the band) after eight.
+TEST(PlantedFaults, ShortFitOfAFastLearnerCatchesTheFaults) {
+  const NetFactory fast = [] {
+    torch::manual_seed(0);
+    return make_net(ResNet(std::vector<std::int64_t>{1, 1, 1, 1}, 10));
+  };
+  auto gen = at::detail::createCPUGenerator(200);
+  const auto xy = std::make_pair(at::randn({8, 3, 32, 32}, gen), at::randint(0, 10, {8}, gen, torch::kLong));
+  const BatchSource batch = [xy](std::int64_t) { return xy; };
+  TrainStep base(fast, batch, opts(Precision::fp32), torch::kCPU);
+  auto run = [&](const TrainOptions& o) {
+    TrainStep var(fast, batch, o, torch::kCPU);
+    std::vector<Workload*> ws = {&base, &var};
+    Verdict v = verify_loss_traces(ws);
+    std::cout << to_string(o.precision) << " fault " << static_cast<int>(o.fault) << ": "
+              << (v.problem.empty() ? "passed" : v.problem) << "\n  " << v.details.dump() << "\n";
+    EXPECT_TRUE(judged(v, "fit")) << v.details.dump();
+    return v;
+  };
+  const Verdict clean = run(opts(Precision::amp_bf16));
+  EXPECT_EQ(clean.problem, "");
+  EXPECT_LT(clean.details["fit_steps"].get<int>(), TrainStep::kFitSteps) << "the fit did not end early";
+  EXPECT_GE(clean.details["baseline_fit_loss_drop"].get<double>(), kFitClearDrop);
+  // Each fault's own fit figure, whatever check fails first.
+  EXPECT_GT(run(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache)).details["fit_gap_of_baseline_drop"]
+                .get<double>(),
+            kFitBand);
+  EXPECT_LT(run(opts(Precision::amp_fp16, PlantedFault::scaler_never_steps)).details["fit_loss_drop"].get<double>(),
+            kFitMinDrop);
+  EXPECT_LT(run(opts(Precision::fp32, PlantedFault::skip_optimizer_step)).details["fit_loss_drop"].get<double>(),
+            kFitMinDrop);
+}
+
+// An update the GradScaler skips (an overflow at its scale, as Python's skips
+// the first steps at 2^16) is no update: the trace and the fit count the
+// updates taken, so a correct fp16 variant whose first steps overflow is not
+// judged as learning slower or leaving float64's trace (it was: trace 0.51
+// off, before). Gradients grown by 2^12 on their way back overflow fp16 at the
+// scale of 2^10 the trace and the fit start from, until the scaler has backed off.
+
+template <int kLog2>
+struct GrowGradBy : torch::autograd::Function<GrowGradBy<kLog2>> {
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list g) {
+    return {g[0] * std::ldexp(1.0, kLog2)};
+  }
+};
+
+template <int kLog2>
+NetFactory with_grads_grown() {
+  return [] {
+    torch::manual_seed(0);
+    auto m = small_convnet();
+    return Net{m.ptr(), [m](const torch::Tensor& x) mutable { return GrowGradBy<kLog2>::apply(m->forward(x)); }};
+  };
+}
+
+TEST(PlantedFaults, UpdatesTheScalerSkipsAreNotCounted) {
+  const NetFactory big_grads = with_grads_grown<12>();
+  TrainStep base(big_grads, kBatches, opts(Precision::fp32), torch::kCPU);
+  TrainStep var(big_grads, kBatches, opts(Precision::amp_fp16), torch::kCPU);
+  std::vector<Workload*> ws = {&base, &var};
+  const Verdict v = verify_loss_traces(ws);
+  std::cout << v.details.dump() << "\n";
+  EXPECT_EQ(v.problem, "");
+  EXPECT_GT(v.details["fit_skipped_updates"].get<int>(), 0) << "nothing overflowed: the test tests nothing";
+  EXPECT_GT(v.details["trace_skipped_updates"].get<int>(), 0);
+  EXPECT_EQ(v.details["fit_steps"].get<int>(), TrainStep::kFitSteps);
+  EXPECT_LT(v.details["fit_gap_of_baseline_drop"].get<double>(), 0.05);
+}
+
+// Skipped updates are run again only so often: gradients fp16 cannot hold at
+// any scale the scaler backs off to (2^40 larger) leave a variant that never
+// trains, and that fails.
+TEST(PlantedFaults, AScalerThatSkipsEveryUpdateFails) {
+  const NetFactory huge_grads = with_grads_grown<40>();
+  TrainStep base(huge_grads, kBatches, opts(Precision::fp32), torch::kCPU);
+  TrainStep var(huge_grads, kBatches, opts(Precision::amp_fp16), torch::kCPU);
+  std::vector<Workload*> ws = {&base, &var};
+  const Verdict v = verify_loss_traces(ws);
+  std::cout << v.problem << "\n  " << v.details.dump() << "\n";
+  EXPECT_NE(v.problem.find("skipped every update"), std::string::npos) << v.problem;
 }

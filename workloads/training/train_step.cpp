@@ -65,7 +65,9 @@ compat::NumericsFlags TrainStep::flags() const {
   return f;
 }
 
-torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch::Tensor* logits_out) const {
+torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch::Tensor* logits_out,
+                                  bool* skipped) const {
+  if (skipped) *skipped = false;
   compat::NumericsFlagsGuard flags_guard(flags());
   auto [x, y] = batches_(i);
   if (float64 && x.is_floating_point()) x = x.to(torch::kDouble);
@@ -96,8 +98,10 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch:
       s.opt->step();
     else if (f == PlantedFault::scaler_never_steps)
       s.scaler->unscale(*s.opt);
-    else if (f != PlantedFault::skip_optimizer_step)
-      s.scaler->step(*s.opt);
+    else if (f != PlantedFault::skip_optimizer_step) {
+      const bool stepped = s.scaler->step(*s.opt);
+      if (skipped) *skipped = !stepped;
+    }
     s.scaler->update();
   } else {
     loss.backward();
@@ -108,19 +112,40 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch:
 
 void TrainStep::step() { last_loss_ = run_step(state_, step_++); }
 
-at::Tensor TrainStep::run_fresh(int steps, double lr, double momentum, bool float64, bool fixed_batch,
-                                at::Tensor* first_logits, double adam_lr) const {
-  // A small initial scale keeps fp16's first steps from being skipped (a skipped
-  // step would fail a check for a reason that is not the variant's numerics).
-  State fresh = build(1024.0, lr, momentum, float64, adam_lr);
+at::Tensor TrainStep::run_fresh(const FreshRun& r, at::Tensor* first_logits, int* skipped) const {
+  // A small initial scale keeps fp16's first steps from overflowing (each
+  // overflow costs a step run again, below).
+  State fresh = build(1024.0, r.lr, r.momentum, r.float64, r.adam_lr);
   // The planted stale cache: an outer autocast nesting level for the whole run,
   // so no step's guard is the outermost and the cast cache is never cleared.
   const bool stale = opts_.fault == PlantedFault::stale_autocast_cache;
   if (stale) at::autocast::increment_nesting();
   std::vector<torch::Tensor> losses;
-  for (int i = 0; i < steps; ++i)
-    losses.push_back(run_step(fresh, fixed_batch ? 0 : i, float64, i == 0 ? first_logits : nullptr)
-                         .to(torch::kCPU, torch::kDouble));
+  double after_first = 0;  // sum of the losses after the first
+  int skips = 0;
+  std::int64_t taken = 0;  // updates taken so far: step n's batch, with w_n
+  bool moved = true;       // the weights changed since the last loss kept (or none is kept yet)
+  for (int i = 0; static_cast<int>(losses.size()) < r.steps; ++i) {
+    bool skip = false;
+    auto loss = run_step(fresh, r.fixed_batch ? 0 : taken, r.float64, i == 0 ? first_logits : nullptr, &skip)
+                    .to(torch::kCPU, torch::kDouble);
+    // After a skipped update the same batch runs again on the same weights:
+    // a new update, but not a new loss.
+    bool done = false;
+    if (moved) {
+      losses.push_back(loss);
+      const auto n = static_cast<int>(losses.size()) - 1;  // updates before this loss
+      if (r.stop_at_drop > 0 && n > 0) {
+        after_first += loss.item<double>();
+        done = n >= kFitMinUpdates && 1 - after_first / n / losses.front().item<double>() >= r.stop_at_drop;
+      }
+    }
+    moved = !skip;
+    taken += moved;
+    // A scaler that never stops overflowing ends the run with what there is.
+    if (done || (skip && ++skips > kFitSteps)) break;
+  }
+  if (skipped) *skipped = skips;
   if (stale && at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
   return torch::stack(losses);
 }
@@ -129,17 +154,27 @@ TrainStep::Trace TrainStep::trace(bool float64) const {
   // From fresh weights, so every variant starts where the baseline starts; small
   // plain SGD steps keep rounding differences from growing.
   Trace t;
-  t.losses = run_fresh(kTraceSteps, 1e-3, 0.0, float64, /*fixed_batch=*/false, &t.logits);
+  FreshRun r;
+  r.steps = kTraceSteps;
+  r.lr = 1e-3;
+  r.float64 = float64;
+  t.losses = run_fresh(r, &t.logits, &t.skipped);
   return t;
 }
 
-at::Tensor TrainStep::fit_losses() {
-  if (!fit_.defined()) {
+at::Tensor TrainStep::fit_losses(int updates, double stop_at_drop) {
+  if (!fit_.defined() || fit_args_ != std::make_pair(updates, stop_at_drop)) {
     output();  // the timed state's gradients go first (see output())
     // Adam: one learning rate that makes progress on every model here without
     // diverging (SGD with momentum at 0.05 diverged on ResNet-50 at 32 px and
     // crawled at 0.01 on a small conv net).
-    fit_ = run_fresh(kFitSteps + 1, 0, 0, false, /*fixed_batch=*/true, nullptr, kFitAdamLr);
+    FreshRun r;
+    r.steps = updates + 1;
+    r.adam_lr = kFitAdamLr;
+    r.fixed_batch = true;
+    r.stop_at_drop = stop_at_drop;
+    fit_ = run_fresh(r, nullptr, &fit_skipped_);
+    fit_args_ = {updates, stop_at_drop};
   }
   return fit_;
 }

@@ -70,16 +70,24 @@ class TrainStep : public Workload {
   // The same trace and logits with the model and data in float64: the reference.
   at::Tensor float64_trace();
   at::Tensor float64_first_logits();
-  // Losses of kFitSteps + 1 Adam steps on one fixed batch (the first) from
-  // fresh weights, in this variant's precision: the semantic check that
-  // training learns (computed once, untimed).
-  at::Tensor fit_losses();
+  // Losses of a fit on one fixed batch (the first) from fresh weights, in this
+  // variant's precision: the semantic check that training learns (untimed).
+  // At most `updates` Adam updates (updates + 1 losses). stop_at_drop > 0 ends
+  // it early, after at least kFitMinUpdates, once the mean loss after the
+  // updates is that fraction below the first: past that a model has learned
+  // the batch, and further steps compare two memorised states, at the cost of
+  // whole training steps per variant. Computed once per argument pair.
+  at::Tensor fit_losses(int updates = kFitSteps, double stop_at_drop = 0);
+  // Steps of the fit and the trace whose update the GradScaler skipped (not
+  // counted as updates: see run_fresh).
+  int fit_skipped_updates() const { return fit_skipped_; }
+  int trace_skipped_updates() const { return trace_.skipped; }
   // Relative deviation from the float64 trace this precision is allowed.
   double loss_tolerance() const;
   // The unit roundoff of the arithmetic this precision mostly computes in.
   double unit_roundoff() const;
   static constexpr int kTraceSteps = 3;
-  static constexpr int kFitSteps = 8;
+  static constexpr int kFitSteps = 8, kFitMinUpdates = 1;
   static constexpr double kFitAdamLr = 1e-3;
   static constexpr std::int64_t kLogitItems = 8, kLogitsPerItem = 8192;
 
@@ -91,15 +99,28 @@ class TrainStep : public Workload {
   };
   // lr, momentum: SGD's; adam_lr > 0: Adam with that learning rate instead.
   State build(double init_scale, double lr, double momentum, bool float64 = false, double adam_lr = 0) const;
-  // logits: where to keep this step's subsampled logits (nullptr: not kept).
-  torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false, torch::Tensor* logits = nullptr) const;
+  // logits: where to keep this step's subsampled logits (nullptr: not kept);
+  // skipped: set to whether the GradScaler skipped the update (an inf/NaN gradient).
+  torch::Tensor run_step(State& s, std::int64_t i, bool float64 = false, torch::Tensor* logits = nullptr,
+                         bool* skipped = nullptr) const;
   struct Trace {
     at::Tensor losses, logits;
+    int skipped = 0;
   };
   Trace trace(bool float64) const;
-  // steps losses from fresh weights; every step on batch 0 when fixed_batch.
-  at::Tensor run_fresh(int steps, double lr, double momentum, bool float64, bool fixed_batch,
-                       at::Tensor* first_logits, double adam_lr = 0) const;
+  struct FreshRun {
+    int steps = 0;
+    double lr = 0, momentum = 0;  // SGD's
+    double adam_lr = 0;           // > 0: Adam with this learning rate instead
+    bool float64 = false;
+    bool fixed_batch = false;     // every step on batch 0
+    double stop_at_drop = 0;      // > 0: fit_losses' early end
+  };
+  // The losses after 0, 1, ... updates from fresh weights (up to r.steps of
+  // them), update n on batch n. An update the GradScaler skips (an overflow at
+  // its scale, as Python's skips its first steps) is no update: the batch runs
+  // again, and *skipped counts such steps (at most kFitSteps, then it ends).
+  at::Tensor run_fresh(const FreshRun& r, at::Tensor* first_logits, int* skipped = nullptr) const;
   compat::NumericsFlags flags() const;
 
   NetFactory factory_;
@@ -110,6 +131,8 @@ class TrainStep : public Workload {
   std::int64_t step_ = 0;
   Trace trace_, trace64_;
   at::Tensor fit_;
+  std::pair<int, double> fit_args_{-1, 0.0};
+  int fit_skipped_ = 0;
   at::Tensor last_loss_;
 };
 

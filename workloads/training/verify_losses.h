@@ -21,15 +21,21 @@
 // - the later losses are judged where the baseline's own trace stays within
 //   its precision's tolerance (bar: the variant's tolerance or 3x the baseline's
 //   deviation);
-// - always, the semantic check, which conditioning cannot excuse: kFitSteps
-//   Adam steps on one fixed batch from the same fresh weights. Its progress is
-//   the mean loss after the first update against the first loss (the mean,
-//   not the last: a small model memorises one batch within 8 steps, and a
-//   broken one can get there too, only later). It must lower the loss by
+// - always, the semantic check, which conditioning cannot excuse: up to
+//   kFitSteps Adam steps on one fixed batch from the same fresh weights. Its
+//   progress is the mean loss after the first update against the first loss
+//   (the mean, not the last: a small model memorises one batch within 8 steps,
+//   and a broken one can get there too, only later). It must lower the loss by
 //   kFitMinDrop for baseline and variant alike, and the variant's mean must
 //   lie within kFitBand of the baseline's drop from the baseline's. A stale
 //   weight cast, an optimizer step skipped or taken on scaled gradients fails
-//   it whatever the precision.
+//   it whatever the precision. The baseline's fit ends once its mean has
+//   fallen by kFitClearDrop (after at least TrainStep::kFitMinUpdates), and
+//   every variant runs as many updates: once a model has learned its batch
+//   (ResNet-50 at 32 px on a CPU within 2 updates, the batch sweep's net in 1)
+//   more steps add cost, and a variant that learns slower is further behind
+//   early than late. Updates the GradScaler skips are not counted (the batch
+//   runs again); a variant whose every update is skipped fails.
 // Every figure is recorded in the verdict's details, judged or not, and
 // details.judged lists what was judged.
 #include <algorithm>
@@ -57,10 +63,12 @@ struct TrainRecord {
   at::Tensor losses, logits;
   double tolerance = 0, unit_roundoff = 0;
   at::Tensor fit;  // losses of the fixed-batch fit (TrainStep::fit_losses); undefined: not run
+  int fit_skipped = 0, trace_skipped = 0;  // steps whose update the GradScaler skipped
 };
 
-inline TrainRecord record_of(TrainStep& t) {
-  return {t.output(), t.first_logits(), t.loss_tolerance(), t.unit_roundoff(), t.fit_losses()};
+inline TrainRecord record_of(TrainStep& t, at::Tensor fit) {
+  return {t.output(), t.first_logits(), t.loss_tolerance(), t.unit_roundoff(), std::move(fit), t.fit_skipped_updates(),
+          t.trace_skipped_updates()};
 }
 
 inline constexpr double kUnjudgeableForwardDev = 0.1;
@@ -70,9 +78,25 @@ inline constexpr double kUnjudgeableForwardDev = 0.1;
 // their baseline's drop; a stale autocast cache lands 0.67 away, a skipped or
 // never-taken optimizer step 1.0.
 inline constexpr double kFitMinDrop = 0.02, kFitBand = 0.25;
+// Where the baseline's fit may end early: half its first loss gone on average
+// (25x kFitMinDrop), the batch learned. The early steps tell more: on a net
+// that learns its batch in one step (tests/test_planted_faults.cpp) a stale
+// autocast cache lagged the baseline by 0.42 of its drop after 1 update, 0.27
+// after 2 and 0.07, inside kFitBand, after 8.
+inline constexpr double kFitClearDrop = 0.5;
 
 inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, const TrainRecord& var) {
   if (!var.losses.isfinite().all().item<bool>()) return {"non-finite loss"};
+  // Updates the GradScaler skips are run again (TrainStep::run_fresh), up to a
+  // limit: a run that hit it has fewer losses than it was asked for.
+  const bool short_trace = var.losses.numel() < ref.losses.numel();
+  if (short_trace || (base.fit.defined() && var.fit.defined() && var.fit.numel() < base.fit.numel())) {
+    Verdict v{"the GradScaler skipped every update it was given (" +
+              std::to_string(short_trace ? var.trace_skipped : var.fit_skipped) + " in a row): the variant does not train"};
+    v.details["trace_skipped_updates"] = var.trace_skipped;
+    v.details["fit_skipped_updates"] = var.fit_skipped;
+    return v;
+  }
   Verdict v;
   std::vector<std::string> notes, judged;
   char msg[256];
@@ -119,6 +143,7 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
   }
 
   // The trace.
+  v.details["trace_skipped_updates"] = var.trace_skipped;
   const double dev_base = max_rel_dev(base.losses, ref.losses), dev_var = max_rel_dev(var.losses, ref.losses);
   std::snprintf(msg, sizeof msg,
                 "trace not judged: the baseline's own trace deviates from float64 by %.3g, beyond its tolerance "
@@ -129,11 +154,15 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
 
   // The fit on one fixed batch: judged for every variant that has one.
   if (base.fit.defined() && var.fit.defined() && base.fit.numel() > 1 && var.fit.numel() > 1) {
-    const double b0 = base.fit[0].item<double>(), bk = base.fit.slice(0, 1).mean().item<double>();
-    const double v0 = var.fit[0].item<double>(), vk = var.fit.slice(0, 1).mean().item<double>();
+    // The steps both have (the variant runs as many as the baseline did).
+    const auto n = std::min(base.fit.numel(), var.fit.numel());
+    const double b0 = base.fit[0].item<double>(), bk = base.fit.slice(0, 1, n).mean().item<double>();
+    const double v0 = var.fit[0].item<double>(), vk = var.fit.slice(0, 1, n).mean().item<double>();
     const double drop_b = 1 - bk / b0, drop_v = 1 - vk / v0;
     const double gap = std::abs(vk - bk) / std::max(b0 - bk, 1e-12);
-    v.details["fit_steps"] = var.fit.numel() - 1;
+    v.details["fit_steps"] = n - 1;
+    v.details["fit_clear_drop"] = kFitClearDrop;
+    v.details["fit_skipped_updates"] = var.fit_skipped;
     v.details["fit_loss_drop"] = drop_v;
     v.details["baseline_fit_loss_drop"] = drop_b;
     v.details["fit_gap_of_baseline_drop"] = gap;
@@ -142,7 +171,7 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
     v.details["fit_judged"] = true;
     judged.push_back("fit");
     std::string problem;
-    const auto steps = std::to_string(var.fit.numel() - 1);
+    const auto steps = std::to_string(n - 1);
     if (!var.fit.isfinite().all().item<bool>()) {
       problem = "non-finite loss while fitting one batch";
     } else if (!(drop_b >= kFitMinDrop)) {
@@ -178,7 +207,10 @@ inline Verdict verify_loss_traces(std::vector<Workload*>& w) {
   auto* var = dynamic_cast<TrainStep*>(w.at(1));
   if (!base || !var) return {"not a training step"};
   const TrainRecord ref{base->float64_trace(), base->float64_first_logits()};
-  return judge_training(ref, record_of(*base), record_of(*var));
+  // The baseline's fit first: it decides how many steps the variant's takes.
+  TrainRecord b = record_of(*base, base->fit_losses(TrainStep::kFitSteps, kFitClearDrop));
+  TrainRecord v = record_of(*var, var->fit_losses(static_cast<int>(b.fit.numel()) - 1));
+  return judge_training(ref, b, v);
 }
 
 }  // namespace optbench::workloads
