@@ -8,7 +8,10 @@ case would get now: at least the floor (6), the rounds it had where it stopped
 on precision. The quick profile's per-case cap is 1.5 s of sampling (never below
 the floor), the standard's 8 s. dataloader cases are rescaled to the current
 experiment's windows (--dataloader-scale: the share of the old per-image cost
-one image costs now, 0.25 for a quarter of the pixels). An estimate, and says
+one image costs now, 0.25 for a quarter of the pixels). The training checks'
+fit (added after those files) is added: --fit-steps steps per variant at its
+timed step time, for the experiments that run it (9, its most, by default: on
+a GPU nobody has yet seen where a baseline's fit ends). An estimate, and says
 so: it cannot know what changed in an experiment since the file was written.
 
   python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard] [--skip REGEX]
@@ -26,6 +29,21 @@ from collections import defaultdict
 
 FLOOR = 6
 CAP_S = {"quick": 1.5, "standard": 8.0}
+# Experiments verified by workloads/training/verify_losses.h, whose fit each
+# variant runs once.
+FIT_EXPERIMENTS = {"mixed_precision", "batch_size", "cudnn_benchmark"}
+
+
+def fit_cost(case: dict, steps: int) -> float:
+    """Seconds the fit adds to a case: `steps` steps of every variant that ran.
+    The fit runs one batch, so where the timed steps change shape (and
+    cudnn.benchmark autotunes each), every variant is counted at the case's
+    fastest step."""
+    step_s = [(v.get("stats") or {}).get("median", 0) / (v.get("iters_per_sample") or 1)
+              for v in case.get("variants") or [] if v.get("status") == "ok" and (v.get("stats") or {}).get("median")]
+    if "new" in str((case.get("params") or {}).get("shape", "")):
+        step_s = [min(step_s)] * len(step_s) if step_s else []
+    return steps * sum(step_s)
 
 
 def dataloader_round(case: dict, images: int, scale: float, kept) -> tuple[float, float]:
@@ -44,13 +62,16 @@ def dataloader_round(case: dict, images: int, scale: float, kept) -> tuple[float
     return old, new
 
 
-def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip) -> float | None:
+def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0) -> float | None:
     if skip(f"{e}/{c.get('name')}"):
         return None
     rounds, wall, sampling = c.get("rounds"), c.get("wall_s"), c.get("sampling_s")
     if not rounds or wall is None or sampling is None:
         return None
     other, per_round = wall - sampling, sampling / rounds
+    if e in FIT_EXPERIMENTS and not any("fit_steps" in ((x.get("verification") or {}).get("details") or {})
+                                        for x in c.get("comparisons") or []):
+        other += fit_cost(c, fit_steps)
     if e == "dataloader":
         old, new = dataloader_round(c, images, scale, lambda v: not skip(f"{e}/{c.get('name')}/{v}"))
         if old > 0:
@@ -70,6 +91,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--dataloader-images", type=int, default=2048, help="images in a window now")
     ap.add_argument("--dataloader-scale", type=float, default=0.25)
     ap.add_argument("--skip", default=None, help="regex over experiment/case[/variant]: left out")
+    ap.add_argument("--fit-steps", type=int, default=9, help="steps of the training checks' fit per variant")
     a = ap.parse_args(argv)
     skip = (lambda name: re.fullmatch(a.skip, name) is not None) if a.skip else (lambda name: False)
     # Per experiment, the cases of a file run in this profile where one has any
@@ -81,7 +103,8 @@ def main(argv: list[str]) -> int:
         same = (doc.get("config") or {}).get("profile") == a.profile
         for e in doc.get("experiments") or []:
             for c in e.get("cases") or []:
-                est = estimate_case(e["name"], c, a.profile, a.dataloader_images, a.dataloader_scale, skip)
+                est = estimate_case(e["name"], c, a.profile, a.dataloader_images, a.dataloader_scale, skip,
+                                    a.fit_steps)
                 if est is not None:
                     cases = by_exp[e["name"]][same]
                     cases[c["name"]] = max(est, cases.get(c["name"], 0.0))
