@@ -88,14 +88,19 @@ inline constexpr double kFitClearDrop = 0.5;
 inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, const TrainRecord& var) {
   if (!var.losses.isfinite().all().item<bool>()) return {"non-finite loss"};
   // Updates the GradScaler skips are run again (TrainStep::run_fresh), up to a
-  // limit: a run that hit it has fewer losses than it was asked for.
-  const bool short_trace = var.losses.numel() < ref.losses.numel();
-  if (short_trace || (base.fit.defined() && var.fit.defined() && var.fit.numel() < base.fit.numel())) {
-    Verdict v{"the GradScaler skipped every update it was given (" +
-              std::to_string(short_trace ? var.trace_skipped : var.fit_skipped) + " in a row): the variant does not train"};
-    v.details["trace_skipped_updates"] = var.trace_skipped;
-    v.details["fit_skipped_updates"] = var.fit_skipped;
-    return v;
+  // limit: a run that hit it has fewer losses than it was asked for. The
+  // baseline can be the one (an AMP fp16 baseline, as in cudnn_benchmark).
+  for (const auto* r : {&base, &var}) {
+    const bool short_trace = r->losses.numel() < ref.losses.numel();
+    if (short_trace || (r == &var && base.fit.defined() && var.fit.defined() && var.fit.numel() < base.fit.numel())) {
+      Verdict v{std::string("the GradScaler skipped every update it was given (") +
+                std::to_string(short_trace ? r->trace_skipped : r->fit_skipped) + " in a row): the " +
+                (r == &base ? "baseline" : "variant") + " does not train"};
+      v.details["trace_skipped_updates"] = var.trace_skipped;
+      v.details["fit_skipped_updates"] = var.fit_skipped;
+      v.details["baseline_trace_skipped_updates"] = base.trace_skipped;
+      return v;
+    }
   }
   Verdict v;
   std::vector<std::string> notes, judged;
