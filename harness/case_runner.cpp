@@ -42,6 +42,7 @@ struct VariantState {
   std::vector<double> primary, host, device, clock;
   std::vector<std::uint64_t> reasons;
   std::vector<double> gpu_util, memory_util, power;  // nvidia-smi's figures, per sample
+  std::vector<double> cold_first_runs;  // Case::cold_first_step: one per fresh process
   bool alive() const { return status == "ok" && runner; }
 };
 
@@ -145,6 +146,10 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
   if (!v.spec->params.empty()) j["params"] = v.spec->params;
   const auto& w = v.prep.warmup;
   j["first_run_s"] = v.prepared && w.iters ? json(w.first_run_s) : json(nullptr);
+  if (!v.cold_first_runs.empty()) {
+    j["cold_first_runs_s"] = v.cold_first_runs;
+    j["cold_first_run_s"] = median(v.cold_first_runs);
+  }
   j["warmup"] = {{"iters", w.iters}, {"seconds", w.seconds}, {"stable", w.stable}};
   j["iters_per_sample"] = v.prep.iters;
   json dev = v.device.empty() ? json(nullptr) : json(v.device);
@@ -222,6 +227,28 @@ std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& 
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
   return dir + "/" + name + ".pt.trace.json";
+}
+
+// A cold first step is one observation per process: where a case derives from
+// one, each live variant is started again in cfg.cold_processes - 1 more fresh
+// processes that build it, take the first step and one more, and exit. After
+// the timed rounds, so no sample waits for them; each only if the budget covers
+// a process start, the variant's build and its two steps.
+void take_cold_first_steps(const Case& c, std::vector<VariantState>& vs, const MeasureConfig& cfg,
+                           const CaseLimits& limits, DeviceBackend& backend, const std::atomic<bool>& stop_requested) {
+  for (int p = 1; p < cfg.cold_processes; ++p)
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      VariantState& v = vs[i];
+      if (!v.alive() || stop_requested) continue;
+      if (!fits(limits, backend, 1.0 + v.prep.build_s + v.prep.warmup.first_run_s + v.prep.warmup.step_s)) return;
+      try {
+        auto again = make_child_runner(*limits.origin, c.name, i);
+        const Prepared r = again->prepare({v.mode, c.hold_stream, 0.0, 0.0, cfg.target_sample_s, 1});
+        if (r.status == "ok" && r.warmup.iters > 0) v.cold_first_runs.push_back(r.warmup.first_run_s);
+      } catch (const std::exception&) {
+        // That process's first step is missing: the others stand, and their count says so.
+      }
+    }
 }
 
 // After the timed rounds, each live variant runs a short window under the
@@ -337,8 +364,12 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
     v.mode = v.spec->timing.value_or(c.timing);
     v.process = isolate ? "fresh" : "shared";
     // Preparing takes a build, a first step and a warm-up batch at the least:
-    // about three steps of the slowest variant built so far.
-    if (stop_requested || past(limits, backend) || !fits(limits, backend, 3 * slowest_step(vs, true))) {
+    // the longest build so far (or the case's declared set-up) and about three
+    // steps of the slowest variant built so far.
+    double setup = c.setup_s;
+    for (const auto& u : vs)
+      if (u.prepared) setup = std::max(setup, u.prep.build_s);
+    if (stop_requested || past(limits, backend) || !fits(limits, backend, setup + 3 * slowest_step(vs, true))) {
       v.status = "not_run";
       if (!stop_requested) v.error = "budget: the run's --time-budget ran out before this variant started";
       continue;
@@ -349,6 +380,7 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
       v.runner = isolate ? make_child_runner(*limits.origin, c.name, i) : make_in_process_runner(*v.spec, backend);
       v.prep = v.runner->prepare(spec);
       v.prepared = true;
+      if (isolate && c.cold_first_step && v.prep.status == "ok") v.cold_first_runs = {v.prep.warmup.first_run_s};
       if (v.prep.status != "ok") {
         v.status = v.prep.status;
         v.error = v.prep.error;
@@ -438,6 +470,10 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   }
 
   out["sampling_s"] = backend.now() - t_sampling;
+  const double t_cold = backend.now();
+  if (isolate && c.cold_first_step && reason != StopReason::interrupted && reason != StopReason::error)
+    take_cold_first_steps(c, vs, cfg, limits, backend, stop_requested);
+  const double cold_s = backend.now() - t_cold;
   // Verification is untimed but not free: training cases replay steps per
   // variant from fresh weights it builds twice (a 3-step trace and a fit of
   // up to 9 steps, workloads/training/verify_losses.h), and a float64 reference of 3
@@ -544,7 +580,8 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
                    {"verification", verify_s},
                    {"profiling", profile_s},
                    {"other", std::max(0.0, out["wall_s"].get<double>() - build_s - warmup_s - sampling_s - verify_s -
-                                               profile_s)}};
+                                               profile_s - cold_s)}};
+  if (isolate && c.cold_first_step) out["time_s"]["cold_first_steps"] = cold_s;
   vs.clear();  // free the variants' memory (and end their workers) before the next case
   backend.release_cached_memory();
   return out;

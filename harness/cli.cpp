@@ -146,6 +146,11 @@ int cli_main(int argc, char** argv) {
   run->add_option("--trace-dir", trace_dir,
                   "Save each profiled window as a Chrome trace (Perfetto, chrome://tracing) in this folder; "
                   "implies --breakdown on");
+  int cold_processes = 0;
+  run->add_option("--cold-processes", cold_processes,
+                  "Fresh processes per variant a cold first step is taken from, where a case derives from one "
+                  "(cudnn_benchmark's break-even); the median is kept (default: 1 quick, 2 standard, 3 full)")
+      ->check(CLI::PositiveNumber);
   bool isolate = false;
   run->add_flag("--isolate", isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
@@ -202,6 +207,7 @@ int cli_main(int argc, char** argv) {
     opts.measure.seed = seed;
     opts.measure.order = parse_interleave_order(interleave);
     opts.measure.isolate = isolate;
+    if (cold_processes > 0) opts.measure.cold_processes = cold_processes;
     if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
     if (!trace_dir.empty()) {
       if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");

@@ -93,6 +93,16 @@ struct Case {
   // keyed without the benchmark flag, so a variant warmed up after another finds
   // that one's plans). Costs a process start per variant.
   bool isolate = false;
+  // Its derived figures use first_run_s as a cold first step (with isolate).
+  // That is one observation per process, so each variant's is also taken in
+  // MeasureConfig::cold_processes - 1 more fresh processes (a build, the first
+  // step and one more each), after the timed rounds, and the median is kept.
+  bool cold_first_step = false;
+  // Seconds preparing one variant takes at the least where that is far more
+  // than its steps (starting a Python interpreter that imports torch): under a
+  // --time-budget no variant starts with less left. 0: estimated from the
+  // variants prepared before it.
+  double setup_s = 0;
   // Its variants need this process (a rank's process group, for one): --isolate
   // leaves the case where it is.
   bool process_bound = false;

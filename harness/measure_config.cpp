@@ -13,6 +13,7 @@ MeasureConfig measure_config_for(Profile p) {
       c.target_sample_s = 1e-3;
       c.stopping = {6, 0.1, 1.5, 100000, 0.05, 0.95};
       c.breakdown.mode = profiling::BreakdownMode::off;  // --breakdown on to profile a quick run
+      c.cold_processes = 1;
       break;
     case Profile::standard:
       c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
@@ -22,6 +23,7 @@ MeasureConfig measure_config_for(Profile p) {
       c.warmup_max_s = 10.0;
       c.target_sample_s = 5e-3;
       c.stopping = {30, 2.0, 60.0, 100000, 0.01, 0.95};
+      c.cold_processes = 3;
       break;
   }
   return c;
@@ -36,6 +38,7 @@ nlohmann::json to_json(const MeasureConfig& c) {
           {"seed", c.seed},
           {"data_seed", kDataSeed},
           {"isolate", c.isolate},
+          {"cold_processes", c.cold_processes},
           {"breakdown", profiling::to_json(c.breakdown)},
           {"stopping",
            {{"min_samples", c.stopping.min_samples},

@@ -24,6 +24,9 @@ struct MeasureConfig {
   InterleaveOrder order = InterleaveOrder::random;
   std::uint64_t seed = 42;
   bool isolate = false;  // every case's variants in processes of their own (--isolate)
+  // Fresh processes per variant a cold first step is taken from, where a case
+  // derives from one (Case::cold_first_step): one is one observation, no median.
+  int cold_processes = 2;
   // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
   profiling::BreakdownConfig breakdown;
 };

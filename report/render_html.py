@@ -89,6 +89,9 @@ def _experiment(t: dict, plots: list) -> str:
     if t["notes"]:
         out.append("<p>Notes:</p><ul>" + "".join(
             f"<li>{escape(cases)}: {escape(derived_text(items))}</li>" for cases, items in t["notes"]) + "</ul>")
+    if t.get("time"):
+        out.append("<p>Where each case's time went:</p><ul>" + "".join(
+            f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t["time"]) + "</ul>")
     out += [_img(p.path) for p in plots if p.experiment == t["name"]]
     return "\n".join(out)
 

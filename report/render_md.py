@@ -55,6 +55,10 @@ def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
         out += ["Notes:", ""]
         out += [f"- {cases}: {derived_text(items)}" for cases, items in t["notes"]]
         out.append("")
+    if t.get("time"):
+        out += ["Where each case's time went:", ""]
+        out += [f"- {case}: {text}" for case, text in t["time"]]
+        out.append("")
     for p in plots:
         if p.experiment == t["name"]:
             rel = Path(os.path.relpath(p.path, out_dir)).as_posix()

@@ -3,7 +3,7 @@ Markdown, HTML and CSV writers. Every case x variant gives a row; skipped, faile
 and interrupted experiments/cases and oom/error variants give marked rows."""
 from __future__ import annotations
 
-from .fmt import KIND_KEYS, is_num, rate_scale
+from .fmt import KIND_KEYS, is_num, rate_scale, sig
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
@@ -192,7 +192,30 @@ def document_tables(doc: dict) -> list[dict]:
             "derived": [(str(c.get("name")), flat) for c in e.get("cases", []) or []
                         if (flat := flatten_derived(c.get("derived")))],
             "notes": case_notes(e),
+            "time": case_times(e),
         })
+    return out
+
+
+TIME_PARTS = (("sampling", "sampling"), ("verification", "verification"), ("warmup", "warm-up"),
+              ("build", "build"), ("profiling", "profiling"), ("cold_first_steps", "cold first steps"),
+              ("other", "other"))
+
+
+def case_times(experiment: dict) -> list[tuple[str, str]]:
+    """Where each case's wall time went (time_s; files from before it have none):
+    'name', '9.0 s: sampling 34%, verification 50%, ...', sampling first, then the
+    rest by share; parts under 1% left out."""
+    out = []
+    for c in experiment.get("cases", []) or []:
+        t, wall = c.get("time_s"), c.get("wall_s")
+        if not isinstance(t, dict) or not is_num(wall) or wall <= 0:
+            continue
+        shares = [(label, t[k] / wall) for k, label in TIME_PARTS if is_num(t.get(k))]
+        first = [s for s in shares if s[0] == "sampling"]
+        rest = sorted((s for s in shares if s[0] != "sampling" and s[1] >= 0.01), key=lambda s: -s[1])
+        out.append((str(c.get("name")), f"{sig(wall)} s: " + ", ".join(f"{label} {share:.0%}"
+                                                                        for label, share in first + rest)))
     return out
 
 

@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 namespace optbench::testing {
 namespace {
@@ -20,6 +22,8 @@ class ProbeWork final : public Workload {
   }
   void step() override {
     if (crash_) std::abort();  // a worker that dies mid-run
+    // A cold first step: only the first step of a fresh process is slow.
+    if (acc_ == 0 && fresh_) std::this_thread::sleep_for(std::chrono::milliseconds(kColdFirstStepMs));
     acc_ += 1;
   }
   at::Tensor output() override { return at::ones({3}); }

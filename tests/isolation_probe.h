@@ -11,4 +11,8 @@ namespace optbench::testing {
 
 std::unique_ptr<Experiment> make_isolation_probe();
 
+// The first step of the first workload built in a process sleeps this long: a
+// cold first step, seen only in a fresh process.
+inline constexpr int kColdFirstStepMs = 20;
+
 }  // namespace optbench::testing

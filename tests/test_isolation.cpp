@@ -5,6 +5,7 @@
 
 #include "harness/case_runner.h"
 #include "harness/seeding.h"
+#include "harness/stats.h"
 #include "tests/isolation_probe.h"
 
 using namespace optbench;
@@ -12,7 +13,7 @@ using json = nlohmann::json;
 
 namespace {
 
-json run_probe(const std::string& case_name, bool isolate, bool breakdown = false) {
+json run_probe(const std::string& case_name, bool isolate, bool breakdown = false, int cold_processes = 0) {
   auto probe = optbench::testing::make_isolation_probe();
   const RunContext ctx{DeviceKind::cpu, Profile::quick};
   auto cases = build_cases(*probe, ctx);  // as the suite does
@@ -20,6 +21,10 @@ json run_probe(const std::string& case_name, bool isolate, bool breakdown = fals
   c.isolate = isolate;
   MeasureConfig cfg = measure_config_for(Profile::quick);
   if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::always;
+  if (cold_processes > 0) {
+    c.cold_first_step = true;
+    cfg.cold_processes = cold_processes;
+  }
   auto backend = make_backend(DeviceKind::cpu);
   std::atomic<bool> stop{false};
   const CaseLimits limits{0.2, std::nullopt, WorkerOrigin{OPTBENCH_PROBE_BIN, "isolation_probe", ctx}};
@@ -93,4 +98,25 @@ TEST(Isolation, ProfiledWindowRunsInTheWorker) {
     EXPECT_EQ(v["breakdown"]["device"], "cpu");
     EXPECT_GT(v["breakdown"]["window_step_s"].get<double>(), 0.0);
   }
+}
+
+// A cold first step is one observation per process: where a case derives from
+// one, each variant's is taken in cold_processes fresh processes (the timed one
+// and more) and the median kept. The probe's first step is slow only in a
+// fresh process, so every entry shows it.
+TEST(Isolation, ColdFirstStepsComeFromSeveralFreshProcesses) {
+  const json r = run_probe("probe", true, false, 3);
+  ASSERT_EQ(r["status"], "ok") << r.dump(1);
+  for (const auto& v : r["variants"]) {
+    ASSERT_TRUE(v.contains("cold_first_runs_s")) << v.dump(1);
+    const auto runs = v["cold_first_runs_s"].get<std::vector<double>>();
+    ASSERT_EQ(runs.size(), 3u);
+    for (double s : runs) EXPECT_GE(s, optbench::testing::kColdFirstStepMs * 1e-3);
+    EXPECT_DOUBLE_EQ(v["cold_first_run_s"].get<double>(), median(runs));
+  }
+  EXPECT_GT(r["time_s"]["cold_first_steps"].get<double>(), 0.0);
+  // A case that derives nothing from its first step takes no more processes.
+  const json plain = run_probe("probe", true);
+  EXPECT_FALSE(plain["variants"][0].contains("cold_first_runs_s"));
+  EXPECT_FALSE(plain["time_s"].contains("cold_first_steps"));
 }

@@ -3,6 +3,10 @@
 // Python's (run by the configured Python), and a Python that cannot start the
 // loader is a clear error.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "harness/build_info.h"
 #include "workloads/data/epoch_loops.h"
@@ -45,6 +49,28 @@ TEST(PersistentWorkers, PythonLoopsDeliverEveryEpoch) {
     std::vector<Workload*> ws = {&loop};
     EXPECT_EQ(verify_epochs(ws).problem, "");
   }
+}
+
+// `python -c` puts the working directory first on sys.path: a select.py there
+// (one was in /tmp on the CI-class VM) shadowed the standard library's and the
+// loader did not start. The script leaves the working directory out.
+TEST(PersistentWorkers, AModuleInTheWorkingDirectoryDoesNotShadowTheLibrary) {
+  const auto dir = std::filesystem::temp_directory_path() / ("optbench_cwd_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "select.py") << "raise ImportError('the select.py of the working directory')\n";
+  const auto here = std::filesystem::current_path();
+  std::filesystem::current_path(dir);
+  std::string error;
+  try {
+    PythonEpochs loop(small(true), python_executable());
+    loop.step();
+    EXPECT_EQ(loop.incomplete_epochs(), 0);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  std::filesystem::current_path(here);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(error, "");
 }
 
 TEST(PersistentWorkers, APythonWithoutTheLoaderIsAClearError) {

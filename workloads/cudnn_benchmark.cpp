@@ -11,6 +11,9 @@
 // benchmark-off one in the same process finds heuristic plans and never tunes.
 #include <torch/torch.h>
 
+#include <optional>
+#include <string>
+
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/resnet.h"
@@ -36,19 +39,35 @@ Variant train_variant(std::string name, std::string desc, BatchSource batches, T
 // One-time costs, from first steps taken in fresh processes (cold): the first
 // benchmark-on step over its steady state, autotuning alone (over the cold first
 // step without benchmark mode, which pays the same handle creation and module
-// loading), and the steps after which benchmark mode has paid for itself.
+// loading), and the steps after which benchmark mode has paid for itself. A
+// cold first step is one observation per process: the median over the
+// processes the harness took it in (Case::cold_first_step), and the label says
+// how many.
 nlohmann::json break_even(const nlohmann::json& r) {
   const auto& v = r["variants"];
-  if (v.size() < 2 || !v[0]["stats"].is_object() || !v[1]["stats"].is_object() ||
-      !v[0]["first_run_s"].is_number() || !v[1]["first_run_s"].is_number())
+  auto first = [](const nlohmann::json& x) -> std::optional<double> {
+    for (const char* k : {"cold_first_run_s", "first_run_s"})
+      if (x.contains(k) && x[k].is_number()) return x[k].get<double>();
+    return std::nullopt;
+  };
+  if (v.size() < 2 || !v[0]["stats"].is_object() || !v[1]["stats"].is_object() || !first(v[0]) || !first(v[1]))
     return nlohmann::json::object();
   const double off = v[0]["stats"]["median"], on = v[1]["stats"]["median"];
-  const double first_off = v[0]["first_run_s"], first_on = v[1]["first_run_s"];
+  const double first_off = *first(v[0]), first_on = *first(v[1]);
   const double tuning = std::max(0.0, first_on - first_off);
+  auto count = [](const nlohmann::json& x) {
+    return x.contains("cold_first_runs_s") ? x["cold_first_runs_s"].size() : std::size_t{1};
+  };
+  const std::size_t processes = std::min(count(v[0]), count(v[1]));  // the fewer either median rests on
+  std::string label = "warm";
+  if (v[0]["process"] == "fresh")
+    label = processes > 1 ? "cold: median of " + std::to_string(processes) + " fresh processes per variant"
+                          : "cold: one fresh process per variant, one observation each (no median, no interval)";
   nlohmann::json out = {{"first_step_extra_s", std::max(0.0, first_on - on)},
                         {"autotune_first_step_extra_s", tuning},
                         {"steady_gain_per_step_s", off - on},
-                        {"first_steps", v[0]["process"] == "fresh" ? "cold (fresh process per variant)" : "warm"}};
+                        {"first_step_processes", processes},
+                        {"first_steps", label}};
   out["break_even_steps"] = off > on ? nlohmann::json(tuning / (off - on)) : nlohmann::json(nullptr);
   return out;
 }
@@ -117,6 +136,7 @@ class CudnnBenchmark final : public Experiment {
                     train_variant("benchmark_on", "cudnn.benchmark = True", src, opts(true, false, p, cl), d)};
       c.verify = verify_loss_traces;
       c.derive = break_even;
+      c.cold_first_step = true;
       return c;
     };
 

@@ -60,12 +60,23 @@ def test_where_shapes_change_the_fit_counts_the_fastest_step():
     assert ew.fit_cost(c, 9) == pytest.approx(9 * 2 * 0.15)
 
 
+def test_cold_first_steps_add_a_process_per_variant_where_the_case_derives_from_them():
+    c = case(11.0, 1.0, 1, steps=(0.04, 0.04))
+    c["variants"][0]["first_run_s"], c["variants"][1]["first_run_s"] = 1.5, 30.0
+    assert ew.cold_cost(c, 1) == 0.0  # derives nothing from its first steps
+    c["derived"] = {"first_steps": "cold (fresh process per variant)"}
+    assert ew.cold_cost(c, 1) == pytest.approx(2 * ew.PROCESS_START_S + 1.5 + 30.0 + 2 * 0.04)
+    assert ew.cold_cost(c, 0) == 0.0  # quick: the timed process's alone
+    c["derived"]["first_step_processes"] = 2  # a file written since: its wall has them
+    assert ew.cold_cost(c, 1) == 0.0
+
+
 README_SKIP = ("cudnn_benchmark/(new_shape_every_step_b16|fixed_shape_b64_224)|dataloader/pin.*|"
                "dataloader/workers/workers_(1|2|8)(_data_only)?|dataloader/prefetch_w4/prefetch_(2|4)(_data_only)?")
 
 
 @pytest.mark.skipif(not GPU_RUNS.is_dir(), reason="the H100 files of 2026-11-24 are not beside this checkout")
-@pytest.mark.parametrize("profile,skip,readme", [("standard", None, r"about (\d+) s \(13 minutes\)"),
+@pytest.mark.parametrize("profile,skip,readme", [("standard", None, r"about (\d+) s \(14.6 minutes\)"),
                                                  ("quick", README_SKIP, r"about (\d+) s \(253 s if")])
 def test_the_readme_quotes_what_the_script_prints(profile, skip, readme):
     files = sorted(str(p) for p in GPU_RUNS.glob("h100_*.json"))

@@ -223,6 +223,21 @@ def test_case_notes_show_cold_processes_and_throttling():
     assert d["throttled samples"] == "off power 25%; on thermal 50%"
 
 
+def test_where_each_cases_time_went_is_shown_with_the_sampling_share_first(tmp_path, cli):
+    c = synth.case("resnet", [("fp32", [2e-3, 2.1e-3]), ("bf16", [1.8e-3, 1.9e-3])])
+    c["wall_s"] = 10.0
+    c["time_s"] = {"build": 0.5, "warmup": 2.0, "sampling": 3.0, "verification": 4.4, "other": 0.05,
+                   "cold_first_steps": 0.05}
+    old = synth.case("older", [("fp32", [2e-3, 2.1e-3]), ("bf16", [1.8e-3, 1.9e-3])])  # no time_s: not listed
+    f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("mixed_precision", [c, old])]))
+    r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
+    assert r.rc == 0, r.err
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "- resnet: 10.0 s: sampling 30%, verification 44%, warm-up 20%, build 5%\n" in md
+    assert "- older:" not in md.split("Where each case's time went:")[1]
+    assert "sampling 30%" in (tmp_path / "out" / "report.html").read_text()
+
+
 def test_verification_notes_of_passed_checks_are_shown(tmp_path, cli):
     c = synth.case("resnet50_b8_32", [("fp32", [2e-3, 2.1e-3]), ("amp_bf16", [1.8e-3, 1.9e-3])])
     c["comparisons"][0]["verification"] = {

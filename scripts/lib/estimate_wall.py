@@ -11,7 +11,11 @@ experiment's windows (--dataloader-scale: the share of the old per-image cost
 one image costs now, 0.25 for a quarter of the pixels). The training checks'
 fit (added after those files) is added: --fit-steps steps per variant at its
 timed step time, for the experiments that run it (9, its most, by default: on
-a GPU nobody has yet seen where a baseline's fit ends). An estimate, and says
+a GPU nobody has yet seen where a baseline's fit ends). So are the extra fresh
+processes a cold first step is taken in where a case derives from one (1 in
+quick, 2 in standard: one more per variant), each its first step and one more
+plus PROCESS_START_S, an assumption for starting LibTorch, a CUDA context and a
+build, which those files do not time apart. An estimate, and says
 so: it cannot know what changed in an experiment since the file was written.
 
   python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard] [--skip REGEX]
@@ -29,6 +33,8 @@ from collections import defaultdict
 
 FLOOR = 6
 CAP_S = {"quick": 1.5, "standard": 8.0}
+COLD_PROCESSES = {"quick": 1, "standard": 2}
+PROCESS_START_S = 2.0
 # Experiments verified by workloads/training/verify_losses.h, whose fit each
 # variant runs once.
 FIT_EXPERIMENTS = {"mixed_precision", "batch_size", "cudnn_benchmark"}
@@ -62,6 +68,20 @@ def dataloader_round(case: dict, images: int, scale: float, kept) -> tuple[float
     return old, new
 
 
+def cold_cost(case: dict, extra_processes: int) -> float:
+    """Seconds the extra cold-first-step processes add to a case that derives from
+    its cold first steps (derived.first_steps 'cold...'), where the file took none."""
+    derived = case.get("derived") or {}
+    if not str(derived.get("first_steps", "")).startswith("cold") or "first_step_processes" in derived:
+        return 0.0
+    per_process = 0.0
+    for v in case.get("variants") or []:
+        first, median = v.get("first_run_s"), (v.get("stats") or {}).get("median")
+        if v.get("status") == "ok" and first:
+            per_process += PROCESS_START_S + first + (median or 0) / (v.get("iters_per_sample") or 1)
+    return extra_processes * per_process
+
+
 def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0) -> float | None:
     if skip(f"{e}/{c.get('name')}"):
         return None
@@ -72,6 +92,7 @@ def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip
     if e in FIT_EXPERIMENTS and not any("fit_steps" in ((x.get("verification") or {}).get("details") or {})
                                         for x in c.get("comparisons") or []):
         other += fit_cost(c, fit_steps)
+    other += cold_cost(c, COLD_PROCESSES[profile] - 1)
     if e == "dataloader":
         old, new = dataloader_round(c, images, scale, lambda v: not skip(f"{e}/{c.get('name')}/{v}"))
         if old > 0:

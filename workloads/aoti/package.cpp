@@ -65,7 +65,7 @@ std::string python_executable() {
 
 PythonTorch probe_python_torch(const std::string& python) {
   const Ran r = run_command(shell_quote(python) +
-                            " -c 'import torch; print(\"OPTBENCH_TORCH\", torch.__version__, "
+                            " -c 'import sys; sys.path[:] = [p for p in sys.path if p]; import torch; print(\"OPTBENCH_TORCH\", torch.__version__, "
                             "int(torch.cuda.is_available()))'");
   PythonTorch p;
   const auto at = r.output.rfind("OPTBENCH_TORCH ");

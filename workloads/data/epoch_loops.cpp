@@ -28,6 +28,9 @@ std::unique_ptr<ThreadLoader> make_loader(const EpochSpec& s) {
 // on stdin, answered with the samples it delivered.
 constexpr const char* kScript = R"PY(
 import sys
+# Not the working directory (python -c puts it first): a select.py there would
+# shadow the standard library's and stop the DataLoader's workers.
+sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 import torch
 from torch.utils.data import DataLoader, Dataset
 
