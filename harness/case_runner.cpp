@@ -233,14 +233,17 @@ std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& 
 // one, each live variant is started again in cfg.cold_processes - 1 more fresh
 // processes that build it, take the first step and one more, and exit. After
 // the timed rounds, so no sample waits for them; each only if the budget covers
-// a process start, the variant's build and its two steps.
+// a process start, the variant's build and its two steps, and still leaves
+// verification its share (reserve_s).
 void take_cold_first_steps(const Case& c, std::vector<VariantState>& vs, const MeasureConfig& cfg,
-                           const CaseLimits& limits, DeviceBackend& backend, const std::atomic<bool>& stop_requested) {
+                           const CaseLimits& limits, DeviceBackend& backend, const std::atomic<bool>& stop_requested,
+                           double reserve_s) {
   for (int p = 1; p < cfg.cold_processes; ++p)
     for (std::size_t i = 0; i < vs.size(); ++i) {
       VariantState& v = vs[i];
       if (!v.alive() || stop_requested) continue;
-      if (!fits(limits, backend, 1.0 + v.prep.build_s + v.prep.warmup.first_run_s + v.prep.warmup.step_s)) return;
+      if (!fits(limits, backend, reserve_s + 1.0 + v.prep.build_s + v.prep.warmup.first_run_s + v.prep.warmup.step_s))
+        return;
       try {
         auto again = make_child_runner(*limits.origin, c.name, i);
         const Prepared r = again->prepare({v.mode, c.hold_stream, 0.0, 0.0, cfg.target_sample_s, 1});
@@ -470,10 +473,6 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   }
 
   out["sampling_s"] = backend.now() - t_sampling;
-  const double t_cold = backend.now();
-  if (isolate && c.cold_first_step && reason != StopReason::interrupted && reason != StopReason::error)
-    take_cold_first_steps(c, vs, cfg, limits, backend, stop_requested);
-  const double cold_s = backend.now() - t_cold;
   // Verification is untimed but not free: training cases replay steps per
   // variant from fresh weights it builds twice (a 3-step trace and a fit of
   // up to 9 steps, workloads/training/verify_losses.h), and a float64 reference of 3
@@ -485,6 +484,10 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
   double verify_cost = 15.0 * slowest_step(vs, false);
   for (const auto& v : vs)
     if (v.prepared) verify_cost += 12.0 * v.prep.warmup.step_s + 2.0 * v.prep.build_s;
+  const double t_cold = backend.now();
+  if (isolate && c.cold_first_step && reason != StopReason::interrupted && reason != StopReason::error)
+    take_cold_first_steps(c, vs, cfg, limits, backend, stop_requested, (c.tolerance || c.verify) ? verify_cost : 0.0);
+  const double cold_s = backend.now() - t_cold;
   const double t_profile = backend.now();
   if (reason != StopReason::interrupted && reason != StopReason::error)
     profile_variants(c, vs, cfg, limits, backend, stop_requested, t_profile - t_case,
