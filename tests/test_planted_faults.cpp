@@ -45,9 +45,9 @@ TrainOptions opts(Precision p, PlantedFault f = PlantedFault::none, bool channel
 }
 
 // The verdict of `variant` against an fp32 baseline, printed for whoever reads a failure.
-Verdict verdict(const TrainOptions& variant) {
-  TrainStep base(kNet, kBatches, opts(Precision::fp32), torch::kCPU);
-  TrainStep var(kNet, kBatches, variant, torch::kCPU);
+Verdict verdict(const TrainOptions& variant, const NetFactory& net = kNet) {
+  TrainStep base(net, kBatches, opts(Precision::fp32), torch::kCPU);
+  TrainStep var(net, kBatches, variant, torch::kCPU);
   std::vector<Workload*> ws = {&base, &var};
   Verdict v = verify_loss_traces(ws);
   std::cout << to_string(variant.precision) << " fault " << static_cast<int>(variant.fault) << ": "
@@ -90,37 +90,34 @@ TEST(PlantedFaults, GradScalerThatNeverStepsFails) {
   EXPECT_NE(v.problem.find("does not learn"), std::string::npos) << v.problem;
 }
 
+// The logits' gradient scaled by 2^kLog2 on its way back (the forward untouched).
+template <int kLog2>
+struct GrowGradBy : torch::autograd::Function<GrowGradBy<kLog2>> {
+  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list g) {
+    return {g[0] * std::ldexp(1.0, kLog2)};
+  }
+};
+
+template <int kLog2>
+NetFactory with_grads_grown() {
+  return [] {
+    torch::manual_seed(0);
+    auto m = small_convnet();
+    return Net{m.ptr(), [m](const torch::Tensor& x) mutable { return GrowGradBy<kLog2>::apply(m->forward(x)); }};
+  };
+}
+
 // Gradients that fp16 cannot hold: the logits' gradient shrunk by 2^-16 on its
 // way back (forward untouched), as in a deep or small-loss model. fp32 holds
 // them and Adam's normalisation makes full-size steps of them; fp16 without a
 // scaler flushes most of them to zero (the fit then falls by 0.013 against
 // 0.039); the GradScaler (2^10 in the fit) lifts them back (within 1e-4 of the
 // baseline's drop).
-struct ShrinkGrad : torch::autograd::Function<ShrinkGrad> {
-  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
-                                                 torch::autograd::variable_list g) {
-    return {g[0] * std::ldexp(1.0, -16)};
-  }
-};
-
 TEST(PlantedFaults, Fp16WithoutScalerWhereGradientsUnderflowFails) {
-  const NetFactory tiny_grads = [] {
-    torch::manual_seed(0);
-    auto m = small_convnet();
-    return Net{m.ptr(), [m](const torch::Tensor& x) mutable { return ShrinkGrad::apply(m->forward(x)); }};
-  };
-  auto run = [&](const TrainOptions& o) {
-    TrainStep base(tiny_grads, kBatches, opts(Precision::fp32), torch::kCPU);
-    TrainStep var(tiny_grads, kBatches, o, torch::kCPU);
-    std::vector<Workload*> ws = {&base, &var};
-    Verdict v = verify_loss_traces(ws);
-    std::cout << "fault " << static_cast<int>(o.fault) << ": " << (v.problem.empty() ? "passed" : v.problem) << "\n  "
-              << v.details.dump() << "\n";
-    return v;
-  };
-  EXPECT_EQ(run(opts(Precision::amp_fp16)).problem, "");
-  EXPECT_NE(run(opts(Precision::amp_fp16, PlantedFault::fp16_without_scaler)).problem, "");
+  EXPECT_EQ(verdict(opts(Precision::amp_fp16), with_grads_grown<-16>()).problem, "");
+  EXPECT_NE(verdict(opts(Precision::amp_fp16, PlantedFault::fp16_without_scaler), with_grads_grown<-16>()).problem, "");
 }
 
 TEST(PlantedFaults, SkippedOptimizerStepFails) {
@@ -177,32 +174,8 @@ TEST(PlantedFaults, ShortFitOfAFastLearnerCatchesTheFaults) {
 // judged as learning slower or leaving float64's trace (it was: trace 0.51
 // off, before). Gradients grown by 2^12 on their way back overflow fp16 at the
 // scale of 2^10 the trace and the fit start from, until the scaler has backed off.
-
-template <int kLog2>
-struct GrowGradBy : torch::autograd::Function<GrowGradBy<kLog2>> {
-  static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
-                                                 torch::autograd::variable_list g) {
-    return {g[0] * std::ldexp(1.0, kLog2)};
-  }
-};
-
-template <int kLog2>
-NetFactory with_grads_grown() {
-  return [] {
-    torch::manual_seed(0);
-    auto m = small_convnet();
-    return Net{m.ptr(), [m](const torch::Tensor& x) mutable { return GrowGradBy<kLog2>::apply(m->forward(x)); }};
-  };
-}
-
 TEST(PlantedFaults, UpdatesTheScalerSkipsAreNotCounted) {
-  const NetFactory big_grads = with_grads_grown<12>();
-  TrainStep base(big_grads, kBatches, opts(Precision::fp32), torch::kCPU);
-  TrainStep var(big_grads, kBatches, opts(Precision::amp_fp16), torch::kCPU);
-  std::vector<Workload*> ws = {&base, &var};
-  const Verdict v = verify_loss_traces(ws);
-  std::cout << v.details.dump() << "\n";
+  const Verdict v = verdict(opts(Precision::amp_fp16), with_grads_grown<12>());
   EXPECT_EQ(v.problem, "");
   EXPECT_GT(v.details["fit_skipped_updates"].get<int>(), 0) << "nothing overflowed: the test tests nothing";
   EXPECT_GT(v.details["trace_skipped_updates"].get<int>(), 0);
@@ -214,11 +187,6 @@ TEST(PlantedFaults, UpdatesTheScalerSkipsAreNotCounted) {
 // any scale the scaler backs off to (2^40 larger) leave a variant that never
 // trains, and that fails.
 TEST(PlantedFaults, AScalerThatSkipsEveryUpdateFails) {
-  const NetFactory huge_grads = with_grads_grown<40>();
-  TrainStep base(huge_grads, kBatches, opts(Precision::fp32), torch::kCPU);
-  TrainStep var(huge_grads, kBatches, opts(Precision::amp_fp16), torch::kCPU);
-  std::vector<Workload*> ws = {&base, &var};
-  const Verdict v = verify_loss_traces(ws);
-  std::cout << v.problem << "\n  " << v.details.dump() << "\n";
+  const Verdict v = verdict(opts(Precision::amp_fp16), with_grads_grown<40>());
   EXPECT_NE(v.problem.find("skipped every update"), std::string::npos) << v.problem;
 }
