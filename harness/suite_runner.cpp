@@ -62,6 +62,7 @@ std::vector<std::string> child_argv(const SuiteOptions& o, const std::string& na
   if (o.profile == Profile::quick) a.push_back("--quick");
   if (o.profile == Profile::full) a.push_back("--full");
   if (m.isolate) a.push_back("--isolate");
+  a.insert(a.end(), {"--cold-processes", std::to_string(m.cold_processes)});
   a.insert(a.end(), {"--breakdown", profiling::to_string(m.breakdown.mode)});
   if (!m.breakdown.trace_dir.empty()) a.insert(a.end(), {"--trace-dir", m.breakdown.trace_dir});
   if (!o.progress) a.push_back("--no-progress");

@@ -46,6 +46,7 @@ class IsolationProbe final : public Experiment {
     Case c;
     c.name = "probe";
     c.isolate = true;
+    c.cold_first_step = true;  // its first step is cold in a fresh process (step())
     const double d = at::randn({1}).item<double>();
     c.params = {{"case_draw", d}};
     c.tolerance = Tolerance{};

@@ -21,10 +21,8 @@ json run_probe(const std::string& case_name, bool isolate, bool breakdown = fals
   c.isolate = isolate;
   MeasureConfig cfg = measure_config_for(Profile::quick);
   if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::always;
-  if (cold_processes > 0) {
-    c.cold_first_step = true;
-    cfg.cold_processes = cold_processes;
-  }
+  c.cold_first_step = cold_processes > 0;
+  if (cold_processes > 0) cfg.cold_processes = cold_processes;
   auto backend = make_backend(DeviceKind::cpu);
   std::atomic<bool> stop{false};
   const CaseLimits limits{0.2, std::nullopt, WorkerOrigin{OPTBENCH_PROBE_BIN, "isolation_probe", ctx}};
