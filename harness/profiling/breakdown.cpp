@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "harness/profiling/categories.h"
+#include "harness/stats.h"
 
 namespace optbench::profiling {
 namespace {
@@ -54,15 +55,6 @@ Spans complement(const Spans& s, Span within) {
   }
   if (at < within.second) out.emplace_back(at, within.second);
   return out;
-}
-
-std::uint64_t overlap(Span x, const Spans& s) {
-  std::uint64_t n = 0;
-  for (const auto& y : s) {
-    const auto lo = std::max(x.first, y.first), hi = std::min(x.second, y.second);
-    if (lo < hi) n += hi - lo;
-  }
-  return n;
 }
 
 // Kernel names run to thousands of characters of template arguments.
@@ -233,22 +225,14 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     j["launches_per_step"] = static_cast<double>(launch_ns.size()) / steps;
     // The median: one launch that loads its module lazily takes seconds (3.06 s
     // of 79 launches in the recorded A100 trace), the rest microseconds.
-    if (launch_ns.empty()) {
-      j["host_s_per_launch"] = nullptr;
-    } else {
-      auto mid = launch_ns.begin() + static_cast<std::ptrdiff_t>(launch_ns.size() / 2);
-      std::nth_element(launch_ns.begin(), mid, launch_ns.end());
-      double m = *mid;
-      if (launch_ns.size() % 2 == 0) m = (m + *std::max_element(launch_ns.begin(), mid)) / 2;
-      j["host_s_per_launch"] = m * 1e-9;
-    }
+    j["host_s_per_launch"] = launch_ns.empty() ? json(nullptr) : json(median(launch_ns) * 1e-9);
     // What the host was doing while the device had nothing to run: .item(),
     // pageable copies, a criterion on the CPU.
     j["host_ops_while_idle_s"] = per_step(static_cast<double>(length(intersect(top_ops, idle))));
     std::unordered_map<std::string, std::pair<std::uint64_t, Category>> exposed;
     for (const auto& o : op_times)
       if (o.top_level)
-        if (const auto n = overlap(o.span, idle); n > 0) exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
+        if (const auto n = length(intersect({o.span}, idle)); n > 0) exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
     json top_exposed = ranked(exposed, window_ns - busy_ns, steps, 3);
     for (auto& t : top_exposed) t.erase("category");
     j["host_ops_while_idle_top"] = top_exposed;
