@@ -77,34 +77,96 @@ PY
   [ -z "$missing" ] || die "$OPTBENCH_PYTHON lacks the Python packages: $missing (set OPTBENCH_PYTHON to one that has them, or unset it to use the environment made from requirements.txt)"
 }
 
-# A header in the system, or under a prefix of CMAKE_PREFIX_PATH (where a machine
-# without network has Debian packages unpacked with dpkg -x).
-have_header() {
-  local d
-  for d in /usr/include /usr/local/include ${CMAKE_PREFIX_PATH:+${CMAKE_PREFIX_PATH//:/ }}; do
-    [ -f "$d/$1" ] || [ -f "$d/include/$1" ] || [ -f "$d/usr/include/$1" ] && return 0
-  done
+# The C++ libraries the build finds with find_package, one line each: the
+# Debian/Ubuntu package, its CMake package ("-": headers only), a header it
+# holds, and a pattern of the runtime package it needs ("-": none). One table for
+# the check below, apt-get and the offline bundle (scripts/deps-bundle).
+cxx_deps() {
+  cat <<'EOF'
+nlohmann-json3-dev nlohmann_json nlohmann/json.hpp -
+libcli11-dev CLI11 CLI/CLI.hpp -
+libgtest-dev GTest gtest/gtest.h -
+libbenchmark-dev benchmark benchmark/benchmark.h ^libbenchmark[0-9]
+libgloo-dev - gloo/config.h -
+EOF
+}
+# Optional: without Gloo's headers (pip's LibTorch ships none) CPU DDP is
+# compiled out and says so; ccache only speeds rebuilds up.
+OPTIONAL_PACKAGES='libgloo-dev|ccache'
+
+# The offline bundle: $OPTBENCH_DEPS, else deps/optbench-deps.tar.gz in the clone.
+deps_bundle() { echo "${OPTBENCH_DEPS:-$ROOT/deps/optbench-deps.tar.gz}"; }
+
+# Unpacks the bundle, when there is one, into $BUILD_DIR/deps (never into /;
+# again only when the bundle changed) and sets DEPS_PREFIX to its usr/.
+unpack_deps() {
+  local bundle dest sum
+  bundle=$(deps_bundle)
+  DEPS_PREFIX=
+  if [ ! -f "$bundle" ]; then
+    [ -z "${OPTBENCH_DEPS:-}" ] || die "OPTBENCH_DEPS=$OPTBENCH_DEPS: no such file (make it with scripts/deps-bundle)"
+    return 0
+  fi
+  dest=$BUILD_DIR/deps
+  sum=$(sha256sum "$bundle" | cut -c1-64)
+  if [ "$(cat "$dest/.bundle-sha256" 2>/dev/null)" != "$sum" ]; then
+    rm -rf "$dest" && mkdir -p "$dest" || die "cannot make $dest"
+    # GNU tar drops a leading / and refuses members that climb out with ..
+    tar -xzf "$bundle" -C "$dest" --no-same-owner --no-same-permissions || die "cannot unpack $bundle"
+    echo "$sum" >"$dest/.bundle-sha256"
+    log "C++ libraries from $bundle, unpacked into $dest"
+  fi
+  DEPS_PREFIX=$dest/usr
+}
+
+# The prefixes CMake searches for packages: CMAKE_PREFIX_PATH as configure passes
+# it (LibTorch, the bundle) and from the environment, then the system's.
+cmake_prefixes() {
+  local IFS=':'
+  # shellcheck disable=SC2086
+  printf '%s\n' ${TORCH_CMAKE_PREFIX:-} ${DEPS_PREFIX:-} ${CMAKE_PREFIX_PATH:-} /usr/local /usr
+}
+
+# has_cxx_dep CMAKE_PACKAGE HEADER: found where find_package looks (the config
+# file under <prefix>/{share,lib,lib64,lib/<arch>}/cmake/), or, for a headers-only
+# package ("-"), HEADER under <prefix>/include.
+has_cxx_dep() {
+  local pkg=$1 header=$2 arch p d lower
+  arch=$(g++ -print-multiarch 2>/dev/null || true)
+  lower=$(echo "$pkg" | tr '[:upper:]' '[:lower:]')
+  while read -r p; do
+    [ -n "$p" ] || continue
+    if [ "$pkg" = - ]; then
+      [ -f "$p/include/$header" ] && return 0
+      continue
+    fi
+    for d in share lib lib64 ${arch:+lib/$arch}; do
+      compgen -G "$p/$d/cmake/$pkg*/${pkg}Config.cmake" >/dev/null && return 0
+      compgen -G "$p/$d/cmake/$pkg*/$lower-config.cmake" >/dev/null && return 0
+    done
+  done < <(cmake_prefixes)
   return 1
 }
 
 # The Debian packages the build needs and this machine lacks.
 missing_packages() {
-  local pkgs=()
+  local pkgs=() deb pkg header rt
   command -v cmake >/dev/null || pkgs+=(cmake)
   command -v ninja >/dev/null || pkgs+=(ninja-build)
   command -v g++ >/dev/null || pkgs+=(g++)
   command -v git >/dev/null || pkgs+=(git)
-  have_header nlohmann/json.hpp || pkgs+=(nlohmann-json3-dev)
-  have_header CLI/CLI.hpp || pkgs+=(libcli11-dev)
-  have_header gtest/gtest.h || pkgs+=(libgtest-dev)
-  have_header benchmark/benchmark.h || pkgs+=(libbenchmark-dev)
+  while read -r deb pkg header rt; do
+    has_cxx_dep "$pkg" "$header" || pkgs+=("$deb")
+  done < <(cxx_deps)
   command -v ccache >/dev/null || pkgs+=(ccache)
-  have_header gloo/config.h || pkgs+=(libgloo-dev)  # pip's LibTorch ships no Gloo headers: CPU DDP needs them
   echo "${pkgs[@]:-}"
 }
 
+# Unpacks the offline bundle, installs what is still missing where it can (root
+# or sudo, apt-get, network), and stops in one line naming what is missing.
 install_missing() {
   local pkgs sudo=""
+  unpack_deps
   pkgs=$(missing_packages)
   [ -z "${pkgs// /}" ] && return 0
   [ "$(id -u)" = 0 ] || sudo=$(command -v sudo || true)
@@ -117,16 +179,15 @@ install_missing() {
       { $sudo apt-get update >/dev/null 2>&1 && $sudo apt-get install -y --no-install-recommends $pkgs >/dev/null 2>&1; } ||
       true
   fi
-  # ccache only speeds rebuilds up; without Gloo's headers CPU DDP is compiled out (and says so).
-  pkgs=$(missing_packages | tr ' ' '\n' | grep -vxE 'ccache|libgloo-dev' | tr '\n' ' ' || true)
-  [ -z "${pkgs// /}" ] || die "missing and could not be installed: $pkgs (install these Debian/Ubuntu packages; without network, unpack them with dpkg -x and add the folder to CMAKE_PREFIX_PATH)"
+  pkgs=$(missing_packages | tr ' ' '\n' | grep -vxE "$OPTIONAL_PACKAGES" | paste -sd' ' || true)
+  [ -z "${pkgs// /}" ] ||
+    die "missing: $pkgs (looked in $(cmake_prefixes | paste -sd' ')); with network: apt-get install $pkgs, or run scripts/deps-bundle on such a machine and bring its archive here as $(deps_bundle) (or name it in OPTBENCH_DEPS)"
 }
 
-# Sets PRESET and BUILD_DIR (build/$PRESET, or $OPTBENCH_BUILD_DIR) and configures
+# Sets PRESET, BUILD_DIR (build/$PRESET, or $OPTBENCH_BUILD_DIR) and DEPS_PREFIX, and configures
 # it against the LibTorch found.
 configure() {
   find_python
-  install_missing
   if [ -z "${TORCH_CMAKE_PREFIX:-}" ]; then
     TORCH_CMAKE_PREFIX=$("$OPTBENCH_PYTHON" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null) ||
       die "$OPTBENCH_PYTHON cannot import torch (set TORCH_CMAKE_PREFIX to a LibTorch's share/cmake, or OPTBENCH_PYTHON to a python with torch)"
@@ -141,21 +202,25 @@ configure() {
   fi
   PRESET=$OPTBENCH_PRESET
   BUILD_DIR=${OPTBENCH_BUILD_DIR:-$ROOT/build/$PRESET}
-  log "LibTorch from $TORCH_CMAKE_PREFIX (preset $PRESET), Python $OPTBENCH_PYTHON"
+  install_missing
+  log "LibTorch from $TORCH_CMAKE_PREFIX (preset $PRESET), Python $OPTBENCH_PYTHON${DEPS_PREFIX:+, C++ libraries from $DEPS_PREFIX}"
   # ccache: the precompiled torch.h header is only reused with this sloppiness.
   # CCACHE_BASEDIR: paths inside the clone hashed relative, so another clone (CI's
   # fresh one) reuses the objects.
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
-  cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" >/dev/null ||
+  cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" \
+    -DCMAKE_PREFIX_PATH="$TORCH_CMAKE_PREFIX${DEPS_PREFIX:+;$DEPS_PREFIX}" >/dev/null ||
     die "CMake configure failed (see the messages above)"
 }
 
+# build [TARGET...]: everything, or only the targets named.
 build() {
-  local jobs mem_jobs
+  local jobs mem_jobs targets=()
   jobs=$(nproc)
   # A torch.h translation unit needs ~1.5 GB at -O2; keep parallelism within memory.
   mem_jobs=$(awk '/MemAvailable/ {print int($2/1500000)}' /proc/meminfo)
   [ "$mem_jobs" -ge 1 ] && [ "$mem_jobs" -lt "$jobs" ] && jobs=$mem_jobs
-  cmake --build "$BUILD_DIR" -j "$jobs" || die "build failed"
+  [ $# -eq 0 ] || targets=(--target "$@")
+  cmake --build "$BUILD_DIR" -j "$jobs" "${targets[@]}" || die "build failed"
 }
