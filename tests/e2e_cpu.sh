@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # End to end on the CPU: a quick run produces a schema-valid file with a
 # verified comparison, and the report package reads it. Every comparison has at
-# least the rounds floor (6) behind it, no "passed" rests on the first loss
-# alone, and the run ends within MAX_S seconds (the README states the quick CPU
-# run's time). With BREAKDOWN=on every variant is also profiled after its timed
+# least the rounds floor (6) behind it and no "passed" rests on the first loss
+# alone. The wall time is printed, not asserted: ctest runs this beside other
+# tests on 2 cores, so it measures the load, not the product (the budget test,
+# run serially, holds the one time the product promises). With BREAKDOWN=on every variant is also profiled after its timed
 # rounds: each has a breakdown, one Chrome trace per variant loads, and the
 # report shows the why column and a stacked-bar plot.
-#   e2e_cpu.sh OPTBENCH SRC [FILTER] [MAX_S] [BREAKDOWN]
+#   e2e_cpu.sh OPTBENCH SRC [FILTER] [BREAKDOWN]
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
-OPTBENCH=$1; SRC=$2; FILTER=${3:-^eval_no_grad$}; MAX_S=${4:-300}; BREAKDOWN=${5:-auto}
+OPTBENCH=$1; SRC=$2; FILTER=${3:-^eval_no_grad$}; BREAKDOWN=${4:-auto}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
@@ -17,8 +18,7 @@ t0=$(date +%s)
 extra=()
 [ "$BREAKDOWN" = on ] && extra=(--breakdown on --trace-dir "$tmp/traces")
 "$OPTBENCH" run --quick --device cpu --filter "$FILTER" --out "$tmp/r.json" "${extra[@]}" || fail "run exited $?"
-took=$(( $(date +%s) - t0 ))
-[ "$took" -le "$MAX_S" ] || fail "the quick run took ${took} s, more than the ${MAX_S} s the README states"
+echo "the quick run took $(( $(date +%s) - t0 )) s (beside the other tests: not a measurement of the suite)"
 PYTHONPATH="$SRC" "$PY" -m report validate "$tmp/r.json" || fail "schema"
 "$PY" - "$tmp/r.json" <<'PY' || fail "content"
 import json, sys

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The README's commands, run the way a user runs them, in a copy of the source
+# tree as a fresh clone has it (tracked and untracked-but-not-ignored files: no
+# build/, no out/, no deps/):
+#  1. `OPTBENCH_OUT_DIR=out/try scripts/run --quick --filter zero_grad`: exit 0,
+#     and the four paths it prints (results, report.md, report.html, results.csv)
+#     exist, the results validate and the report names the experiment.
+#  2. Every command in the README's ```sh blocks, in order, in one shell from the
+#     copy's root, with a python3 that has torch first on PATH (what the README
+#     assumes). Each must exit 0, or as EXIT below allows; the commands a CPU
+#     machine cannot run are in SKIP with the reason. A README command in
+#     neither list runs; an entry no README command matches fails the test, so
+#     the lists cannot go stale.
+#   readme_commands.sh SRC
+set -u
+PY=${OPTBENCH_PYTHON:?the configured Python}
+SRC=$1
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$tmp/log" ] && tail -40 "$tmp/log"; exit 1; }
+
+# Commands left out on a machine without a GPU, and why (exact text, comment dropped).
+declare -A SKIP=(
+  ["scripts/run"]="the full standard suite; the same script runs above with --quick --filter zero_grad, and e2e_cpu_all runs the whole quick suite"
+  ["scripts/test"]="this test is part of it"
+  ["build/cuda/optbench run pinned_memory --device cuda --full --out pinned.json"]="needs a GPU"
+  ["build/cuda/optbench launch --nproc N -- run data_parallel --out ddp.json"]="needs N GPUs"
+  ["torchrun --no-python --standalone --nproc-per-node N build/cuda/optbench run data_parallel --out ddp.json"]="needs N GPUs"
+  ["srun -N1 --ntasks-per-node N --gpus-per-node N env MASTER_ADDR=\$(hostname) MASTER_PORT=29500 build/cuda/optbench run data_parallel --out ddp.json"]="needs Slurm and N GPUs"
+)
+# Exit codes other than 0 a command may end with, and why.
+declare -A EXIT=(
+  ["build/cuda/optbench report compare"]="0 1"  # 1: a regression between the two committed runs is a result, not a failure
+)
+
+# The copy, as a fresh clone has it.
+git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || fail "$SRC is not a git checkout"
+mkdir -p "$tmp/clone"
+(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' _ |
+  tar --null -T - -cf -) | tar -C "$tmp/clone" -xf - || fail "copying the source tree"
+[ ! -e "$tmp/clone/build" ] || fail "the copy has a build folder"
+
+# A user's environment: nothing of this build's, a python3 with torch on PATH.
+mkdir -p "$tmp/bin"
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$PY" >"$tmp/bin/python3"
+chmod +x "$tmp/bin/python3"
+user_env=(env -u OPTBENCH_PYTHON -u TORCH_CMAKE_PREFIX -u OPTBENCH_PRESET -u OPTBENCH_BUILD_DIR -u OPTBENCH_OUT_DIR
+          -u OPTBENCH_DEPS PATH="$tmp/bin:$PATH" CCACHE_BASEDIR="$tmp/clone"
+          CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
+
+# 1. scripts/run.
+cd "$tmp/clone"
+t0=$(date +%s)
+"${user_env[@]}" OPTBENCH_OUT_DIR=out/try scripts/run --quick --filter zero_grad >"$tmp/stdout" 2>"$tmp/log"
+rc=$?
+[ $rc -eq 0 ] || fail "scripts/run exited $rc"
+mapfile -t paths < <(tail -4 "$tmp/stdout")
+[ "${#paths[@]}" -eq 4 ] || fail "scripts/run printed $(wc -l <"$tmp/stdout") lines, expected the 4 paths: $(cat "$tmp/stdout")"
+for p in "${paths[@]}"; do
+  [ -s "$p" ] || fail "scripts/run printed $p, which does not exist"
+done
+[ "${paths[0]}" = "$tmp/clone/out/try/results.json" ] || fail "results not in OPTBENCH_OUT_DIR: ${paths[0]}"
+build/cuda/optbench report validate "${paths[0]}" >>"$tmp/log" 2>&1 || fail "the results do not validate"
+grep -q zero_grad "${paths[1]}" && grep -q zero_grad "${paths[2]}" && grep -q zero_grad "${paths[3]}" ||
+  fail "the report does not show zero_grad"
+echo "ok: scripts/run --quick --filter zero_grad ($(( $(date +%s) - t0 )) s, with the build): ${paths[*]}"
+
+# 2. The README's code blocks.
+"$PY" - "$tmp/clone/README.md" >"$tmp/commands" <<'PY' || fail "reading the README's code blocks"
+import re, sys
+text = open(sys.argv[1]).read()
+for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
+    block = re.sub(r"\\\n\s*", "", block)          # continuation lines joined
+    for line in block.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            print(line)
+PY
+[ -s "$tmp/commands" ] || fail "no code block found in the README"
+declare -A seen=()
+n_run=0
+while IFS= read -r line; do
+  cmd=$(printf '%s' "$line" | sed -E 's/[[:space:]]+#[^\x27"]*$//; s/[[:space:]]+$//')
+  if [ -n "${SKIP[$cmd]+x}" ]; then
+    seen[$cmd]=1
+    echo "skip: $cmd  ($(printf '%s' "${SKIP[$cmd]}"))"
+    continue
+  fi
+  allowed=0
+  for k in "${!EXIT[@]}"; do
+    case $cmd in "$k"*) allowed=${EXIT[$k]}; seen[$k]=1 ;; esac
+  done
+  echo "run:  $cmd" | tee -a "$tmp/log"
+  printf '%s\n' "$cmd" >>"$tmp/script"
+  printf 'rc=$?; case " %s " in *" $rc "*) ;; *) echo "README command exited $rc: %s" >&2; exit 1;; esac\n' \
+    "$allowed" "${cmd//%/%%}" >>"$tmp/script"
+  n_run=$((n_run + 1))
+done <"$tmp/commands"
+for k in "${!SKIP[@]}" "${!EXIT[@]}"; do
+  [ -n "${seen[$k]+x}" ] || fail "the test lists '$k', which no README command matches (update the lists)"
+done
+t0=$(date +%s)
+"${user_env[@]}" bash "$tmp/script" >>"$tmp/log" 2>&1 || fail "a README command failed (log above)"
+echo "ok: $n_run README commands ran in $(( $(date +%s) - t0 )) s, ${#SKIP[@]} left out with their reasons"
