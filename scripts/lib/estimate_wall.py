@@ -1,35 +1,58 @@
-"""Estimate what a run of every experiment costs under the rounds floor, from
-the per-case costs of earlier results files (e.g. the H100 runs in
-../shared/gpu-runs/2026-11-24/, which predate the floor).
+"""Estimate what a run of the experiments costs on an H100 under the rounds
+floor, from the per-case costs of earlier results files (the H100 runs in
+../shared/gpu-runs/2026-11-24/, which predate the floor, and the 2026-11-23 one
+committed as report/tests/fixtures/h100_full.json.gz); and, with --session, what
+scripts/gpu-session's steps cost under its deadline. An estimate, and says so: it
+cannot know what changed in an experiment since a file was written.
 
 Per case: the time that was not sampling (builds, warm-up, verification,
 process starts) is kept; the sampling is its cost per round times the rounds the
 case would get now: at least the floor (6), the rounds it had where it stopped
 on precision. The quick profile's per-case cap is 1.5 s of sampling (never below
-the floor), the standard's 8 s. dataloader cases are rescaled to the current
-experiment's windows (--dataloader-scale: the share of the old per-image cost
-one image costs now, 0.25 for a quarter of the pixels). The training checks'
-fit (added after those files) is added: --fit-steps steps per variant at its
-timed step time, for the experiments that run it (9, its most, by default: on
-a GPU nobody has yet seen where a baseline's fit ends). So are the extra fresh
-processes a cold first step is taken in where a case derives from one (1 in
-quick, 2 in standard: one more per variant), each its first step and one more
-plus PROCESS_START_S, an assumption for starting LibTorch, a CUDA context and a
-build, which those files do not time apart. An estimate, and says
-so: it cannot know what changed in an experiment since the file was written.
+the floor), the standard's 8 s. A case comes from files of the profile asked
+for where one has it, else from any. dataloader cases are rescaled to the
+current experiment's windows (--dataloader-scale: the share of the old per-image
+cost one image costs now, 0.25 for a quarter of the pixels). Added, where a file
+predates it:
+- the training checks' fit: --fit-steps steps per variant at its timed step
+  time (9, its most, by default: on a GPU nobody has yet seen where a
+  baseline's fit ends), and the fresh build of the model each variant's fit
+  starts from (fit_build_cost);
+- the extra fresh processes a cold first step is taken in where a case derives
+  from one (1 in quick, 2 in standard: one more per variant);
+- a cold AOTInductor compile (and export), which runs while the experiment
+  makes its cases, outside every case's time, on a machine whose cache is
+  empty: the figures are the case's own notes;
+- one child process per experiment (EXPERIMENT_PROCESS_S);
+- with --breakdown (or a session step that passes --breakdown on), the
+  profiled windows.
+Experiments no GPU file has (fused_optimizer, persistent_workers,
+storage_reads) are bounded from a CPU file: see GPU_WORK_RATIO.
 
   python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard] [--skip REGEX]
+  python3 scripts/lib/estimate_wall.py --session FILE... [--markdown]
 
 --skip leaves out the cases ("experiment/case") and dataloader variants
-("experiment/case/variant") a profile no longer runs.
+("experiment/case/variant") a profile no longer runs; quick defaults to
+QUICK_LEAVES_OUT. --session reads the plan from `scripts/gpu-session --plan`,
+gives each step the budget the session would (OPTBENCH_SESSION_S,
+OPTBENCH_SESSION_EACH_ALONE) and prints per step min(budget, estimated cost)
+(plus OVERRUN_S for a run step) and what it is expected to cover.
 """
 from __future__ import annotations
 
 import argparse
+import csv
+import gzip
+import io
 import json
+import math
+import os
 import re
+import subprocess
 import sys
 from collections import defaultdict
+from pathlib import Path
 
 FLOOR = 6
 CAP_S = {"quick": 1.5, "standard": 8.0}
@@ -38,6 +61,91 @@ PROCESS_START_S = 2.0
 # Experiments verified by workloads/training/verify_losses.h, whose fit each
 # variant runs once.
 FIT_EXPERIMENTS = {"mixed_precision", "batch_size", "cudnn_benchmark"}
+# Each experiment runs in a child `optbench run` (crash isolation, since
+# e998cef; the H100 files predate it, and no file's case times hold it): LibTorch
+# loaded and a CUDA context made once more per experiment. A process that does
+# that and a small test took 0.88-1.47 s (the five gtest GPU checks,
+# 2026-11-24/gpu_session_gpu_tests.log); one each-alone process's start to the
+# next's, less its cases, was 0.9-1.7 s (2026-11-23/h100_each_alone, whole-second
+# dates; report/tests/fixtures/h100_each_alone). The most of either, rounded up.
+EXPERIMENT_PROCESS_S = 2.0
+# What --quick leaves out on a GPU, as "experiment/case[/variant]" (the sources
+# say so: aligned_dims, aot_inductor, cudnn_benchmark, dataloader and
+# pinned_memory's cases(); `optbench list`), for files of other profiles.
+QUICK_LEAVES_OUT = (r"aligned_dims/matmul_\w+_(4097|4100)_vs_4096|aot_inductor/convnet_b1_224px|"
+                    r"cudnn_benchmark/(new_shape_every_step_b16|fixed_shape_b64_224)|dataloader/pin.*|"
+                    r"dataloader/workers/workers_(1|2|8)(_data_only)?|"
+                    r"dataloader/prefetch_w4/prefetch_(2|4)(_data_only)?|pinned_memory/(h2d|d2h)_(4|64)MiB")
+# Experiments no GPU has run, bounded from a CPU file: its cases' time outside
+# sampling and per round times how much more work the GPU configuration does
+# (workloads/*.cpp), as if the H100 machine did each unit no faster than the
+# 2-core CI VM: an upper bound, since its GPU does the device work far faster
+# and its host has 16 cores. Keys: regexes over the CPU file's "experiment/case".
+GPU_WORK_RATIO = {
+    # Two 4096^2 tensors against the CPU's 2048^2: 4x the bytes, streamed from
+    # HBM (~3 TB/s) rather than the VM's memory (23 GB/s in the CPU file).
+    r"fused_optimizer/optimizer_step_two_linear.*": 1.0,
+    # The MLP's 64 layers against 32: twice the tensors, each op a kernel launch
+    # (~5 us) where the VM takes ~2 us (1.06 ms for 66 tensors x ~8 AdamW ops).
+    r"fused_optimizer/.*": 8.0,
+    # Host work only, the same on any device; 4 workers (cores, at most 4)
+    # against the VM's 2: twice the starts per epoch.
+    r"persistent_workers/.*": 2.0,
+    # 1024 files against 256, and 4x the pixels to decode (128/112 px against
+    # 64/56); ResNet-50's step per image on an H100 (~0.07 ms at 112 px: a quarter of
+    # dataloader's no-loader 0.27 ms at 224 px) is below the VM's whole cost per
+    # image (0.23 ms). From the H100 dataloader files instead, an epoch is about
+    # 11x the CPU's (0.55 ms decode + 0.07 ms step per image).
+    r"storage_reads/.*": 16.0,
+}
+# The product's own figure for CUPTI's set-up on a GPU, once per process
+# (harness/case_runner.cpp, profile_variants).
+CUPTI_SETUP_S = 1.0
+# The product budgets a window at twice window_plan.cpp's estimate (case_runner.cpp);
+# no case of results/..._breakdown.json spent more than 1.82x it profiling.
+PROFILE_COST_FACTOR = 2.0
+
+# Session steps that are not optbench runs, and the session's fixed parts.
+# Set-up (python3 and torch checks, the bundle unpacked, CMake configure), at
+# most: 2026-11-24's session took 352 s (its README), less its build (128 s),
+# ctest (154.6 s, gpu_session_gpu_tests.log), the quick run's aligned_dims (9.7 s,
+# gpu_session_quick_crashed.json) and the matmul check's 6 x 2 x 1 s of timing.
+# (The checks alone, to where they stopped: 12 s, gpu_session_first_try.log.)
+SETUP_S = 48
+# Every target, 2026-11-24 (fe4aafa, 90 translation units). The session builds
+# optbench, optbench_gpu_tests and optbench_bench only (85 units now): an upper
+# bound if a unit costs what it did.
+BUILD_S = 128
+# ctest -L gpu -E each_alone_gpu: five tests took 5.71 s on 2026-11-24; the sixth
+# (NvidiaSmiFiguresAreRecordedPerVariant, added since) at the slowest's 1.47 s.
+GPU_TESTS_S = 7.2
+# each_alone_gpu: 148.9 s for 16 experiments on 2026-11-24; 19 now.
+EACH_ALONE_S = 177
+# check_matmul.py: 6 rounds x 2 timers x 1 s, a benchmark process per round
+# (EXPERIMENT_PROCESS_S each) and a Python importing torch (~5 s).
+MATMUL_CHECK_S = 29
+STEP_COST_S = {"gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S, "matmul_check": MATMUL_CHECK_S}
+# What a run step may take past its --time-budget: one sample (the longest in
+# these steps is a dataloader or storage_reads window, ~1.6 s at today's
+# windows) and the run's own process start and exit (<= 1.7 s, as above).
+OVERRUN_S = 4.0
+# The session's rules that --plan does not print (scripts/gpu-session,
+# budget_for and the calls after the set-up): aot_inductor's minimum is never
+# reserved by the steps before it; each_alone runs, and is reserved, only with
+# OPTBENCH_SESSION_EACH_ALONE=1.
+NOT_RESERVED = {"aot_inductor"}
+EACH_ALONE_STEP = "each_alone"
+GPU_SESSION = Path(__file__).resolve().parents[1] / "gpu-session"
+
+
+def step_s(v: dict) -> float:
+    """A variant's median step: stats are per iteration (a round costs the sum
+    of median x iters_per_sample)."""
+    return (v.get("stats") or {}).get("median") or 0.0
+
+
+def ok_variants(case: dict) -> list[dict]:
+    return [v for v in case.get("variants") or [] if v.get("status") == "ok" and step_s(v)]
 
 
 def fit_cost(case: dict, steps: int) -> float:
@@ -45,11 +153,23 @@ def fit_cost(case: dict, steps: int) -> float:
     The fit runs one batch, so where the timed steps change shape (and
     cudnn.benchmark autotunes each), every variant is counted at the case's
     fastest step."""
-    step_s = [(v.get("stats") or {}).get("median", 0) / (v.get("iters_per_sample") or 1)
-              for v in case.get("variants") or [] if v.get("status") == "ok" and (v.get("stats") or {}).get("median")]
+    steps_s = [step_s(v) for v in ok_variants(case)]
     if "new" in str((case.get("params") or {}).get("shape", "")):
-        step_s = [min(step_s)] * len(step_s) if step_s else []
-    return steps * sum(step_s)
+        steps_s = [min(steps_s)] * len(steps_s) if steps_s else []
+    return steps * sum(steps_s)
+
+
+def fit_build_cost(case: dict) -> float:
+    """The fresh model each variant's fit starts from (TrainStep::run_fresh
+    builds one per call). Before the fit, a training case built 2n+1 models
+    (each variant's timed one and its trace's, and the float64 reference), so
+    its time outside sampling and warm-up bounds one build at 1/(2n+1) of it."""
+    vs = ok_variants(case)
+    if not vs or case.get("wall_s") is None or case.get("sampling_s") is None:
+        return 0.0
+    warmup = sum((v.get("warmup") or {}).get("seconds") or 0.0 for v in case.get("variants") or [])
+    rest = max(0.0, case["wall_s"] - case["sampling_s"] - warmup)
+    return len(vs) * rest / (2 * len(vs) + 1)
 
 
 def dataloader_round(case: dict, images: int, scale: float, kept) -> tuple[float, float]:
@@ -76,13 +196,40 @@ def cold_cost(case: dict, extra_processes: int) -> float:
         return 0.0
     per_process = 0.0
     for v in case.get("variants") or []:
-        first, median = v.get("first_run_s"), (v.get("stats") or {}).get("median")
+        first = v.get("first_run_s")
         if v.get("status") == "ok" and first:
-            per_process += PROCESS_START_S + first + (median or 0) / (v.get("iters_per_sample") or 1)
+            per_process += PROCESS_START_S + first + step_s(v)
     return extra_processes * per_process
 
 
-def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0) -> float | None:
+def aoti_compile_cost(case: dict) -> float:
+    """A cold AOTInductor compile and export (the case's notes), made while the
+    experiment builds its cases: in no case's wall. A package the cache had
+    costs nothing; a bare machine's cache is empty."""
+    notes = case.get("notes") or {}
+    if notes.get("cache") == "hit":
+        return 0.0
+    return (notes.get("compile_s") or 0.0) + (notes.get("export_s") or 0.0)
+
+
+def window_cost(step: float) -> float:
+    """One variant's profiled window as harness/profiling/window_plan.cpp plans it
+    under --breakdown on: ~50 ms of steps (1 to 20), a warm step before a short one."""
+    step = max(step, 1e-7)
+    steps = min(max(math.ceil(0.05 / step), 1), 20)
+    return (steps + (1 if step < 0.05 else 0)) * step * 1.5 + 0.02
+
+
+def breakdown_cost(case: dict) -> float:
+    """Every variant profiled for a window sized on the case's slowest step."""
+    vs = ok_variants(case)
+    if not vs:
+        return 0.0
+    return PROFILE_COST_FACTOR * len(vs) * window_cost(max(step_s(v) for v in vs))
+
+
+def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0,
+                  breakdown: bool = False) -> float | None:
     if skip(f"{e}/{c.get('name')}"):
         return None
     rounds, wall, sampling = c.get("rounds"), c.get("wall_s"), c.get("sampling_s")
@@ -91,8 +238,12 @@ def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip
     other, per_round = wall - sampling, sampling / rounds
     if e in FIT_EXPERIMENTS and not any("fit_steps" in ((x.get("verification") or {}).get("details") or {})
                                         for x in c.get("comparisons") or []):
-        other += fit_cost(c, fit_steps)
+        other += fit_cost(c, fit_steps) + fit_build_cost(c)
     other += cold_cost(c, COLD_PROCESSES[profile] - 1)
+    if e == "aot_inductor":
+        other += aoti_compile_cost(c)
+    if breakdown:
+        other += breakdown_cost(c)
     if e == "dataloader":
         old, new = dataloader_round(c, images, scale, lambda v: not skip(f"{e}/{c.get('name')}/{v}"))
         if old > 0:
@@ -105,37 +256,202 @@ def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip
     return other + n * per_round
 
 
+def cpu_ratio(e: str, case: str) -> float | None:
+    return next((r for k, r in GPU_WORK_RATIO.items() if re.fullmatch(k, f"{e}/{case}")), None)
+
+
+def load(path: str) -> dict:
+    with (gzip.open if str(path).endswith(".gz") else open)(path, "rt") as f:
+        return json.load(f)
+
+
+def is_gpu(doc: dict) -> bool:
+    return ((doc.get("config") or {}).get("device") or (doc.get("environment") or {}).get("device")) == "cuda"
+
+
+def estimate(docs: list[dict], profile: str, skip, images: int = 2048, scale: float = 0.25, fit_steps: int = 9,
+             breakdown: bool = False) -> dict[str, dict]:
+    """Per experiment: {"cases": {name: seconds}, "basis": "gpu" | "cpu"}. The
+    GPU files of the newest day that has the experiment (an older file's cases
+    may no longer exist), else CPU files scaled by GPU_WORK_RATIO. Per case,
+    files of this profile where one has the case, else any; the larger
+    estimate of a case seen twice."""
+    seen: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))  # e -> source -> case -> same -> s
+    for doc in docs:
+        gpu, same = is_gpu(doc), (doc.get("config") or {}).get("profile") == profile
+        source = ("gpu", str((doc.get("environment") or {}).get("date", ""))[:10]) if gpu else ("cpu", "")
+        for e in doc.get("experiments") or []:
+            for c in e.get("cases") or []:
+                if not gpu:
+                    r = cpu_ratio(e["name"], c.get("name", ""))
+                    if r is None:
+                        continue
+                    c = dict(c, wall_s=(c.get("wall_s") or 0) * r, sampling_s=(c.get("sampling_s") or 0) * r)
+                est = estimate_case(e["name"], c, profile, images, scale, skip, fit_steps, breakdown)
+                if est is not None:
+                    cases = seen[e["name"]][source][c["name"]]
+                    cases[same] = max(est, cases.get(same, 0.0))
+    out = {}
+    for e, by in seen.items():
+        source = max(by)  # ("gpu", newest day) before ("cpu", "")
+        out[e] = {"basis": source[0], "day": source[1],
+                  "cases": {c: d.get(True, d.get(False)) for c, d in by[source].items()}}
+    return out
+
+
+def experiment_cost(x: dict, breakdown: bool = False) -> float:
+    return EXPERIMENT_PROCESS_S + (CUPTI_SETUP_S if breakdown else 0.0) + sum(x["cases"].values())
+
+
+def basis_label(e: str, x: dict) -> str:
+    if x["basis"] == "gpu":
+        return f"H100 files of {x['day']}"
+    ratios = sorted({cpu_ratio(e, c) for c in x["cases"]})
+    return "CPU file x " + "/".join(f"{r:g}" for r in ratios) + " (bound)"
+
+
+# --- the session -------------------------------------------------------------
+
+def read_plan(gpu_session: Path = GPU_SESSION) -> list[dict]:
+    """The steps as scripts/gpu-session --plan prints them: one fact, one place."""
+    out = subprocess.run([str(gpu_session), "--plan"], capture_output=True, text=True, check=True).stdout
+    return [{"step": r["step"], "min": int(r["min_s"]), "cap": int(r["cap_s"]), "what": r["what"]}
+            for r in csv.DictReader(io.StringIO(out), delimiter="\t")]
+
+
+def budget_for(plan: list[dict], i: int, elapsed: int, session_s: int, each_alone: bool) -> int | None:
+    """scripts/gpu-session's budget_for: the step's cap, or less so that the
+    later steps' minimums still fit; None when its own minimum does not."""
+    later = sum(p["min"] for p in plan[i + 1:]
+                if p["step"] not in NOT_RESERVED and (p["step"] != EACH_ALONE_STEP or each_alone))
+    left = session_s - elapsed - later
+    if left < plan[i]["min"]:
+        return None
+    return min(plan[i]["cap"], left)
+
+
+def run_args(what: str) -> tuple[list[str], str, bool]:
+    """Experiments, profile and breakdown of a plan line `run NAME... --flags`."""
+    words = what.split()[1:]
+    names = words[:next((k for k, w in enumerate(words) if w.startswith("--")), len(words))]
+    bd = "--breakdown" in words and words[words.index("--breakdown") + 1:][:1] == ["on"]
+    return names, "quick" if "--quick" in words else "standard", bd
+
+
+def cover(names: list[str], ests: dict, budget: float, breakdown: bool) -> tuple[float, str]:
+    """(estimated cost, what is expected to fit the budget): experiments in the
+    suite's (alphabetical) order, each case whole or not at all, as the budget
+    has them; an experiment without H100 or CPU data costs the whole budget."""
+    used, total, parts = 0.0, 0.0, []
+    for e in sorted(names):
+        x = ests.get(e)
+        if x is None:
+            total = math.inf
+            parts.append(f"{e}: no data, counted at the whole budget")
+            continue
+        cost = experiment_cost(x, breakdown)
+        total += cost
+        tag = "" if x["basis"] == "gpu" else " (CPU bound)"
+        if used + cost <= budget:
+            used += cost
+            parts.append(f"{e} {cost:.0f} s{tag}")
+            continue
+        fixed = cost - sum(x["cases"].values())
+        fit = []
+        if used + fixed < budget:
+            used += fixed
+            for c, s in x["cases"].items():
+                if used + s <= budget:
+                    used += s
+                    fit.append(c)
+        if fit:
+            parts.append(f"{e} {cost:.0f} s{tag}: partly ({len(fit)} of {len(x['cases'])} cases: {', '.join(fit)})")
+        else:
+            parts.append(f"{e} {cost:.0f} s{tag}: not run (budget)")
+    return total, ("profiled: " if breakdown else "") + "; ".join(parts)
+
+
+def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]) -> list[dict]:
+    """Rows: step, budget (None: none given), seconds (None: not run), covers."""
+    ests: dict = {}
+    rows = [{"step": "setup", "budget": None, "seconds": SETUP_S,
+             "covers": "python3 and torch checked, C++ bundle unpacked, CMake configure (at most)"},
+            {"step": "build", "budget": None, "seconds": BUILD_S,
+             "covers": "optbench, optbench_gpu_tests, optbench_bench (at most: every target took 128 s)"}]
+    t = SETUP_S + BUILD_S
+    for i, p in enumerate(plan):
+        row = {"step": p["step"], "budget": None, "seconds": None}
+        if p["step"] == EACH_ALONE_STEP and not each_alone:
+            rows.append(dict(row, covers="not in this session (OPTBENCH_SESSION_EACH_ALONE=1 adds it)"))
+            continue
+        budget = budget_for(plan, i, t, session_s, each_alone)
+        if budget is None:
+            rows.append(dict(row, covers=f"skipped: {session_s - t} s left, its minimum is {p['min']} s"))
+            continue
+        if p["what"].startswith("run "):
+            names, profile, bd = run_args(p["what"])
+            key = (profile, bd)
+            if key not in ests:
+                skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
+                ests[key] = estimate(docs, profile, lambda name: bool(skip_re and re.fullmatch(skip_re, name)),
+                                     breakdown=bd)
+            cost, covers = cover(names, ests[key], budget, bd)
+            seconds = math.ceil(min(budget, cost) + OVERRUN_S)
+        else:
+            cost = STEP_COST_S.get(p["step"], math.inf)
+            covers = f"{p['what']}: {cost:.0f} s" if cost < math.inf else f"{p['what']}: no estimate, its budget"
+            seconds = math.ceil(min(budget, cost))
+        t += seconds
+        rows.append(dict(row, budget=budget, seconds=seconds, covers=covers))
+    rows.append({"step": "total", "budget": session_s, "seconds": t, "covers": ""})
+    return rows
+
+
+def print_session(rows: list[dict], markdown: bool) -> None:
+    fmt = lambda v: "-" if v is None else str(v)  # noqa: E731
+    if markdown:
+        print("| step | budget (s) | estimate (s) | expected to cover |")
+        print("| --- | ---: | ---: | --- |")
+        for r in rows:
+            step = f"**{r['step']}**" if r["step"] == "total" else f"`{r['step']}`"
+            print(f"| {step} | {fmt(r['budget'])} | {fmt(r['seconds'])} | {r['covers']} |")
+        return
+    for r in rows:
+        print(f"  {r['step']:13s} {fmt(r['budget']):>6s} {fmt(r['seconds']):>6s}  {r['covers']}")
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--profile", choices=sorted(CAP_S), default="standard")
     ap.add_argument("--dataloader-images", type=int, default=2048, help="images in a window now")
     ap.add_argument("--dataloader-scale", type=float, default=0.25)
-    ap.add_argument("--skip", default=None, help="regex over experiment/case[/variant]: left out")
+    ap.add_argument("--skip", default=None,
+                    help="regex over experiment/case[/variant]: left out (quick: QUICK_LEAVES_OUT by default)")
     ap.add_argument("--fit-steps", type=int, default=9, help="steps of the training checks' fit per variant")
+    ap.add_argument("--breakdown", action="store_true", help="every case profiled (--breakdown on)")
+    ap.add_argument("--session", action="store_true", help="scripts/gpu-session's steps under its deadline")
+    ap.add_argument("--gpu-session", default=str(GPU_SESSION), help="the script whose --plan is read")
+    ap.add_argument("--markdown", action="store_true", help="--session's table in Markdown")
     a = ap.parse_args(argv)
-    skip = (lambda name: re.fullmatch(a.skip, name) is not None) if a.skip else (lambda name: False)
-    # Per experiment, the cases of a file run in this profile where one has any
-    # (the profiles run different cases), else of any file; the larger estimate
-    # of a case seen twice.
-    by_exp: dict[str, dict[bool, dict[str, float]]] = defaultdict(lambda: {True: {}, False: {}})
-    for f in a.files:
-        doc = json.load(open(f))
-        same = (doc.get("config") or {}).get("profile") == a.profile
-        for e in doc.get("experiments") or []:
-            for c in e.get("cases") or []:
-                est = estimate_case(e["name"], c, a.profile, a.dataloader_images, a.dataloader_scale, skip,
-                                    a.fit_steps)
-                if est is not None:
-                    cases = by_exp[e["name"]][same]
-                    cases[c["name"]] = max(est, cases.get(c["name"], 0.0))
-    seen = {(e, c): s for e, d in by_exp.items() for c, s in (d[True] or d[False]).items()}
-    per_exp: dict[str, float] = defaultdict(float)
-    for (e, _), s in seen.items():
-        per_exp[e] += s
-    print(f"estimate, {a.profile} profile, from {len(seen)} cases in {len(a.files)} files")
+    docs = [load(f) for f in a.files]
+    if a.session:
+        session_s = int(os.environ.get("OPTBENCH_SESSION_S", "480"))
+        each_alone = os.environ.get("OPTBENCH_SESSION_EACH_ALONE", "0") == "1"
+        rows = session(docs, session_s, each_alone, read_plan(Path(a.gpu_session)))
+        if not a.markdown:
+            print(f"estimate (not a measurement): scripts/gpu-session on an H100, OPTBENCH_SESSION_S={session_s}, "
+                  f"from {len(a.files)} files; per step: budget s, estimated s, what it covers")
+        print_session(rows, a.markdown)
+        return 0
+    skip_re = a.skip if a.skip is not None else QUICK_LEAVES_OUT if a.profile == "quick" else None
+    skip = (lambda name: re.fullmatch(skip_re, name) is not None) if skip_re else (lambda name: False)
+    ests = estimate(docs, a.profile, skip, a.dataloader_images, a.dataloader_scale, a.fit_steps, a.breakdown)
+    per_exp = {e: experiment_cost(x, a.breakdown) for e, x in ests.items()}
+    n = sum(len(x["cases"]) for x in ests.values())
+    print(f"estimate, {a.profile} profile, from {n} cases in {len(a.files)} files")
     for e, s in sorted(per_exp.items(), key=lambda kv: -kv[1]):
-        print(f"  {e:20s} {s:7.0f} s")
+        print(f"  {e:20s} {s:7.0f} s  {basis_label(e, ests[e])}")
     print(f"  {'total':20s} {sum(per_exp.values()):7.0f} s")
     return 0
 
