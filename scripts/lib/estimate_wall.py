@@ -129,11 +129,8 @@ STEP_COST_S = {"gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S, "matmul_che
 # these steps is a dataloader or storage_reads window, ~1.6 s at today's
 # windows) and the run's own process start and exit (<= 1.7 s, as above).
 OVERRUN_S = 4.0
-# The session's rules that --plan does not print (scripts/gpu-session,
-# budget_for and the calls after the set-up): aot_inductor's minimum is never
-# reserved by the steps before it; each_alone runs, and is reserved, only with
-# OPTBENCH_SESSION_EACH_ALONE=1.
-NOT_RESERVED = {"aot_inductor"}
+# The session's rule that --plan does not print: each_alone runs, and is
+# reserved, only with OPTBENCH_SESSION_EACH_ALONE=1.
 EACH_ALONE_STEP = "each_alone"
 GPU_SESSION = Path(__file__).resolve().parents[1] / "gpu-session"
 
@@ -315,16 +312,18 @@ def basis_label(e: str, x: dict) -> str:
 def read_plan(gpu_session: Path = GPU_SESSION) -> list[dict]:
     """The steps as scripts/gpu-session --plan prints them: one fact, one place."""
     out = subprocess.run([str(gpu_session), "--plan"], capture_output=True, text=True, check=True).stdout
-    return [{"step": r["step"], "min": int(r["min_s"]), "cap": int(r["cap_s"]), "what": r["what"]}
+    return [{"step": r["step"], "min": int(r["min_s"]), "cap": int(r["cap_s"]), "reserve": r["reserve"] == "1",
+             "overrun": int(r["overrun_s"]), "what": r["what"]}
             for r in csv.DictReader(io.StringIO(out), delimiter="\t")]
 
 
 def budget_for(plan: list[dict], i: int, elapsed: int, session_s: int, each_alone: bool) -> int | None:
-    """scripts/gpu-session's budget_for: the step's cap, or less so that the
-    later steps' minimums still fit; None when its own minimum does not."""
-    later = sum(p["min"] for p in plan[i + 1:]
-                if p["step"] not in NOT_RESERVED and (p["step"] != EACH_ALONE_STEP or each_alone))
-    left = session_s - elapsed - later
+    """scripts/gpu-session's budget_for: the step's cap, or less so that its own
+    overrun and the reserved later steps' minimums and overruns still fit; None
+    when its own minimum does not."""
+    later = sum(p["min"] + p["overrun"] for p in plan[i + 1:]
+                if p["reserve"] and (p["step"] != EACH_ALONE_STEP or each_alone))
+    left = session_s - elapsed - later - plan[i]["overrun"]
     if left < plan[i]["min"]:
         return None
     return min(plan[i]["cap"], left)
