@@ -222,5 +222,6 @@ build() {
   mem_jobs=$(awk '/MemAvailable/ {print int($2/1500000)}' /proc/meminfo)
   [ "$mem_jobs" -ge 1 ] && [ "$mem_jobs" -lt "$jobs" ] && jobs=$mem_jobs
   [ $# -eq 0 ] || targets=(--target "$@")
-  cmake --build "$BUILD_DIR" -j "$jobs" "${targets[@]}" || die "build failed"
+  # stdout is for what the scripts print as results (scripts/run: the paths)
+  cmake --build "$BUILD_DIR" -j "$jobs" "${targets[@]}" >&2 || die "build failed"
 }
