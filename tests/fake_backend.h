@@ -10,6 +10,7 @@
 
 #include "harness/device.h"
 #include "harness/experiment.h"
+#include "harness/sample_sequence.h"
 
 namespace optbench::testing {
 
@@ -34,15 +35,18 @@ class FakeBackend final : public DeviceBackend {
   DeviceKind kind() const override { return DeviceKind::cpu; }
   void synchronize() override {}
   double now() const override { return clock_.now; }
-  Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode) override {
-    const double t0 = clock_.now;
-    for (std::int64_t i = 0; i < iters; ++i) step();
-    Sample s;
-    s.iters = iters;
-    s.host_s = (clock_.now - t0) / static_cast<double>(iters);
-    if (reasons_) s.clock_reasons = reasons_();
-    if (smi_) smi_(s);
-    return s;
+  // The CUDA backend's sequence (harness/sample_sequence.h) on the simulated
+  // clock, with the simulated NVML reads as its telemetry.
+  Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode mode) override {
+    SampleOps ops;
+    ops.host_now = [this] { return clock_.now; };
+    ops.begin = ops.wait_step = ops.end = ops.wait_end = [] {};
+    ops.step = step;
+    ops.telemetry = [this](Sample& s) {
+      if (reasons_) s.clock_reasons = reasons_();
+      if (smi_) smi_(s);
+    };
+    return run_sample(ops, iters, mode);
   }
   std::optional<MemoryPeak> current_memory() override {
     if (!mem_) return std::nullopt;

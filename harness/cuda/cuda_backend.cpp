@@ -12,6 +12,7 @@
 #include "harness/compat/cuda_memory.h"
 #include "harness/cuda/blocking_kernel.h"
 #include "harness/nvml.h"
+#include "harness/sample_sequence.h"
 
 namespace optbench::cuda {
 namespace {
@@ -40,32 +41,29 @@ class CudaBackend final : public DeviceBackend {
   Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode mode) override {
     auto stream = c10::cuda::getCurrentCUDAStream(device_);
     at::cuda::CUDAEvent start(cudaEventDefault), stop(cudaEventDefault);
-    synchronize();  // the previous sample's work must not spill into this one
     const bool hold = hold_stream_ && mode == TimingMode::batched && iters <= kMaxHeldIters;
-    if (hold) blocker_.block(stream.stream(), kHoldTimeoutS);
-    start.record(stream);
-    const auto t0 = std::chrono::steady_clock::now();
-    Sample s;
-    for (std::int64_t i = 0; i < iters; ++i) {
-      step();
-      // Clocks and throttle reasons are read while the GPU works on the sample:
-      // read after it, they describe an idle GPU.
-      if (i == 0 && mode == TimingMode::sync) read_clocks(s);
-      if (mode == TimingMode::sync) stream.synchronize();
-    }
-    stop.record(stream);
-    if (hold) blocker_.release();
-    if (mode == TimingMode::batched) read_clocks(s);
-    stop.synchronize();
-    const auto t1 = std::chrono::steady_clock::now();
+    SampleOps ops;
+    ops.host_now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    ops.begin = [&] {
+      synchronize();  // the previous sample's work must not spill into this one
+      if (hold) blocker_.block(stream.stream(), kHoldTimeoutS);
+      start.record(stream);
+    };
+    ops.step = step;
+    ops.wait_step = [&] { stream.synchronize(); };
+    ops.end = [&] {
+      stop.record(stream);
+      if (hold) blocker_.release();
+    };
+    ops.wait_end = [&] { stop.synchronize(); };
+    ops.telemetry = [this](Sample& s) { read_clocks(s); };
+    Sample s = run_sample(ops, iters, mode);
     if (hold && blocker_.timed_out()) {
       // The step synchronised with the host or overflowed the launch queue: stop
       // holding (the events stay valid, only enqueue latency is back in).
       std::fprintf(stderr, "optbench: blocking kernel timed out; timing without holding the stream\n");
       hold_stream_ = false;
     }
-    s.iters = iters;
-    s.host_s = std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(iters);
     s.device_s = static_cast<double>(start.elapsed_time(stop)) / 1e3 / static_cast<double>(iters);
     return s;
   }

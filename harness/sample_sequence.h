@@ -1,0 +1,33 @@
+#pragma once
+// The order of one timed sample, apart from what each operation does on a
+// device, so that a test without a GPU can check it: between the two host clock
+// reads lie the steps and their waits, nothing else. NVML reads (several
+// driver calls, ~0.1 ms or more each) inside that region would add to the host
+// time of host-timed (sync) samples, which are 1-2 ms for pageable copies,
+// loaders and DDP.
+#include <cstdint>
+#include <functional>
+
+#include "harness/device.h"
+
+namespace optbench {
+
+struct SampleOps {
+  std::function<double()> host_now;          // seconds, the steady clock
+  std::function<void()> begin;               // device quiet, start event recorded
+  std::function<void()> step;                // one step of the work
+  std::function<void()> wait_step;           // sync mode: the step's stream synchronised
+  std::function<void()> end;                 // stop event recorded
+  std::function<void()> wait_end;            // stop event synchronised
+  std::function<void(Sample&)> telemetry;    // NVML: clocks, throttle reasons, utilisation, power
+};
+
+// Runs the sample; host_s is per step. device_s is the caller's (events).
+// Batched: the telemetry is read after the stop event is queued, while the GPU
+// still works through the batch (the host waits for the stop event anyway, and
+// the events, not the host clock, time a batched sample). Sync: it is read after
+// the second host clock read, once the device is synchronised: sync samples are
+// timed on the host.
+Sample run_sample(const SampleOps& ops, std::int64_t iters, TimingMode mode);
+
+}  // namespace optbench

@@ -1,0 +1,63 @@
+// The order of a timed sample (harness/sample_sequence.h), which the CUDA
+// backend uses: NVML reads never fall between the two host clock reads of a
+// host-timed (sync) sample, where they would add their latency to the time.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "harness/sample_sequence.h"
+#include "tests/fake_backend.h"
+
+namespace optbench {
+namespace {
+
+std::vector<std::string> sequence(TimingMode mode, std::int64_t iters) {
+  std::vector<std::string> log;
+  double t = 0;
+  SampleOps ops;
+  ops.host_now = [&] { log.push_back("clock"); return t; };
+  ops.begin = [&] { log.push_back("begin"); };
+  ops.step = [&] { log.push_back("step"); t += 1; };
+  ops.wait_step = [&] { log.push_back("wait_step"); };
+  ops.end = [&] { log.push_back("end"); };
+  ops.wait_end = [&] { log.push_back("wait_end"); };
+  ops.telemetry = [&](Sample&) { log.push_back("telemetry"); };
+  const Sample s = run_sample(ops, iters, mode);
+  EXPECT_DOUBLE_EQ(s.host_s, 1.0);
+  EXPECT_EQ(s.iters, iters);
+  return log;
+}
+
+TEST(SampleSequence, SyncReadsTelemetryAfterTheTimedRegion) {
+  EXPECT_EQ(sequence(TimingMode::sync, 2),
+            (std::vector<std::string>{"begin", "clock", "step", "wait_step", "step", "wait_step", "end", "wait_end",
+                                      "clock", "telemetry"}));
+}
+
+TEST(SampleSequence, BatchedReadsTelemetryWhileTheBatchRuns) {
+  // After the stop event is queued and before the host waits for it: the GPU is
+  // still working through the batch, and the events time it.
+  EXPECT_EQ(sequence(TimingMode::batched, 2),
+            (std::vector<std::string>{"begin", "clock", "step", "step", "end", "telemetry", "wait_end", "clock"}));
+}
+
+// On the fake backend: NVML reads that take time (1 ms each here) leave a sync
+// sample's host time exactly the steps' time.
+TEST(SampleSequence, SlowTelemetryDoesNotInflateASyncSample) {
+  testing::SimClock clock;
+  testing::FakeBackend backend(clock);
+  int reads = 0;
+  backend.set_smi([&](Sample& s) {
+    clock.now += 1e-3;
+    s.power_w = 100.0;
+    ++reads;
+  });
+  const Sample s = backend.time([&] { clock.now += 2e-3; }, 3, TimingMode::sync);
+  EXPECT_EQ(reads, 1);
+  ASSERT_TRUE(s.power_w.has_value());
+  EXPECT_DOUBLE_EQ(s.host_s, 2e-3);
+}
+
+}  // namespace
+}  // namespace optbench
