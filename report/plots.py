@@ -38,6 +38,10 @@ def matplotlib_or_none():
         import matplotlib.pyplot as plt
     except ImportError:
         return None
+    # Names from a results file label the plots: "$...$" in one must print as itself, not
+    # as mathtext (a "$\\frac$" would fail the whole render); the plots' own text has no math.
+    if "text.parse_math" in plt.rcParams:  # matplotlib >= 3.5
+        plt.rcParams["text.parse_math"] = False
     return plt
 
 
