@@ -48,7 +48,8 @@ def _write_text(tmp_path, name: str, doc: dict, token: str) -> object:
 def test_non_finite_sample_is_refused(token, validator, tmp_path, cli, monkeypatch):
     _use(validator, monkeypatch)
     p = _write_text(tmp_path, "r.json", _doc(), token)
-    for args in (["validate", p], ["render", p, "--out", tmp_path / "o"], ["compare", p, p]):
+    for args in (["validate", p], ["render", p, "--out", tmp_path / "o"], ["compare", p, p], ["gpus", p],
+                 ["baseline", p, tmp_path]):
         line = one_error_line(cli(*args))
         assert "not a finite number at experiments/0/cases/0/variants/0/samples/host_s/0" in line, line
     assert not (tmp_path / "o" / "report.md").exists()
