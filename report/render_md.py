@@ -25,11 +25,13 @@ def _claims(section) -> list[str]:
     out += ["", "How each claim was tested:", ""]
     for cr in section.claims:
         d = claim_details(cr)
-        note = f" ({esc(d['note'])})" if d["note"] else ""
-        out.append(f"- **{esc(d['id'])}**{note}: “{esc(d['quote'])}” — {esc(d['source'])}")
+        # id, note, quote, source and why are the project's own Markdown (claims.json, quotes
+        # as their sources wrote them); what names cases comes from the results file: escaped.
+        note = f" ({d['note']})" if d["note"] else ""
+        out.append(f"- **{d['id']}**{note}: “{d['quote']}” — {d['source']}")
         out.append(f"  - cases used: {esc('; '.join(d['used']) or 'none in these results')}")
         if d["why"]:
-            out.append(f"  - why: {esc(d['why'])}")
+            out.append(f"  - why: {d['why']}")
         out += [f"  - beside it: {esc(b)}" for b in d["beside"]]
         out += [f"  - note: {esc(n)}" for n in cr.notes]
     return out + [""]
