@@ -284,7 +284,7 @@ def _best(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | N
     for e in exps:
         if "experiment" in rules and not re.search(rules["experiment"], str(e.get("name", ""))):
             continue
-        if e.get("status") in ("skipped", "failed", "crashed"):
+        if e.get("status") in ("skipped", "failed", "crashed", "hung"):
             why_none.append(f"{e.get('name')} {e.get('status')}: {e.get('reason') or 'no reason given'}")
             continue
         for c in e.get("cases", []) or []:

@@ -9,6 +9,7 @@ from .compare import (AMBIGUOUS, FASTER, HIGHER, LOWER, NA, SAME, SLOWER, Outcom
                       check_devices, check_settings, compare_docs, warnings_for)
 from .fmt import DASH, fmt_change, fmt_time, is_num, sig
 from .gpu_specs import device_name
+from .md_escape import inline
 from .noise import BASE
 from .results import ResultsError
 from .textable import table
@@ -85,10 +86,10 @@ def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: lis
              f"vs baseline {Path(base.get('_path', 'baseline')).name}")
     head, settings, *regs = summary(out, st, n_history)
     notes = regs + [f"warning: {w}" for w in warnings]
-    if markdown:  # one paragraph each, the regressions and warnings as a list
-        lines = [f"### {title}", "", f"**{head}**", "", settings]
+    if markdown:  # one paragraph each, the regressions and warnings as a list; names from the files made inert
+        lines = [f"### {inline(title)}", "", f"**{inline(head)}**", "", inline(settings)]
         if notes:
-            lines += [""] + [f"- {n}" for n in notes]
+            lines += [""] + [f"- {inline(n)}" for n in notes]
     else:
         lines = [title, "", head, settings] + notes
     for caption, rows in (("Time per step (primary metric), current vs baseline", out.times),
@@ -102,7 +103,8 @@ def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: lis
             lines += ["", f"{caption}:", _table(rows, False)]
     for name, keys in (("baseline", out.only_base), ("current run", out.only_cur)):
         if keys:
-            lines += ["", f"Only in the {name} ({len(keys)}): " + ", ".join("/".join(k) for k in keys)]
+            only = f"Only in the {name} ({len(keys)}): " + ", ".join("/".join(k) for k in keys)
+            lines += ["", inline(only) if markdown else only]
     return "\n".join(lines)
 
 

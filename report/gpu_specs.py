@@ -34,12 +34,16 @@ def gpu_name(doc: dict) -> str | None:
     return None
 
 
+NO_GPU_NAMED = "CUDA device (no GPU named in the file)"
+
+
 def device_name(doc: dict) -> str:
-    """The GPU name, or 'CPU <model>' for a CPU run: what compare refuses to mix."""
-    name = gpu_name(doc)
-    if name and doc.get("environment", {}).get("device") != "cpu":
-        return name
-    return f"CPU {doc.get('environment', {}).get('cpu', {}).get('model', 'unknown')}"
+    """The GPU name for a CUDA run, 'CPU <model>' for a CPU run: what compare refuses to mix.
+    A CUDA run that names no GPU (the schema refuses one) is never taken for a CPU run."""
+    env = doc.get("environment", {})
+    if env.get("device") == "cuda":
+        return gpu_name(doc) or NO_GPU_NAMED
+    return f"CPU {env.get('cpu', {}).get('model', 'unknown')}"
 
 
 def peak_kind(case: dict, variant: dict, kind: str) -> str | None:

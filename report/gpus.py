@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .fmt import DASH, KIND_KEYS, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
 from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
+from .md_escape import inline
 from .tables import below_floor, comparison_rounds, throughput_kind
 from .textable import table
 
@@ -85,7 +86,8 @@ def describe(paths: list, docs: list[dict]) -> list[str]:
 
 def run(paths: list, docs: list[dict], markdown: bool = False) -> str:
     headers, speed, thr = build(docs)
-    out = ["Columns:", *[f"  {line}" for line in describe(paths, docs)], "",
+    cols = [f"  {inline(line) if markdown else line}" for line in describe(paths, docs)]  # names from the files
+    out = ["Columns:", *cols, "",
            "Speedup (median baseline / median variant, [CI]):", table(headers, speed, markdown), "",
            "Throughput (share of the datasheet peak, dense):", table(headers, thr, markdown)]
     return "\n".join(out)

@@ -45,6 +45,13 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
 
+def _text(s: object) -> str:
+    """A name from a results file as plot text: each $ escaped, so a "$...$" in it is drawn as
+    itself, not as mathtext (a "$\\frac$" would fail the whole render). Only these strings:
+    matplotlib's own log-axis ticks are mathtext."""
+    return str(s).replace("$", r"\$")
+
+
 def speedup_points(experiment: dict) -> list[tuple[str, float, float | None, float | None]]:
     """(label, speedup, CI low, CI high) per comparison; no CI below the rounds floor,
     whatever an older file wrote as one, and the label says the rounds."""
@@ -99,10 +106,10 @@ def plot_speedups(plt, experiment: dict, path: Path) -> bool:
     ax.barh(y, [v - 1.0 for v in vals], left=1.0, color=colors)
     no_ci = _points(ax, pts, y, lo_err, hi_err)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
-    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_yticks(y, [_text(lab) for lab in labels], fontsize=8)
     ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
                   + (f"\nhollow, no whisker: fewer than {ROUNDS_FLOOR} rounds, no CI" if no_ci else ""))
-    ax.set_title(f"{experiment.get('name')}: speedup", fontsize=10)
+    ax.set_title(_text(f"{experiment.get('name')}: speedup"), fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
     bottom = min(v - lw for v, lw in zip(vals, lo_err))
     top, bottom = max(top, 1.0), min(bottom, 1.0)
@@ -202,7 +209,7 @@ def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: d
     div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for label, pts in sorted(lines.items()):
-        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=label)
+        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(label))
     peak = sweep_peak(experiment, spec)
     if peak:
         ax.axhline(peak[0] / div, color="black", linestyle="--", linewidth=0.8, label=f"peak: {peak[1]}")
@@ -210,9 +217,9 @@ def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: d
     xs = [x for pts in lines.values() for x, _ in pts]
     if min(xs) > 0 and max(xs) / min(xs) >= 16:
         ax.set_xscale("log", base=2 if key == "bytes" else 10)
-    ax.set_xlabel(key)
+    ax.set_xlabel(_text(key))
     ax.set_ylabel(f"throughput ({unit})")
-    ax.set_title(f"{experiment.get('name')}: throughput vs {key}", fontsize=10)
+    ax.set_title(_text(f"{experiment.get('name')}: throughput vs {key}"), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -246,7 +253,7 @@ def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
     left = [0.0] * len(bars)
     for k in cats:
         widths = [st.get(k, 0.0) / div for st in steps]
-        ax.barh(y, widths, left=left, color=_category_color(plt, k), label=label(k, device),
+        ax.barh(y, widths, left=left, color=_category_color(plt, k), label=_text(label(k, device)),
                 hatch="//" if k == IDLE else None, edgecolor="white", linewidth=0.5)
         left = [a + b for a, b in zip(left, widths)]
     timed = [(yy, bd["timed_step_s"] / div) for yy, (_, bd) in zip(y, bars)
@@ -256,11 +263,11 @@ def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
                 markeredgewidth=2, label="timed median step")
     # On a GPU a copy overlapping a kernel counts in both categories: such a bar outgrows its window.
     overlap = any(sum(st.values()) > 1.01 * bd["window_step_s"] for st, (_, bd) in zip(steps, bars) if usable(bd))
-    ax.set_yticks(y, [name if usable(bd) else f"{name} (no breakdown)" for name, bd in bars], fontsize=8)
+    ax.set_yticks(y, [_text(name if usable(bd) else f"{name} (no breakdown)") for name, bd in bars], fontsize=8)
     ax.set_xlabel(f"{unit} per step (profiled window)"
                   + ("\noverlapping copies and kernels count in each of their categories" if overlap else ""))
-    ax.set_title(f"{experiment.get('name')} / {case.get('name')}: where a step's time goes "
-                 "(profiled window, not timed)", fontsize=10)
+    ax.set_title(_text(f"{experiment.get('name')} / {case.get('name')}: where a step's time goes "
+                       "(profiled window, not timed)"), fontsize=10)
     handles, names = ax.get_legend_handles_labels()  # categories in stacking order, the timed tick last
     order = sorted(range(len(names)), key=lambda i: names[i] == "timed median step")
     ax.legend([handles[i] for i in order], [names[i] for i in order], fontsize=7, loc="center left",

@@ -4,7 +4,11 @@ and per-second units); benchmarks.csv for Google Benchmark inputs.
 rounds is the number of interleaved rounds behind the row's speedup; below_floor
 marks a speedup from fewer rounds than the floor (rounds.py), whose ci_low and
 ci_high stay empty: it has no CI. why is a comparison's explanation from the profiler
-breakdowns (why.py), empty for files without any."""
+breakdowns (why.py), empty for files without any.
+
+A text cell that a spreadsheet would read as a formula (it starts with = + - @, a tab, a
+carriage return or a NUL: OWASP's CSV injection list) gets a leading ' so it opens as
+text; numbers are written as numbers, so -0.5 stays a number."""
 from __future__ import annotations
 
 import csv
@@ -22,11 +26,16 @@ COLUMNS = [
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\0")
+
+
 def _cell(v: object) -> object:
     if v is None:
         return ""
     if isinstance(v, (dict, list)):
-        return json.dumps(v, sort_keys=True)
+        return json.dumps(v, sort_keys=True)  # starts with { or [: never a formula
+    if isinstance(v, str) and v.startswith(FORMULA_STARTS):
+        return "'" + v
     return v
 
 

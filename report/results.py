@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,32 @@ def validator_name() -> str:
     return "built-in structural check (jsonschema is not installed: required keys, types, enums only)"
 
 
+def _finite_validator(jsonschema):
+    """Draft 2020-12 whose "number" is a JSON number: finite. Python's json reads NaN and
+    Infinity, which JSON has not, and every comparison with NaN is false, so a NaN time
+    would pass "minimum": 0; the built-in check (schema_check.py) means the same."""
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "number", lambda chk, v: base.TYPE_CHECKER.is_type(v, "number") and math.isfinite(v))
+    return jsonschema.validators.extend(base, type_checker=checker)
+
+
+def non_finite_at(doc: object, path: str = "") -> str | None:
+    """Where the first NaN or +-Infinity is (a/b/0), or None. JSON has no such numbers and the
+    harness writes none (nlohmann::json writes null), so one anywhere is a damaged or forged
+    file, also where the schema leaves a value open (params, notes, derived)."""
+    stack = [(path, doc)]
+    while stack:  # iterative: a deeply nested file must not exhaust the recursion limit
+        where, v = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return where or "(root)"
+        if isinstance(v, dict):
+            stack.extend((f"{where}/{k}" if where else str(k), x) for k, x in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((f"{where}/{i}" if where else str(i), x) for i, x in reversed(list(enumerate(v))))
+    return None
+
+
 def schema_errors(doc: object) -> list[str]:
     """Every schema violation as 'path: message' (empty when valid). Uses jsonschema
     when it is installed, else the built-in structural check on the same schema."""
@@ -51,7 +78,7 @@ def schema_errors(doc: object) -> list[str]:
         return structural_errors(doc, schema)
     import jsonschema
 
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = _finite_validator(jsonschema)(schema)
     out = []
     for err in sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
         where = "/".join(str(p) for p in err.absolute_path) or "(root)"
@@ -97,6 +124,8 @@ def check_results(doc: object, p: Path, validate: bool = True) -> dict:
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise ResultsError(
             f"{p}: schema version {doc.get('schema_version')!r}; this report reads version {SCHEMA_VERSION}")
+    if (bad := non_finite_at(doc)) is not None:
+        raise ResultsError(f"{p}: not a finite number at {bad}: results files hold finite numbers only")
     if validate:
         errors = schema_errors(doc)
         if errors:

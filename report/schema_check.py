@@ -6,6 +6,7 @@ items, minItems, minimum, pattern, oneOf/anyOf, if/then/else. It is not a full
 JSON Schema implementation; jsonschema is used whenever it is installed."""
 from __future__ import annotations
 
+import math
 import re
 
 _TYPES = {
@@ -14,7 +15,8 @@ _TYPES = {
     "string": lambda v: isinstance(v, str),
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    # A JSON number is finite: NaN and Infinity (which Python's json reads) are not numbers here.
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
     "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
     or (isinstance(v, float) and v.is_integer()),
 }

@@ -11,7 +11,7 @@ from .rounds import too_few
 from .why import disagreement, document_has_breakdowns, explain, window_speedup
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
-            "not_run": "NOT RUN", "crashed": "CRASHED"}
+            "not_run": "NOT RUN", "crashed": "CRASHED", "hung": "HUNG"}  # hung: killed at its deadline
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 
 

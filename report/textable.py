@@ -1,6 +1,8 @@
 """Plain-text (aligned columns) and Markdown tables for terminal output."""
 from __future__ import annotations
 
+from .md_escape import inline
+
 
 def text_table(headers: list[str], rows: list[list[str]]) -> str:
     cells = [[str(c) for c in headers]] + [[str(c) for c in r] for r in rows]
@@ -11,11 +13,8 @@ def text_table(headers: list[str], rows: list[list[str]]) -> str:
 
 
 def markdown_table(headers: list[str], rows: list[list[str]]) -> str:
-    def esc(c: object) -> str:
-        return str(c).replace("|", "\\|").replace("\n", " ")
-
-    out = ["| " + " | ".join(esc(h) for h in headers) + " |", "|" + "---|" * len(headers)]
-    out += ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows]
+    out = ["| " + " | ".join(inline(h) for h in headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(inline(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 

@@ -1,0 +1,169 @@
+"""Issue 31, item 7: numbers and devices no run can produce are refused, by the loader and
+by the schema with either validator (jsonschema, or the built-in check a GPU machine
+without jsonschema uses); a `hung` experiment is accepted and shown like a crash."""
+import csv
+import json
+import sys
+
+import pytest
+
+import synth
+from report.gpu_specs import device_name
+from report.results import load_results, load_schema, schema_errors
+from report.schema_check import structural_errors
+
+BOTH = pytest.mark.parametrize("validator", ["jsonschema", "built-in"])
+
+
+def _use(validator: str, monkeypatch) -> None:
+    if validator == "built-in":
+        monkeypatch.setitem(sys.modules, "jsonschema", None)
+
+
+def one_error_line(r) -> str:
+    lines = r.err.strip().splitlines()
+    assert r.rc == 2 and len(lines) == 1 and lines[0].startswith("error:"), (r.rc, r.err)
+    return lines[0]
+
+
+def _doc() -> dict:
+    return synth.simple_doc([1e-3, 1.1e-3, 1.2e-3], [5e-4, 6e-4, 7e-4])
+
+
+def _variant(doc: dict) -> dict:
+    return doc["experiments"][0]["cases"][0]["variants"][0]
+
+
+def _write_text(tmp_path, name: str, doc: dict, token: str) -> object:
+    """The document with its first sample written as a bare token (NaN, Infinity): what
+    json.dumps cannot be asked for, and what Python's json.loads reads as a float."""
+    _variant(doc)["samples"]["host_s"][0] = 123.25
+    p = tmp_path / name
+    p.write_text(json.dumps(doc).replace("123.25", token, 1))
+    return p
+
+
+@BOTH
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_sample_is_refused(token, validator, tmp_path, cli, monkeypatch):
+    _use(validator, monkeypatch)
+    p = _write_text(tmp_path, "r.json", _doc(), token)
+    for args in (["validate", p], ["render", p, "--out", tmp_path / "o"], ["compare", p, p], ["gpus", p],
+                 ["baseline", p, tmp_path]):
+        line = one_error_line(cli(*args))
+        assert "not a finite number at experiments/0/cases/0/variants/0/samples/host_s/0" in line, line
+    assert not (tmp_path / "o" / "report.md").exists()
+
+
+def test_non_finite_where_the_schema_is_open_is_refused(tmp_path, cli):
+    """params, notes and derived take any JSON; a NaN there is refused all the same."""
+    doc = _doc()
+    doc["experiments"][0]["cases"][0]["derived"] = {"break_even_steps": 123.25}
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc).replace("123.25", "NaN"))
+    assert "cases/0/derived/break_even_steps" in one_error_line(cli("render", p, "--out", tmp_path / "o"))
+
+
+@BOTH
+@pytest.mark.parametrize("where", ["samples", "median", "first_run_s", "wall_s", "speedup"])
+def test_negative_time_is_refused(where, validator, tmp_path, cli, monkeypatch):
+    _use(validator, monkeypatch)
+    doc = _doc()
+    v, case = _variant(doc), doc["experiments"][0]["cases"][0]
+    if where == "samples":
+        v["samples"]["host_s"][1] = -0.5
+    elif where == "median":
+        v["stats"]["median"] = -0.5
+    elif where == "first_run_s":
+        v["first_run_s"] = -0.5
+    elif where == "wall_s":
+        case["wall_s"] = -0.5
+    else:
+        case["comparisons"][0]["speedup"] = -2.0
+    p = synth.write(tmp_path / "r.json", doc)
+    line = one_error_line(cli("validate", p))
+    # A summary is null or an object (oneOf): a bad median fails the whole summary.
+    assert "less than the minimum of 0" in line or "variants/0/stats:" in line, line
+    one_error_line(cli("render", p, "--out", tmp_path / "o"))
+    assert not (tmp_path / "o" / "report.md").exists()  # never rendered as "-500 ms"
+
+
+def test_the_schema_means_finite_with_either_validator():
+    """An in-memory document (not read from a file) holding NaN: both validators refuse it,
+    as "minimum": 0 alone would not (NaN < 0 is false)."""
+    doc = _doc()
+    _variant(doc)["stats"]["median"] = float("nan")
+    assert any("stats" in e for e in schema_errors(doc))
+    assert any("stats" in e for e in structural_errors(doc, load_schema()))
+
+
+def _cuda_without_gpus(how: str) -> dict:
+    doc = _doc()  # an H100 run
+    cuda = doc["environment"]["cuda"]
+    if how == "null":
+        doc["environment"]["cuda"] = None
+    elif how == "no_gpus":
+        cuda.update(device_count=0, gpus=[])
+    else:
+        cuda["gpus"][0]["name"] = " "
+    return doc
+
+
+@BOTH
+@pytest.mark.parametrize("how", ["null", "no_gpus", "blank_name"])
+def test_cuda_run_without_a_gpu_is_refused(how, validator, tmp_path, cli, monkeypatch):
+    _use(validator, monkeypatch)
+    bad = synth.write(tmp_path / "cuda.json", _cuda_without_gpus(how))
+    assert "does not match the results schema" in one_error_line(cli("validate", bad))
+    cpu = synth.write(tmp_path / "cpu.json", synth.simple_doc([1e-3, 1.1e-3], [5e-4, 6e-4], gpu=None))
+    assert "does not match the results schema" in one_error_line(cli("compare", cpu, bad))
+
+
+def test_a_cuda_run_is_never_named_a_cpu_run(tmp_path):
+    """compare and baseline match runs by device_name: a CUDA file without a GPU, read
+    without validation, must not pass for the CPU run on the same host."""
+    doc = _cuda_without_gpus("null")
+    cpu = synth.simple_doc([1e-3, 1.1e-3], [5e-4, 6e-4], gpu=None)
+    assert device_name(cpu).startswith("CPU ")
+    assert not device_name(doc).startswith("CPU ")
+    assert device_name(doc) != device_name(cpu)
+    p = synth.write(tmp_path / "cuda.json", doc)
+    assert not device_name(load_results(p, validate=False)).startswith("CPU ")
+
+
+def _hung_doc() -> dict:
+    e = synth.experiment("eval_no_grad", [synth.case("kept", [
+        ("base", synth.lognormal(1e-3, 0.01, 12, 1)),
+        ("no_grad", synth.lognormal(5e-4, 0.01, 12, 2))])], status="hung",
+        reason="no output for 600 s: killed at the per-experiment deadline; the cases it finished are kept")
+    e["claims"] = ["no_grad_eval"]
+    e["signal"] = "SIGKILL (Killed)"
+    e["output_tail"] = ["[2/3] eval_no_grad/big ...", "the last line before it hung"]
+    return synth.document([e])
+
+
+@BOTH
+def test_hung_experiment_is_valid_and_shown_like_a_crash(validator, tmp_path, cli, monkeypatch):
+    _use(validator, monkeypatch)
+    src = synth.write(tmp_path / "r.json", _hung_doc())
+    assert cli("validate", src).rc == 0
+    out = tmp_path / "out"
+    r = cli("render", src, "--out", out, "--no-plots")
+    assert r.rc == 0, r.err
+    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    assert "**HUNG**: no output for 600 s" in md and "<b>HUNG</b>: no output for 600 s" in page
+    for text in (md, page):
+        assert "The last lines its process printed:" in text and "the last line before it hung" in text
+        assert "| kept | no_grad |" in text or "<td>kept</td><td>no_grad</td>" in text  # its finished case
+    with open(out / "results.csv", newline="") as f:
+        assert {row["experiment_status"] for row in csv.DictReader(f)} == {"hung"}
+
+
+def test_hung_experiment_is_not_evidence_for_a_claim():
+    """Like a crashed one: the claim names it as why nothing was measured, and does not
+    judge the checklist claim on what a hung process left."""
+    from report.claims import evaluate
+
+    cr = next(cr for cr in evaluate(_hung_doc()) if cr.claim["id"] == "no_grad_eval")
+    assert not cr.evidence
+    assert "eval_no_grad hung: no output for 600 s" in cr.verdict.why
