@@ -42,6 +42,7 @@ struct VariantState {
   std::vector<double> primary, host, device, clock;
   std::vector<std::uint64_t> reasons;
   std::vector<double> gpu_util, memory_util, power;  // nvidia-smi's figures, per sample
+  std::vector<double> minor_faults;                  // per step, per sample (the whole process's)
   std::vector<double> cold_first_runs;  // Case::cold_first_step: one per fresh process
   bool alive() const { return status == "ok" && runner; }
 };
@@ -156,6 +157,7 @@ json variant_json(const VariantState& v, std::size_t index, const Case& c, const
   json clk = v.clock.empty() ? json(nullptr) : json(v.clock);
   json rsn = v.reasons.empty() ? json(nullptr) : json(v.reasons);
   j["samples"] = {{"host_s", v.host}, {"device_s", dev}, {"sm_clock_mhz", clk}, {"clock_event_reasons", rsn}};
+  if (!v.minor_faults.empty()) j["samples"]["minor_faults"] = v.minor_faults;
   j["stats"] = summary_json(v.primary);
   j["host_stats"] = summary_json(v.host);
   j["device_stats"] = summary_json(v.device);
@@ -440,6 +442,7 @@ json run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, c
           if (s.gpu_util_pct) v.gpu_util.push_back(*s.gpu_util_pct);
           if (s.memory_util_pct) v.memory_util.push_back(*s.memory_util_pct);
           if (s.power_w) v.power.push_back(*s.power_w);
+          if (s.minor_faults) v.minor_faults.push_back(*s.minor_faults);
           st.measured_s += s.host_s * static_cast<double>(s.iters);
         } catch (const std::exception& e) {
           record_failure(v, e, backend);

@@ -11,6 +11,8 @@
 #include "harness/cuda/cuda_backend.h"
 #include "harness/nvml.h"
 #endif
+#include "harness/page_faults.h"
+#include "harness/sample_sequence.h"
 
 namespace optbench {
 
@@ -71,14 +73,14 @@ class CpuBackend final : public DeviceBackend {
  public:
   DeviceKind kind() const override { return DeviceKind::cpu; }
   void synchronize() override {}
-  Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::int64_t i = 0; i < iters; ++i) step();
-    const auto t1 = std::chrono::steady_clock::now();
-    Sample s;
-    s.iters = iters;
-    s.host_s = std::chrono::duration<double>(t1 - t0).count() / static_cast<double>(iters);
-    return s;
+  Sample time(const std::function<void()>& step, std::int64_t iters, TimingMode mode) override {
+    SampleOps ops;
+    ops.host_now = steady_now_s;
+    ops.begin = ops.wait_step = ops.end = ops.wait_end = [] {};
+    ops.step = step;
+    ops.telemetry = [](Sample&) {};
+    ops.page_faults = minor_page_faults;
+    return run_sample(ops, iters, mode);
   }
   std::optional<MemoryPeak> current_memory() override { return std::nullopt; }
   std::optional<MemoryPeak> peak_memory() override { return std::nullopt; }

@@ -42,6 +42,9 @@ struct Sample {
   std::optional<std::uint64_t> clock_reasons;  // clocks-event (throttle) reason mask
   // What nvidia-smi would show at that moment (checklist row 12).
   std::optional<double> gpu_util_pct, memory_util_pct, power_w;
+  // Minor page faults per step, the whole process's (all threads), counted
+  // around the sample (harness/page_faults.h).
+  std::optional<double> minor_faults;
 };
 
 struct MemoryPeak {

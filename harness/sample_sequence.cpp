@@ -1,9 +1,16 @@
 #include "harness/sample_sequence.h"
 
+#include <chrono>
+
 namespace optbench {
+
+double steady_now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 
 Sample run_sample(const SampleOps& ops, std::int64_t iters, TimingMode mode) {
   Sample s;
+  const std::int64_t faults0 = ops.page_faults ? ops.page_faults() : -1;
   ops.begin();
   const double t0 = ops.host_now();
   for (std::int64_t i = 0; i < iters; ++i) {
@@ -14,6 +21,10 @@ Sample run_sample(const SampleOps& ops, std::int64_t iters, TimingMode mode) {
   if (mode == TimingMode::batched) ops.telemetry(s);
   ops.wait_end();
   const double t1 = ops.host_now();
+  if (faults0 >= 0) {
+    const std::int64_t faults1 = ops.page_faults();
+    if (faults1 >= faults0) s.minor_faults = static_cast<double>(faults1 - faults0) / static_cast<double>(iters);
+  }
   if (mode == TimingMode::sync) ops.telemetry(s);
   s.iters = iters;
   s.host_s = (t1 - t0) / static_cast<double>(iters);

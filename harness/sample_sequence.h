@@ -20,7 +20,13 @@ struct SampleOps {
   std::function<void()> end;                 // stop event recorded
   std::function<void()> wait_end;            // stop event synchronised
   std::function<void(Sample&)> telemetry;    // NVML: clocks, throttle reasons, utilisation, power
+  // The process's minor page faults so far (harness/page_faults.h); read before
+  // the sample and after it, outside the timed region. Empty: not recorded.
+  std::function<std::int64_t()> page_faults;
 };
+
+// Seconds on the steady clock: the host clock of the real backends.
+double steady_now_s();
 
 // Runs the sample; host_s is per step. device_s is the caller's (events).
 // Batched: the telemetry is read after the stop event is queued, while the GPU

@@ -100,6 +100,7 @@ json to_json(const Sample& s) {
   if (s.gpu_util_pct) j["gpu_util_pct"] = *s.gpu_util_pct;
   if (s.memory_util_pct) j["memory_util_pct"] = *s.memory_util_pct;
   if (s.power_w) j["power_w"] = *s.power_w;
+  if (s.minor_faults) j["minor_faults"] = *s.minor_faults;
   return j;
 }
 
@@ -113,6 +114,7 @@ Sample sample_from_json(const json& j) {
   if (j.contains("gpu_util_pct")) s.gpu_util_pct = j["gpu_util_pct"].get<double>();
   if (j.contains("memory_util_pct")) s.memory_util_pct = j["memory_util_pct"].get<double>();
   if (j.contains("power_w")) s.power_w = j["power_w"].get<double>();
+  if (j.contains("minor_faults")) s.minor_faults = j["minor_faults"].get<double>();
   return s;
 }
 

@@ -54,13 +54,27 @@ def smi_text(smi: dict | None) -> str:
     return "nvidia-smi: " + ", ".join(parts) if parts else ""
 
 
+# A step that faults in this many fresh pages per step (400 kB of 4 kB pages)
+# pays the kernel for memory its allocator mapped anew: its time then depends on
+# the process's allocator history, not only on the optimization (glibc serves a
+# temporary above its mmap threshold by a fresh mmap each time).
+FAULTS_WORTH_SAYING = 100
+
+
+def faults_text(per_step: float | None) -> str:
+    if per_step is None or per_step < FAULTS_WORTH_SAYING:
+        return ""
+    return f"{per_step:,.0f} minor page faults per step (fresh memory each step: an allocator regime, see README)"
+
+
 def status_text(r: dict) -> tuple[str | None, str]:
     """(marker or None, note text) for the last column."""
     note = r.get("reason") or ""
     if r.get("verification") in ("failed", "passed", "not_judged") and r.get("verification_message"):
         note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
-    if smi := smi_text(r.get("nvidia_smi")):
-        note = f"{note}; {smi}" if note else smi
+    for extra in (smi_text(r.get("nvidia_smi")), faults_text(r.get("minor_faults_per_step"))):
+        if extra:
+            note = f"{note}; {extra}" if note else extra
     return r.get("marker"), note
 
 

@@ -69,6 +69,15 @@ def _comparison(case: dict, name: str) -> dict | None:
     return None
 
 
+def _median(xs: list | None) -> float | None:
+    """The median of a recorded per-sample series, None where none was recorded."""
+    xs = sorted(x for x in xs or [] if is_num(x))
+    if not xs:
+        return None
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+
+
 def _row(**kw) -> dict:
     base = dict.fromkeys([
         "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
@@ -76,6 +85,7 @@ def _row(**kw) -> dict:
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
+        "minor_faults_per_step",
     ])
     base.update(kw)
     return base
@@ -132,7 +142,8 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
                items_per_s=thr.get("items_per_s"), item_name=units.get("item_name") or "items",
                peak_allocated_bytes=mem.get("peak_allocated_bytes"),
                peak_reserved_bytes=mem.get("peak_reserved_bytes"),
-               nvidia_smi=v.get("nvidia_smi") or None)
+               nvidia_smi=v.get("nvidia_smi") or None,
+               minor_faults_per_step=_median((v.get("samples") or {}).get("minor_faults")))
     if kind:
         row["throughput"] = thr.get(KIND_KEYS[kind])
         peak = peak_for(c, v, kind, spec) if kind != "items" else None

@@ -2,6 +2,9 @@
 // backend uses: NVML reads never fall between the two host clock reads of a
 // host-timed (sync) sample, where they would add their latency to the time.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstring>
 
 #include <string>
 #include <vector>
@@ -57,6 +60,35 @@ TEST(SampleSequence, SlowTelemetryDoesNotInflateASyncSample) {
   EXPECT_EQ(reads, 1);
   ASSERT_TRUE(s.power_w.has_value());
   EXPECT_DOUBLE_EQ(s.host_s, 2e-3);
+}
+
+}  // namespace
+}  // namespace optbench
+
+namespace optbench {
+namespace {
+
+// The CPU backend counts the page faults of a step that maps fresh memory each
+// time (what glibc does for a temporary above its mmap threshold) and not of one
+// that reuses its buffer.
+TEST(SampleSequence, CpuBackendCountsFreshPagesPerStep) {
+  auto backend = make_backend(DeviceKind::cpu);
+  constexpr std::size_t kBytes = 4u << 20;  // 1024 pages of 4 kB
+  auto fresh = [] {
+    void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    madvise(p, kBytes, MADV_NOHUGEPAGE);  // 4 kB pages whatever the THP setting
+    std::memset(p, 1, kBytes);
+    munmap(p, kBytes);
+  };
+  std::vector<char> kept(kBytes, 0);
+  auto reuse = [&] { std::memset(kept.data(), 1, kBytes); };
+  const Sample a = backend->time(fresh, 4, TimingMode::sync);
+  const Sample b = backend->time(reuse, 4, TimingMode::sync);
+  ASSERT_TRUE(a.minor_faults.has_value());
+  ASSERT_TRUE(b.minor_faults.has_value());
+  EXPECT_GE(*a.minor_faults, 1000.0);  // every page of every step
+  EXPECT_LT(*b.minor_faults, 50.0);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "harness/compat/cuda_memory.h"
 #include "harness/cuda/blocking_kernel.h"
 #include "harness/nvml.h"
+#include "harness/page_faults.h"
 #include "harness/sample_sequence.h"
 
 namespace optbench::cuda {
@@ -43,7 +44,7 @@ class CudaBackend final : public DeviceBackend {
     at::cuda::CUDAEvent start(cudaEventDefault), stop(cudaEventDefault);
     const bool hold = hold_stream_ && mode == TimingMode::batched && iters <= kMaxHeldIters;
     SampleOps ops;
-    ops.host_now = [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); };
+    ops.host_now = steady_now_s;
     ops.begin = [&] {
       synchronize();  // the previous sample's work must not spill into this one
       if (hold) blocker_.block(stream.stream(), kHoldTimeoutS);
@@ -57,6 +58,7 @@ class CudaBackend final : public DeviceBackend {
     };
     ops.wait_end = [&] { stop.synchronize(); };
     ops.telemetry = [this](Sample& s) { read_clocks(s); };
+    ops.page_faults = minor_page_faults;  // the host side of the step
     Sample s = run_sample(ops, iters, mode);
     if (hold && blocker_.timed_out()) {
       // The step synchronised with the host or overflowed the launch queue: stop
