@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .fmt import is_num
+from .multiplicity import rounds_floor
 from .rounds import too_few
 from .stats import median_ci, ratio_of_medians_ci
 from .tables import primary_samples, work_amount
@@ -28,10 +29,11 @@ class Ratio:
     ci_high: float | None
     paired: bool
     rounds: int  # paired: the rounds; unpaired: the fewer samples of the two sides
+    confidence: float = 0.95  # of the CI (higher where a choice among settings is corrected for)
 
     @property
     def below_floor(self) -> bool:
-        return too_few(self.rounds)
+        return too_few(self.rounds) or self.rounds < rounds_floor(self.confidence)
 
 
 def per_unit_times(case: dict, variant: dict) -> list[float]:
@@ -48,17 +50,18 @@ def paired_ratio(num: list[float], den: list[float], confidence: float = 0.95) -
     return median_ci(r, confidence)
 
 
-def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict) -> Ratio | None:
+def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict, confidence: float = 0.95) -> Ratio | None:
     """Speedup of `var` over `ref` per item, paired when both come from the same case's
-    rounds, else from independent resamples. None without samples on both sides."""
+    rounds, else from independent resamples, its CI at `confidence` (below that
+    confidence's rounds floor, none). None without samples on both sides."""
     a, b = per_unit_times(case_ref, ref), per_unit_times(case_var, var)
     if not a or not b:
         return None
     n = min(len(a), len(b))
     if case_ref is case_var and len(a) == len(b):
-        r = Ratio(*paired_ratio(a, b), True, n)
+        r = Ratio(*paired_ratio(a, b, confidence), True, n, confidence)
     else:
-        r = Ratio(float(np.median(a) / np.median(b)), *ratio_of_medians_ci(a, b), False, n)
+        r = Ratio(float(np.median(a) / np.median(b)), *ratio_of_medians_ci(a, b, confidence), False, n, confidence)
     if r.below_floor:
         r.ci_low = r.ci_high = None
     return r
