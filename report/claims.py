@@ -104,7 +104,7 @@ def _chosen(best: Evidence | None, choices: int) -> Evidence | None:
         return best
     best.chosen_from, best.confidence = choices, confidence_for(choices)
     r = ev.ratio(*best.sides, confidence=best.confidence) if best.sides else None
-    if r is None or r.below_floor:
+    if not ev.reproduces(r, best.speedup) or r.below_floor:
         best.ci_low = best.ci_high = None
         best.below_floor = True
     else:
@@ -230,11 +230,16 @@ def _summarize(res: ClaimResult) -> None:
     if pooled[0].below_floor:  # every case below the floor: points, no CI
         return
     res.confidence = min(e.confidence for e in pooled)
-    ci = pooled_ci([e.sides for e in pooled], res.confidence) if all(e.sides for e in pooled) else None
+    ci = pooled_ci([e.sides for e in pooled], res.confidence) if all(_resamplable(e) for e in pooled) else None
     if ci is None:
-        res.notes.append("no pooled CI: a case's samples are not in these results")
+        res.notes.append("no pooled CI: a case's rounds are not in these results as its speedup was estimated "
+                         "from (no samples, or samples that do not give its recorded speedup)")
         return
     res.ci_low, res.ci_high = ci
+
+
+def _resamplable(e: Evidence) -> bool:
+    return e.sides is not None and ev.reproduces(ev.ratio(*e.sides), e.speedup)
 
 
 def _too_few_rounds(res: ClaimResult) -> str | None:

@@ -67,6 +67,13 @@ def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict, confidence: floa
     return r
 
 
+def reproduces(r: Ratio | None, speedup: float, rel: float = 1e-3) -> bool:
+    """Whether a ratio re-estimated from the samples is the recorded speedup: files whose
+    harness estimated it otherwise (or kept samples out of round order) cannot have
+    their rounds resampled or re-read at another confidence."""
+    return r is not None and abs(r.speedup / speedup - 1.0) <= rel
+
+
 def variant_named(case: dict, pattern: str) -> dict | None:
     """The first variant of the case that ran and whose name matches the regular expression."""
     for v in case.get("variants", []) or []:

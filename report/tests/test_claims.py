@@ -171,11 +171,11 @@ def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
     # the best of three worker counts: its CI at 1 - 0.05 / 3, and it says so
     assert r.evidence[0].chosen_from == 3 and "best of 3, 98.3% CI" in r.evidence[0].text
     p = evaluate_claim(claim("prefetch_factor"), doc)
-    # the depth the claim names (prefetch_factor=2), not the best of 2, 4 and 8 (1.43x)
+    # the depth the claim names (prefetch_factor=2), not the best of 2, 4 and 8 (1.43x, prefetch_8)
     assert [e.variant for e in p.evidence] == ["prefetch_2"] and p.verdict.verdict == NOT_REPRODUCED
     assert p.evidence[0].chosen_from == 1
     beside = {b.label: b.text for b in p.beside}
-    assert any("prefetch_factor=8" in k and v.startswith("1.43") for k, v in beside.items()), beside
+    assert any("prefetch_factor=8" in k and v.startswith("1.4") for k, v in beside.items()), beside
 
 
 def mp_doc(cases):
@@ -410,4 +410,4 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     from report.claims import _summarize
     r.ci_low = r.ci_high = None
     _summarize(r)
-    assert r.ci_low is None and "no pooled CI" in r.notes[-1]
+    assert r.ci_low is None and r.notes[-1].startswith("no pooled CI")
