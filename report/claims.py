@@ -67,6 +67,7 @@ class Evidence:
     sides: tuple | None = field(default=None, repr=False, compare=False)
     chosen_from: int = 1  # matching settings the headline was picked among
     confidence: float = 0.95  # of its CI: 1 - 0.05 / chosen_from
+    no_ci: str = ""  # why it has no CI although its rounds would hold one
 
     @property
     def label(self) -> str:
@@ -77,6 +78,8 @@ class Evidence:
     def text(self) -> str:
         """'4.57× [4.21, 4.91]', or '7.13× (n = 1, no CI)' below the rounds floor."""
         choice = choice_text(self.chosen_from, self.confidence)
+        if self.no_ci:
+            return f"{sig(self.speedup)}× ({choice}: no CI, {self.no_ci})"
         if self.below_floor:
             text = fmt_no_ci(self.speedup, self.rounds)
             if self.chosen_from > 1:
@@ -97,14 +100,20 @@ def _from_ratio(e: dict, c: dict, name: str, r: ev.Ratio, baseline: str, sides: 
                     r.rounds, r.below_floor, sides=sides)
 
 
+NOT_REREAD = "its samples do not give its recorded speedup, so no CI can be re-read"
+
+
 def _chosen(best: Evidence | None, choices: int) -> Evidence | None:
     """The best of `choices` matching settings, its CI re-estimated at 1 - 0.05 / choices
     from its rounds; with too few rounds for that, or no samples, no CI."""
     if best is None or choices <= 1:
         return best
     best.chosen_from, best.confidence = choices, confidence_for(choices)
-    r = ev.ratio(*best.sides, confidence=best.confidence) if best.sides else None
-    if not ev.reproduces(r, best.speedup) or r.below_floor:
+    r = ev.reestimate(best.sides, best.speedup, best.confidence) if best.sides else None
+    if r is None:
+        best.ci_low = best.ci_high = None
+        best.no_ci = NOT_REREAD
+    elif r.below_floor:
         best.ci_low = best.ci_high = None
         best.below_floor = True
     else:
@@ -230,7 +239,8 @@ def _summarize(res: ClaimResult) -> None:
     if pooled[0].below_floor:  # every case below the floor: points, no CI
         return
     res.confidence = min(e.confidence for e in pooled)
-    ci = pooled_ci([e.sides for e in pooled], res.confidence) if all(_resamplable(e) for e in pooled) else None
+    how = [ev.estimator_for(e.sides, e.speedup) for e in pooled]
+    ci = pooled_ci([(e.sides, h) for e, h in zip(pooled, how)], res.confidence) if all(how) else None
     if ci is None:
         res.notes.append("no pooled CI: a case's rounds are not in these results as its speedup was estimated "
                          "from (no samples, or samples that do not give its recorded speedup)")
@@ -238,8 +248,14 @@ def _summarize(res: ClaimResult) -> None:
     res.ci_low, res.ci_high = ci
 
 
-def _resamplable(e: Evidence) -> bool:
-    return e.sides is not None and ev.reproduces(ev.ratio(*e.sides), e.speedup)
+def _no_ci(res: ClaimResult) -> str | None:
+    """Why cases at or above the rounds floor still give no CI to judge on."""
+    uncorrected = [e.label for e in res.pooled if e.no_ci]
+    if uncorrected:
+        return f"no CI corrected for picking the best setting: {'; '.join(uncorrected)}: {NOT_REREAD}"
+    if len(res.pooled) > 1 and not res.pooled[0].below_floor:
+        return "no pooled CI over its cases: their samples do not give their recorded speedups, so no rounds to resample"
+    return None
 
 
 def _too_few_rounds(res: ClaimResult) -> str | None:
@@ -248,6 +264,9 @@ def _too_few_rounds(res: ClaimResult) -> str | None:
     if not res.evidence or not all(e.below_floor for e in res.evidence):
         return None
     rounds = why_no_ci([e.rounds for e in res.evidence])
+    most = max(e.chosen_from for e in res.evidence)
+    if most > 1:
+        rounds += f"; picked among {most} settings, its CI needs {rounds_floor(confidence_for(most))}"
     if len(res.evidence) == 1:
         return f"{res.evidence[0].label}: {rounds}"
     return f"every one of its {len(res.evidence)} cases has {rounds}"
@@ -513,6 +532,8 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
         unavailable = "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
+    elif res.estimate is not None and res.ci_low is None and (why := _no_ci(res)):
+        unavailable = why
     res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
                          res.ci_low, res.ci_high, unavailable, _too_few_rounds(res))
     _say_left_out(res)
