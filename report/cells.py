@@ -110,7 +110,7 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
     return cells
 
 
-CLAIM_HEADERS = ["claim", "technique", "claimed", "case used", "measured speedup (median over cases)",
+CLAIM_HEADERS = ["claim", "technique", "claimed", "case used", "measured speedup (one case, or geometric mean over cases)",
                  "verdict", "why", "shown beside (not in the verdict)"]
 SOURCES_FILE = "report/sources.md"  # carries every quoted excerpt, inside the project
 
@@ -138,17 +138,23 @@ def _cases_used(cr: ClaimResult) -> str:
 
 
 def _measured(cr: ClaimResult) -> str:
-    """'1.15× (range 1.1–1.2, 3 cases); CI [1.12, 1.18]'; with every case below the
-    rounds floor '7.13× (n = 1, no CI)'; cases below it beside others are named, not pooled."""
-    if cr.median is None:
+    """One case: its speedup and CI as the case list shows it ('1.05× [1.04, 1.13] (best
+    of 3, 98.3% CI)'). Several: '1.44× geometric mean of 2 cases (range 1.23–1.64); 95%
+    bootstrap CI [1.40, 1.47]'; with every case below the rounds floor, no CI; cases
+    below it beside others are named, not pooled."""
+    if cr.estimate is None:
         return DASH
     pooled = cr.pooled
-    inner = [f"range {sig(cr.low)}–{sig(cr.high)}, {len(pooled)} cases"] if len(pooled) > 1 else []
-    if pooled[0].below_floor:
-        inner += [rounds_text([e.rounds for e in pooled]), "no CI"]
-        return f"{sig(cr.median)}× ({', '.join(inner)})"
-    text = f"{sig(cr.median)}×" + (f" ({inner[0]})" if inner else "")
-    text += f"; CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
+    if len(pooled) == 1:
+        text = pooled[0].text
+    else:
+        text = f"{sig(cr.estimate)}× geometric mean of {len(pooled)} cases (range {sig(cr.low)}–{sig(cr.high)})"
+        if pooled[0].below_floor:
+            return f"{text}; {rounds_text([e.rounds for e in pooled])}, no CI"
+        if is_num(cr.ci_low) and is_num(cr.ci_high):
+            text += f"; {100 * cr.confidence:.3g}% bootstrap CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
+        else:
+            text += "; no pooled CI"
     if cr.left_out:
         text += (f"; not pooled, below the rounds floor: {len(cr.left_out)} case{'s' * (len(cr.left_out) > 1)} "
                  f"({rounds_text([e.rounds for e in cr.left_out])}, no CI)")

@@ -11,11 +11,12 @@ How a claim picks its evidence (claims.json, "method"):
   vs_default_fp32  AMP against the FP32 a PyTorch user gets by default (cuDNN may
                    use TF32 for convolutions, matmul does not), per case.
   ddp_vs_dp        DDP on N ranks against DataParallel on N devices, N >= 2.
-Over cases: the median headline speedup, the range of headlines, and as CI the
-CI of the median case (for an even number of cases, the mean of the two middle
-cases' CI ends; with one case, exactly that case's CI). "beside" entries are
-measurements shown next to the verdict (a mechanism, a scaling efficiency), never
-pooled into it.
+A case's headline picked as the best of m > 1 matching settings has its CI taken at
+1 - 0.05 / m (multiplicity.py, Bonferroni) and says so ("best of 3, 98.3% CI").
+Over cases: one case gives its own speedup and CI; several give their geometric
+mean with a bootstrap CI over the cases' rounds (pooled.py), at the lowest
+confidence any case was corrected to, and the range of headlines beside it.
+"beside" entries are measurements shown next to the verdict, never pooled into it.
 
 The rounds floor (rounds.py): a ratio from fewer interleaved rounds has no CI. In
 a case, a headline with a CI is preferred to a larger one without. Cases below the
@@ -34,6 +35,8 @@ from pathlib import Path
 from . import evidence as ev
 from .fmt import fmt_no_ci, fmt_speedup, is_num, sig
 from .judged import NOT_JUDGED
+from .multiplicity import choice_text, confidence_for, rounds_floor
+from .pooled import geometric_mean, pooled_ci
 from .judged import status as judged_status
 from .rounds import rounds_text, why_no_ci
 from .tables import below_floor, comparison_rounds
@@ -60,6 +63,11 @@ class Evidence:
     rounds: int | None = None  # interleaved rounds behind the ratio
     below_floor: bool = False  # fewer rounds than the floor: no CI, not pooled
     unjudged: bool = False  # its verification judged nothing but the first loss (judged.py)
+    # (reference case, reference variant, case, variant): what its ratio is re-estimated from
+    sides: tuple | None = field(default=None, repr=False, compare=False)
+    chosen_from: int = 1  # matching settings the headline was picked among
+    confidence: float = 0.95  # of its CI: 1 - 0.05 / chosen_from
+    no_ci: str = ""  # why it has no CI although its rounds would hold one
 
     @property
     def label(self) -> str:
@@ -69,9 +77,15 @@ class Evidence:
     @property
     def text(self) -> str:
         """'4.57× [4.21, 4.91]', or '7.13× (n = 1, no CI)' below the rounds floor."""
+        choice = choice_text(self.chosen_from, self.confidence)
+        if self.no_ci:
+            return f"{sig(self.speedup)}× ({choice}: no CI, {self.no_ci})"
         if self.below_floor:
-            return fmt_no_ci(self.speedup, self.rounds)
-        return fmt_speedup(self.speedup, self.ci_low, self.ci_high)
+            text = fmt_no_ci(self.speedup, self.rounds)
+            if self.chosen_from > 1:
+                text += f" ({choice}: needs {rounds_floor(self.confidence)} rounds)"
+            return text
+        return fmt_speedup(self.speedup, self.ci_low, self.ci_high) + (f" ({choice})" if choice else "")
 
 
 def _better(item: Evidence, best: Evidence | None) -> bool:
@@ -81,9 +95,30 @@ def _better(item: Evidence, best: Evidence | None) -> bool:
     return best is None or (not item.below_floor, item.speedup) > (not best.below_floor, best.speedup)
 
 
-def _from_ratio(e: dict, c: dict, name: str, r: ev.Ratio, baseline: str) -> Evidence:
+def _from_ratio(e: dict, c: dict, name: str, r: ev.Ratio, baseline: str, sides: tuple) -> Evidence:
     return Evidence(e.get("name"), c.get("name"), name, r.speedup, r.ci_low, r.ci_high, baseline,
-                    r.rounds, r.below_floor)
+                    r.rounds, r.below_floor, sides=sides)
+
+
+NOT_REREAD = "its samples do not give its recorded speedup, so no CI can be re-read"
+
+
+def _chosen(best: Evidence | None, choices: int) -> Evidence | None:
+    """The best of `choices` matching settings, its CI re-estimated at 1 - 0.05 / choices
+    from its rounds; with too few rounds for that, or no samples, no CI."""
+    if best is None or choices <= 1:
+        return best
+    best.chosen_from, best.confidence = choices, confidence_for(choices)
+    r = ev.reestimate(best.sides, best.speedup, best.confidence) if best.sides else None
+    if r is None:
+        best.ci_low = best.ci_high = None
+        best.no_ci = NOT_REREAD
+    elif r.below_floor:
+        best.ci_low = best.ci_high = None
+        best.below_floor = True
+    else:
+        best.ci_low, best.ci_high = r.ci_low, r.ci_high
+    return best
 
 
 @dataclass
@@ -97,11 +132,12 @@ class ClaimResult:
     claim: dict
     experiments: list[str]
     evidence: list[Evidence] = field(default_factory=list)
-    median: float | None = None
+    estimate: float | None = None  # one case's speedup, or the geometric mean over cases
     low: float | None = None  # range of case headlines
     high: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
+    confidence: float = 0.95  # of the CI
     notes: list[str] = field(default_factory=list)
     beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
@@ -154,9 +190,10 @@ def _matches(rules: dict, exp: dict, case: dict, variant: str) -> bool:
 
 
 def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evidence | None:
-    """The largest matching speedup of one case against its baseline."""
+    """The largest matching speedup of one case against its baseline, corrected for
+    the choice where several matched."""
     roles = {v.get("name"): v.get("role") for v in case.get("variants", []) or []}
-    best = None
+    best, choices = None, 0
     for cm in case.get("comparisons", []) or []:
         name = str(cm.get("variant", ""))
         if roles.get(name) == "reference" or not _matches(rules, e, case, name) or not is_num(cm.get("speedup")):
@@ -171,29 +208,54 @@ def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evid
         if not below:
             lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
             hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
+        sides = (case, _named(case, cm.get("baseline")), case, _named(case, name))
         item = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")),
-                        comparison_rounds(case, cm), below, judged_status(cm.get("verification")) == NOT_JUDGED)
+                        comparison_rounds(case, cm), below, judged_status(cm.get("verification")) == NOT_JUDGED,
+                        sides=sides if all(x is not None for x in sides) else None)
+        choices += 1
         if _better(item, best):
             best = item
-    return best
+    return _chosen(best, choices)
+
+
+def _named(case: dict, name: object) -> dict | None:
+    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), None)
 
 
 def _summarize(res: ClaimResult) -> None:
-    """Median, range and CI over the pooled cases. A case below the rounds floor adds
-    neither a CI nor a point: its point would move the median the CI stands beside."""
+    """Estimate, range and CI over the pooled cases. A case below the rounds floor adds
+    neither a CI nor a point: its point would move the estimate the CI stands beside."""
     pooled = res.pooled
     if not pooled:
         return
     speedups = [e.speedup for e in pooled]
-    res.median = statistics.median(speedups)
     res.low, res.high = min(speedups), max(speedups)
     res.notes += [f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds])}" for e in res.left_out]
+    if len(pooled) == 1:
+        e = pooled[0]
+        res.estimate, res.ci_low, res.ci_high, res.confidence = e.speedup, e.ci_low, e.ci_high, e.confidence
+        return
+    res.estimate = geometric_mean(speedups)
     if pooled[0].below_floor:  # every case below the floor: points, no CI
         return
-    ranked = sorted(pooled, key=lambda e: e.speedup)
-    mid = ranked[(len(ranked) - 1) // 2: len(ranked) // 2 + 1]
-    res.ci_low = statistics.fmean(e.ci_low for e in mid)
-    res.ci_high = statistics.fmean(e.ci_high for e in mid)
+    res.confidence = min(e.confidence for e in pooled)
+    how = [ev.estimator_for(e.sides, e.speedup) for e in pooled]
+    ci = pooled_ci([(e.sides, h) for e, h in zip(pooled, how)], res.confidence) if all(how) else None
+    if ci is None:
+        res.notes.append("no pooled CI: a case's rounds are not in these results as its speedup was estimated "
+                         "from (no samples, or samples that do not give its recorded speedup)")
+        return
+    res.ci_low, res.ci_high = ci
+
+
+def _no_ci(res: ClaimResult) -> str | None:
+    """Why cases at or above the rounds floor still give no CI to judge on."""
+    uncorrected = [e.label for e in res.pooled if e.no_ci]
+    if uncorrected:
+        return f"no CI corrected for picking the best setting: {'; '.join(uncorrected)}: {NOT_REREAD}"
+    if len(res.pooled) > 1 and not res.pooled[0].below_floor:
+        return "no pooled CI over its cases: their samples do not give their recorded speedups, so no rounds to resample"
+    return None
 
 
 def _too_few_rounds(res: ClaimResult) -> str | None:
@@ -202,6 +264,9 @@ def _too_few_rounds(res: ClaimResult) -> str | None:
     if not res.evidence or not all(e.below_floor for e in res.evidence):
         return None
     rounds = why_no_ci([e.rounds for e in res.evidence])
+    most = max(e.chosen_from for e in res.evidence)
+    if most > 1:
+        rounds += f"; picked among {most} settings, its CI needs {rounds_floor(confidence_for(most))}"
     if len(res.evidence) == 1:
         return f"{res.evidence[0].label}: {rounds}"
     return f"every one of its {len(res.evidence)} cases has {rounds}"
@@ -336,6 +401,7 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
         ref, ref_label = default_fp32(c)
         plain = ev.variant_named(c, r"^fp32$")
         best = best_strict = None
+        choices = [0, 0]  # AMP settings compared with each reference: the headline is the best of them
         for v in c.get("variants", []) or []:
             name = str(v.get("name", ""))
             if v.get("status", "ok") != "ok" or not _matches(rules, e, c, name):
@@ -347,16 +413,17 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
                 r = ev.ratio(c, base, c, v) if base is not None else None
                 if r is None:
                     continue
-                item = _from_ratio(e, c, name, r, label)
+                item = _from_ratio(e, c, name, r, label, (c, base, c, v))
                 item.unjudged = _unjudged(c, name)
+                choices[target] += 1
                 if target == 0 and _better(item, best):
                     best = item
                 if target == 1 and _better(item, best_strict):
                     best_strict = item
         if best:
-            res.evidence.append(best)
+            res.evidence.append(_chosen(best, choices[0]))
         if best_strict:
-            strict.append(best_strict)
+            strict.append(_chosen(best_strict, choices[1]))
     if strict:
         res.beside.append(Beside("against strict FP32 (TF32 off everywhere), not in the verdict",
                                  speedups_text(strict)))
@@ -422,16 +489,19 @@ def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> st
         if n >= 2 and (b := _efficiency(n, e, c, v, "DataParallel")):
             res.beside.append(b)
     best: dict[tuple[int, int], Evidence] = {}  # per DDP case and N: its best DDP variant
+    choices: dict[tuple[int, int], int] = {}
     for n, e, c, v in ddp:
         for m, de, dc, dv in dp:
             r = ev.ratio(dc, dv, c, v) if m == n >= 2 else None
             if r is None:
                 continue
             key = (id(c), n)
-            item = _from_ratio(e, c, f"{v['name']} ({n} ranks)", r, f"{dc.get('name')}/{dv['name']} ({m} devices)")
+            item = _from_ratio(e, c, f"{v['name']} ({n} ranks)", r, f"{dc.get('name')}/{dv['name']} ({m} devices)",
+                               (dc, dv, c, v))
+            choices[key] = choices.get(key, 0) + 1
             if _better(item, best.get(key)):
                 best[key] = item
-    res.evidence += best.values()
+    res.evidence += [_chosen(item, choices[key]) for key, item in best.items()]
     if res.evidence:
         return None
     most_ranks = max((n for n, *_ in ddp), default=0)
@@ -462,6 +532,8 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
         unavailable = "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
+    elif res.estimate is not None and res.ci_low is None and (why := _no_ci(res)):
+        unavailable = why
     res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
                          res.ci_low, res.ci_high, unavailable, _too_few_rounds(res))
     _say_left_out(res)

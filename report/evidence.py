@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .fmt import is_num
+from .multiplicity import rounds_floor
 from .rounds import too_few
-from .stats import median_ci, ratio_of_medians_ci
+from .stats import log_ratio_boot, median_ci, ratio_of_medians_ci
 from .tables import primary_samples, work_amount
 
 
@@ -28,10 +29,11 @@ class Ratio:
     ci_high: float | None
     paired: bool
     rounds: int  # paired: the rounds; unpaired: the fewer samples of the two sides
+    confidence: float = 0.95  # of the CI (higher where a choice among settings is corrected for)
 
     @property
     def below_floor(self) -> bool:
-        return too_few(self.rounds)
+        return too_few(self.rounds) or self.rounds < rounds_floor(self.confidence)
 
 
 def per_unit_times(case: dict, variant: dict) -> list[float]:
@@ -48,17 +50,58 @@ def paired_ratio(num: list[float], den: list[float], confidence: float = 0.95) -
     return median_ci(r, confidence)
 
 
-def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict) -> Ratio | None:
+def ratio(case_ref: dict, ref: dict, case_var: dict, var: dict, confidence: float = 0.95) -> Ratio | None:
     """Speedup of `var` over `ref` per item, paired when both come from the same case's
-    rounds, else from independent resamples. None without samples on both sides."""
+    rounds, else from independent resamples, its CI at `confidence` (below that
+    confidence's rounds floor, none). None without samples on both sides."""
     a, b = per_unit_times(case_ref, ref), per_unit_times(case_var, var)
     if not a or not b:
         return None
     n = min(len(a), len(b))
     if case_ref is case_var and len(a) == len(b):
-        r = Ratio(*paired_ratio(a, b), True, n)
+        r = Ratio(*paired_ratio(a, b, confidence), True, n, confidence)
     else:
-        r = Ratio(float(np.median(a) / np.median(b)), *ratio_of_medians_ci(a, b), False, n)
+        r = Ratio(float(np.median(a) / np.median(b)), *ratio_of_medians_ci(a, b, confidence), False, n, confidence)
+    if r.below_floor:
+        r.ci_low = r.ci_high = None
+    return r
+
+
+def reproduces(r: Ratio | None, speedup: float, rel: float = 1e-3) -> bool:
+    return r is not None and abs(r.speedup / speedup - 1.0) <= rel
+
+
+PER_ROUND, OF_MEDIANS = "median of per-round ratios", "ratio of medians over paired rounds"
+
+
+def estimator_for(sides: tuple | None, speedup: float) -> str | None:
+    """Which estimator gives the recorded speedup from the samples: the harness's median of
+    per-round ratios, or (older files) the ratio of medians of rounds taken together; None
+    when neither does (no samples, or samples out of round order), and then the rounds
+    cannot be re-read at another confidence or resampled."""
+    if sides is None:
+        return None
+    if reproduces(ratio(*sides), speedup):
+        return PER_ROUND
+    a, b = per_unit_times(sides[0], sides[1]), per_unit_times(sides[2], sides[3])
+    if sides[0] is sides[2] and len(a) == len(b) > 1 and abs(np.median(a) / np.median(b) / speedup - 1.0) <= 1e-3:
+        return OF_MEDIANS
+    return None
+
+
+def reestimate(sides: tuple, speedup: float, confidence: float) -> Ratio | None:
+    """The recorded speedup's CI at `confidence`, by the estimator that gave it: the
+    order-statistic interval of the per-round ratios, or a percentile bootstrap resampling
+    whole rounds (stats.log_ratio_boot) for a ratio of medians; None where neither gives it."""
+    how = estimator_for(sides, speedup)
+    if how == PER_ROUND:
+        return ratio(*sides, confidence=confidence)
+    if how is None:
+        return None
+    a, b = per_unit_times(sides[0], sides[1]), per_unit_times(sides[2], sides[3])
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    lo, hi = np.exp(np.percentile(log_ratio_boot(a, b), [tail, 100.0 - tail]))
+    r = Ratio(float(np.median(a) / np.median(b)), float(lo), float(hi), True, len(a), confidence)
     if r.below_floor:
         r.ci_low = r.ci_high = None
     return r

@@ -8,7 +8,8 @@ from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
 from .rounds import too_few
-from .why import disagreement, document_has_breakdowns, explain, window_speedup
+from .why import document_has_breakdowns
+from .why_row import why_text
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED", "hung": "HUNG"}  # hung: killed at its deadline
@@ -156,17 +157,9 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
     cm = _comparison(c, v.get("name"))
     if cm:
         row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
-        if why:  # from the profiled window, not the timing: shown even where the ratio is not
+        if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = _variant_named(c, cm.get("baseline")) or {}
-            ex = explain(base.get("breakdown"), v.get("breakdown"))
-            row["why"] = ex["sentence"]
-            lo, hi = cm.get("ci_low"), cm.get("ci_high")
-            if ex["ok"] and is_num(lo) and is_num(hi) and lo <= 1.0 <= hi:
-                # A window's difference where the timing finds none is noise, not a cause.
-                row["why"] = "timing finds no clear difference (CI includes 1); profiled windows: " + row["why"]
-            elif ex["ok"]:
-                ws = window_speedup(base.get("breakdown"), v.get("breakdown"), work_amount(c, base), work_amount(c, v))
-                row["why"] = disagreement(ws, cm.get("speedup")) + row["why"]
+            row["why"] = why_text(cm, base, v, work_amount(c, base), work_amount(c, v), below_floor(c, cm))
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI

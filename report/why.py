@@ -1,9 +1,11 @@
 """Why a variant is faster or slower, from the profiler breakdowns (variants[].breakdown)
 of it and its baseline: a profiled window per variant, run after the timed rounds, so
 its per-step times explain a speedup but are no part of it. explain() gives the
-per-category change per step and one sentence for the tables ("matrix multiply -61%
-(12.1 -> 4.70 ms/step) and convolution -55% account for 80% of the 9.60 ms/step saved;
-idle 4% -> 19%; launches 1,212 -> 1 per step")."""
+per-category change per step of the baseline's work and one sentence for the tables
+("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 80% of
+the 9.60 ms/step saved (timed); idle 4% -> 19%; launches 1,212 -> 1 per step;
+profiled: 5 steps, overhead +3% / +2%"). Whether a window may explain a comparison at
+all is why_agree.py's rule; why_row.py puts the two together for a table row."""
 from __future__ import annotations
 
 from .fmt import is_num, sig, time_scale
@@ -15,9 +17,17 @@ LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attent
           "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
           "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
           "collective": "collectives", "other": "other", IDLE: "idle"}
-CAVEAT = "shares indicative only"
 NOTE = ("The why column and the stacked bars come from a profiled window per variant (PyTorch profiler/Kineto) "
-        "run after the timed rounds; no profiled step is part of a timed sample.")
+        "run after the timed rounds; no profiled step is part of a timed sample. Times are per step of the "
+        "baseline's work (the speedup column's unit) and a share is of the timed difference. A mechanism is shown "
+        "only where the timed CI excludes 1 and the windows' speedup lies on its side of 1 and inside the CI "
+        "widened by the windows' noise; otherwise the row says \"profile disagrees with the timing: not "
+        "explained\". Terms: outside operators (a CPU run) = window time in which the stepping thread ran no "
+        "recorded operator: plain C++ (image decoding, file reads), waiting for a loader or a lock, and compiled "
+        "code that no operator record wraps (AOTInductor's kernels); TorchScript graph's own time = a scripted "
+        "method's time not spent in a recorded ATen operator (a frozen graph's fused oneDNN convolutions); "
+        "profiled = the steps in each window and the profiler's overhead on each side (window step / timed "
+        "step - 1).")
 # A second category under a fifth of the first's change adds words, not an explanation.
 SECOND_MIN = 0.2
 
@@ -91,15 +101,22 @@ def _change(t: dict, with_times: bool) -> str:
     return f"{t['label']} {rel}" if b > 0 else f"{t['label']} +{_amount(a)}"
 
 
+# TorchScript records a scripted method's call as an operator named after the method;
+# its self time is the graph's own work (fused or prepacked ops such as a frozen
+# graph's oneDNN convolutions) that no ATen operator record covers.
+GRAPH_CALLS = {"forward": "TorchScript graph's own time (forward)"}
+
+
 def _other_name(t: dict, base_bd: dict, var_bd: dict) -> None:
-    """'other (forward)': the operator that carries most of the other time, where one does
-    (a frozen TorchScript graph runs its convolutions inside 'forward')."""
+    """'other (aten::x)': the operator that carries most of the other time, where one
+    does; a TorchScript graph's call is named as the compiled code it is."""
     if t["category"] != "other":
         return
     bd = var_bd if t["delta_s"] > 0 else base_bd
     for entry in bd.get("top") or []:
         if entry.get("category") == "other" and entry.get("name"):
-            t["label"] = f"other ({entry['name']})"
+            name = str(entry["name"])
+            t["label"] = GRAPH_CALLS.get(name, f"other ({name})")
             return
 
 
@@ -111,84 +128,100 @@ def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work
     return b / v if v > 0 else None
 
 
-def disagreement(window: float | None, timed: object, tolerance: float = 0.25) -> str:
-    """A prefix where the windows' ratio is not the timed one: a short window's noise (or
-    the profiler's overhead) then explains a difference the timing does not show."""
-    if window is None or not is_num(timed) or timed <= 0:
-        return ""
-    if abs(window / timed - 1.0) <= tolerance:
-        return ""
-    return f"profiled windows {sig(window)}× vs timed {sig(timed)}× (read as indicative): "
-
-
 def _launches(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 or float(x).is_integer() else f"{x:.1f}"
 
 
-def _caveat(base_bd: dict, var_bd: dict) -> str:
-    """Where a window ran slower (or faster) than the timed steps beyond its tolerance."""
-    off = [bd for bd in (base_bd, var_bd) if bd.get("agrees") is False]
-    if not off:
-        return ""
-    over = [bd["overhead"] for bd in off if is_num(bd.get("overhead"))]
-    if not over:
-        return f"; profiler window disagrees with the timed step ({CAVEAT})"
-    worst = max(over, key=abs)
-    return f"; profiler overhead {100 * worst:+.0f}% ({CAVEAT})"
+def _profiled(base_bd: dict, var_bd: dict) -> str:
+    """'profiled: 20 steps, overhead +44% / +31%': what stands behind the shares."""
+    steps = (base_bd.get("steps"), var_bd.get("steps"))
+    text = (f"profiled: {steps[0]} step{'s' * (steps[0] != 1)}" if steps[0] == steps[1] and is_num(steps[0])
+            else f"profiled: {steps[0]} / {steps[1]} steps")
+    over = (base_bd.get("overhead"), var_bd.get("overhead"))
+    if all(is_num(o) for o in over):
+        text += f", overhead {100 * over[0]:+.0f}% / {100 * over[1]:+.0f}%"
+    return text
 
 
-def explain(base_bd: dict | None, var_bd: dict | None) -> dict:
-    """Per-category per-step change from baseline to variant (idle included), launches and
-    idle share before/after, the one or two categories that moved most with their share of
-    the change in window_step_s, and the sentence. ok is False (and sentence 'no
-    breakdown (reason)') when either breakdown is missing or not status ok."""
+def _ranked(cats: list[str], deltas: dict[str, float], sign: float) -> list[str]:
+    """Categories that moved in direction `sign`, largest first; a second under a fifth
+    of the first adds words, not an explanation."""
+    moved = sorted((k for k in cats if deltas[k] * sign > 0), key=lambda k: -abs(deltas[k]))
+    if len(moved) > 1 and abs(deltas[moved[1]]) < SECOND_MIN * abs(deltas[moved[0]]):
+        moved = moved[:1]
+    return moved[:2]
+
+
+def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
+            timed_change_s: float | None = None) -> dict:
+    """Per-category per-step change from baseline to variant (idle included), the
+    variant's times scaled by `scale` (baseline work / variant work: the baseline's
+    step of work, the speedup column's unit), launches and idle share before/after,
+    the one or two categories that moved most in the direction of `timed_change_s`
+    (the timed step change; without it, the windows'), the largest one against it,
+    and the sentence. A share is of the timed change and lies in (0, 100%]. ok is
+    False (and sentence 'no breakdown (reason)') when either breakdown is missing or
+    not status ok."""
     out = {"ok": False, "device": None, "before_s": {}, "after_s": {}, "deltas_s": {}, "step_s": (None, None),
-           "change_s": None, "launches": (None, None), "idle_share": (None, None), "top": [],
-           "indicative": False, "sentence": ""}
+           "change_s": None, "launches": (None, None), "idle_share": (None, None), "top": [], "against": None,
+           "sentence": ""}
     if not (usable(base_bd) and usable(var_bd)):
         out["sentence"] = f"no breakdown ({_why_not(base_bd, var_bd)})"
         return out
     device = var_bd.get("device") or base_bd.get("device")
-    before, after = per_step(base_bd), per_step(var_bd)
+    before = per_step(base_bd)
+    after = {k: v * scale for k, v in per_step(var_bd).items()}
     cats = [k for k in list(CATEGORIES) + [IDLE] if k in before or k in after]
     cats += [k for k in {**before, **after} if k not in cats]
     deltas = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in cats}
-    step = (float(base_bd["window_step_s"]), float(var_bd["window_step_s"]))
-    change = step[1] - step[0]
-    ranked = sorted((k for k in cats if deltas[k] != 0), key=lambda k: -abs(deltas[k]))
-    if len(ranked) > 1 and abs(deltas[ranked[1]]) < SECOND_MIN * abs(deltas[ranked[0]]):
-        ranked = ranked[:1]
-    top = [{"category": k, "label": label(k, device), "before_s": before.get(k, 0.0), "after_s": after.get(k, 0.0),
-            "delta_s": deltas[k], "share_of_change": deltas[k] / change if change else None} for k in ranked[:2]]
-    for t in top:
+    step = (float(base_bd["window_step_s"]), float(var_bd["window_step_s"]) * scale)
+    change = timed_change_s if is_num(timed_change_s) and timed_change_s != 0 else step[1] - step[0]
+    sign = -1.0 if change < 0 else 1.0
+
+    def item(k: str) -> dict:
+        t = {"category": k, "label": label(k, device), "before_s": before.get(k, 0.0), "after_s": after.get(k, 0.0),
+             "delta_s": deltas[k], "share_of_change": deltas[k] / change if change else None}
         _other_name(t, base_bd, var_bd)
+        return t
+
+    top = [item(k) for k in _ranked(cats, deltas, sign)]
+    against = _ranked(cats, deltas, -sign)[:1]
+    against = item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0]["delta_s"]) \
+        else None
     launches = (base_bd.get("launches_per_step"), var_bd.get("launches_per_step"))
     idle = (idle_share(base_bd), idle_share(var_bd))
     out.update(ok=True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
-               change_s=change, launches=launches, idle_share=idle, top=top,
-               indicative=base_bd.get("agrees") is False or var_bd.get("agrees") is False)
-    out["sentence"] = _sentence(top, step, change, launches, idle, device) + _caveat(base_bd, var_bd)
-    return out
-
-
-def _sentence(top: list[dict], step: tuple, change: float, launches: tuple, idle: tuple, device: object) -> str:
-    parts = []
-    verb = "saved" if change < 0 else "added"
-    if top:
-        movers = " and ".join(_change(t, i == 0) for i, t in enumerate(top))
-        share = sum(t["delta_s"] for t in top) / change if change else None
-        if share is not None and share > 0:
-            verb_n = "accounts" if len(top) == 1 else "account"
-            parts.append(f"{movers} {verb_n} for {100 * share:.0f}% of the {_amount(change)} {verb}")
-        else:  # the movers offset each other, or the step did not change
-            parts.append(f"{movers}; step {_pair(*step)}")
-    else:
-        parts.append(f"no category changed; step {_pair(*step)}")
+               change_s=change, launches=launches, idle_share=idle, top=top, against=against)
+    parts = [_movers(top, against, step, change, timed=is_num(timed_change_s) and timed_change_s != 0,
+                     per_base=scale != 1.0)]
     if all(is_num(x) for x in idle):
         parts.append(f"{label(IDLE, device)} {100 * idle[0]:.0f}% -> {100 * idle[1]:.0f}%")
     if all(is_num(x) for x in launches):
         parts.append(f"launches {_launches(launches[0])} -> {_launches(launches[1])} per step")
-    return "; ".join(parts)
+    parts.append(_profiled(base_bd, var_bd))
+    out["sentence"] = "; ".join(parts)
+    return out
+
+
+def _movers(top: list[dict], against: dict | None, step: tuple, change: float, timed: bool, per_base: bool) -> str:
+    """'A -61% (12.1 -> 4.70 ms/step) and B -55% account for 91% of the 10.6 ms/step saved
+    (timed)'. A share over 100% is never printed: movers larger than the change 'cover
+    all of' it, with what they moved and what offset the rest."""
+    verb = "saved" if change < 0 else "added"
+    basis = ("timed" if timed else "profiled windows") + (", per baseline step of work" if per_base else "")
+    whole = f"the {_amount(change)} {verb}"
+    if not top:
+        return f"no category moved with {whole} ({basis}); window step {_pair(*step)}"
+    movers = " and ".join(_change(t, i == 0) for i, t in enumerate(top))
+    moved = sum(t["delta_s"] for t in top)
+    share = moved / change
+    if share <= 1.0:
+        verb_n = "accounts" if len(top) == 1 else "account"
+        text = f"{movers} {verb_n} for {100 * share:.0f}% of {whole} ({basis})"
+        return text + (f", partly offset by {_change(against, False)}" if against else "")
+    rest = _change(against, False) if against else "other categories"
+    verb_n = "covers" if len(top) == 1 else "cover"
+    return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(moved)}, {rest} offset the rest)"
 
 
 def case_breakdowns(case: dict) -> list[tuple[str, dict | None]]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from report.stats import ratio_of_medians_ci
+from report.stats import median_ci
 
 H100 = "NVIDIA H100 80GB HBM3"
 A100 = "NVIDIA A100-SXM4-80GB"
@@ -66,12 +66,12 @@ def case(name: str, variants: list[tuple], params: dict | None = None, units: di
               "confidence": 0.95, "paired": False, "verification": {"status": verification}}
         if v["status"] == "ok" and base["status"] == "ok":
             b, x = base["samples"]["host_s"], v["samples"]["host_s"]
-            cm["speedup"] = base["stats"]["median"] / v["stats"]["median"]
             cm["rounds"] = min(len(b), len(x))
-            # A CI whatever the rounds, as files from before the rounds floor wrote one
-            # (one round: [min, max] is the point itself).
-            cm["ci_low"], cm["ci_high"] = (ratio_of_medians_ci(b, x, resamples=400) if cm["rounds"] > 1
-                                           else (cm["speedup"], cm["speedup"]))
+            # The harness's estimator: the median of per-round ratios with its order-statistic CI,
+            # whatever the rounds, as files from before the rounds floor wrote one (one round:
+            # [min, max] is the point itself).
+            cm["speedup"], cm["ci_low"], cm["ci_high"] = median_ci([p / q for p, q in zip(b, x)])
+            cm.update(paired=True, estimator="median of per-round ratios, order-statistic CI")
         comps.append(cm)
     # One sample per variant per round: the rounds are the fewest samples of a variant that ran.
     rounds = min((len(v["samples"]["host_s"]) for v in vs if v["status"] == "ok"), default=0)

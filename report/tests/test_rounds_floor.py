@@ -94,7 +94,7 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
 def test_boundary_verdicts():
     r5 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([5]))
     assert r5.verdict.verdict == INCONCLUSIVE and "n = 5" in r5.verdict.why
-    assert r5.median == pytest.approx(1.5, rel=0.05) and r5.ci_low is None
+    assert r5.estimate == pytest.approx(1.5, rel=0.05) and r5.ci_low is None
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6]))
     assert r6.verdict.verdict == CONFIRMED and r6.ci_low > 1
 

@@ -1,0 +1,90 @@
+"""The rule that lets a profiled window explain a timed comparison (report/why_agree.py)
+and the sentence's promises: never more than 100% (or a negative share) of the timed
+difference, never 'added' where the timing says faster."""
+import math
+
+import numpy as np
+import synth
+
+from report.why import explain
+from report.why_agree import NO_DIFFERENCE, NOT_EXPLAINED, agreement, overhead_uncertainty
+from report.why_audit import SHARE
+
+MS = 1e-3
+
+
+def side(window_s: float, timed_s: float, iqr_rel: float = 0.1349, steps: int = 4) -> dict:
+    """A variant with a timed median, its spread, and a one-category CPU window."""
+    bd = synth.breakdown({"gemm": window_s}, 0.0, device="cpu", timed_step_s=timed_s)
+    bd["steps"] = steps
+    return {"name": "x", "stats": {"median": timed_s, "iqr": iqr_rel * timed_s}, "iters_per_sample": 1,
+            "breakdown": bd}
+
+
+def cm(lo: float, hi: float) -> dict:
+    return {"speedup": math.sqrt(lo * hi), "ci_low": lo, "ci_high": hi}
+
+
+def test_the_band_is_the_ci_widened_by_both_windows_noise():
+    # IQR / 1.349 = 10% per step, 4 steps: 5% per window; both sides: hypot = 7.07%.
+    base = side(2.0 * MS, 2.0 * MS)
+    assert abs(overhead_uncertainty(base, base["breakdown"]) - 0.05) < 1e-12
+    widen = math.exp(1.959963984540054 * math.hypot(0.05, 0.05))
+    for factor, ok in ((0.999, True), (1.001, False)):
+        w = 2.0 * MS / (2.1 * widen * factor)  # the windows' speedup just inside / outside the band
+        a = agreement(cm(1.9, 2.1), base, side(w, w), 1.0, 1.0, False)
+        assert a.ok is ok and abs(a.band[1] - 2.1 * widen) < 1e-9
+        assert ok or a.reason.startswith(NOT_EXPLAINED + " (windows 2.")
+
+
+def test_a_profiler_cost_on_one_side_is_not_uncertainty():
+    """+50% on the baseline only: the windows read 1.5x the timed speedup. Widening by the
+    overheads themselves would pass this by construction; the rule refuses it."""
+    tight = 0.01
+    base = side(3.0 * MS, 2.0 * MS, tight, 20)
+    var = side(1.0 * MS, 1.0 * MS, tight, 20)
+    a = agreement(cm(1.98, 2.02), base, var, 1.0, 1.0, False)
+    assert not a.ok and abs(a.window - 3.0) < 1e-9
+
+
+def test_a_window_faster_than_its_timing_measured_that_much_noise():
+    var = side(0.8 * MS, 1.0 * MS, 0.0, 20)  # overhead -20%, no timed spread
+    assert abs(overhead_uncertainty(var, var["breakdown"]) - 0.2) < 1e-12
+
+
+def test_the_other_direction_is_never_explained_however_noisy():
+    noisy = 2.0  # a band far wider than the distance to 1
+    base = side(1.0 * MS, 1.0 * MS, noisy, 1)
+    var = side(1.02 * MS, 0.9 * MS, noisy, 1)  # windows: slower; timing: faster
+    a = agreement(cm(1.05, 1.2), base, var, 1.0, 1.0, False)
+    assert not a.ok and a.reason.endswith(": the other direction)") and a.window < 1.0
+
+
+def test_no_difference_and_no_ci_explain_nothing():
+    base, var = side(2.0 * MS, 2.0 * MS), side(1.0 * MS, 1.0 * MS)
+    assert agreement(cm(0.95, 1.1), base, var, 1.0, 1.0, False).reason == NO_DIFFERENCE
+    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, True).reason.startswith("no CI")
+    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, False).ok
+
+
+def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
+    """Random windows against random timed changes: every share printed is in (0, 100%]
+    and the verb follows the timing, whatever the windows did."""
+    rng = np.random.default_rng(7)
+    cats = ["gemm", "conv", "elementwise", "memcpy_host", "other"]
+    printed = 0
+    for _ in range(300):
+        b = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
+        v = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
+        change = float(rng.uniform(-1e-3, 1e-3))
+        text = explain(synth.breakdown(b, rng.uniform(0, 1e-3), device="cpu"),
+                       synth.breakdown(v, rng.uniform(0, 1e-3), device="cpu"), 1.0, change)["sentence"]
+        m = SHARE.search(text)
+        if not m:
+            assert text.startswith("no category moved with"), text
+            continue
+        printed += 1
+        assert m.group(4) == ("saved" if change < 0 else "added"), text
+        assert m.group(1) is None or 0 < int(m.group(1)) <= 100, text
+        assert "(timed" in text
+    assert printed > 250

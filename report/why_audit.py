@@ -1,0 +1,116 @@
+"""An audit of the why column against the timing it sits beside: it reads the sentence
+as printed (not the code that wrote it) and checks each claim it makes against the
+comparison's timed speedup, CI and baseline step, and the two profiled windows.
+
+A sentence that carries a mechanism ("... account(s) for P% of the X saved", "...
+cover(s) all of the X added") contradicts its timing when:
+  no_difference  the timed CI includes 1 (or there is none): nothing to explain;
+  direction      it says "saved" where the timing is slower, or "added" where faster;
+  share          P is not in (0, 100];
+  size           X is not the timed difference per baseline step of work
+                 (t_base / speedup - t_base, to the 3 figures printed);
+  window         the windows' speedup lies on the other side of 1 from the timed one;
+  offset         a category it names moved by more than X without saying what
+                 offset the rest;
+  steps          it does not show how many steps were profiled.
+Rows that say why no mechanism is shown are counted, not checked."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .fmt import is_num
+from .tables import document_tables, work_amount
+from .why import window_speedup
+
+UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+_NUM = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
+SHARE = re.compile(r"(?:accounts? for ([0-9]+)% of|covers? all of) the " + _NUM + r" (\S+)/step (saved|added)")
+PAIR = re.compile(_NUM + r" -> " + _NUM + r" (\S+)/step")
+STEPS = re.compile(r"profiled: [0-9]+(?: / [0-9]+)? steps?")
+# The figures are printed to 3 significant digits: half a unit of the third, and a margin.
+ROUNDING = 0.01
+
+
+@dataclass
+class Finding:
+    row: str  # experiment/case/variant
+    problem: str  # one of the module's names
+    sentence: str
+
+
+@dataclass
+class Audit:
+    mechanisms: int = 0  # sentences that name a mechanism
+    unexplained: int = 0  # sentences that say why none is shown
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def contradicting(self) -> int:
+        return len({f.row for f in self.findings})
+
+
+def _seconds(number: str, unit: str) -> float | None:
+    scale = UNITS.get(unit)
+    return float(number.replace(",", "")) * scale if scale else None
+
+
+def _variant(case: dict, name: object) -> dict:
+    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), {})
+
+
+def _problems(text: str, cm: dict, case: dict) -> list[str]:
+    m = SHARE.search(text)
+    s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
+    base, var = _variant(case, cm.get("baseline")), _variant(case, cm.get("variant"))
+    out = []
+    if not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi:
+        out.append("no_difference")
+    if is_num(s) and (m.group(4) == "saved") != (s > 1.0):
+        out.append("direction")
+    if m.group(1) is not None and not 0 < int(m.group(1)) <= 100:
+        out.append("share")
+    stated = _seconds(m.group(2), m.group(3))
+    t = (base.get("stats") or {}).get("median")
+    timed = abs(t / s - t) if is_num(t) and is_num(s) and s > 0 else None
+    if stated is None or timed is None or abs(stated - timed) > ROUNDING * timed:
+        out.append("size")
+    w = window_speedup(base.get("breakdown"), var.get("breakdown"), work_amount(case, base), work_amount(case, var))
+    if w is None or not is_num(s) or (w > 1.0) != (s > 1.0) or w == 1.0:
+        out.append("window")
+    pair = PAIR.search(text)
+    moved = abs(_seconds(pair.group(2), pair.group(3)) - _seconds(pair.group(1), pair.group(3))) \
+        if pair and pair.group(3) in UNITS else None
+    if stated and moved and moved > (1 + ROUNDING) * stated and "offset" not in text:
+        out.append("offset")
+    if not STEPS.search(text):
+        out.append("steps")
+    return out
+
+
+def audit_rows(doc: dict, rows: list[tuple[str, str, str, str]]) -> Audit:
+    """rows: (experiment, case, variant, why text) as a report printed them."""
+    cases = {(e.get("name"), c.get("name")): c for e in doc.get("experiments", []) or []
+             for c in e.get("cases", []) or []}
+    res = Audit()
+    for exp, case_name, variant, text in rows:
+        case = cases.get((exp, case_name)) or {}
+        cm = next((x for x in case.get("comparisons", []) or [] if x.get("variant") == variant), None)
+        if not text or cm is None:
+            continue
+        if not SHARE.search(text):
+            res.unexplained += 1
+            continue
+        res.mechanisms += 1
+        res.findings += [Finding(f"{exp}/{case_name}/{variant}", p, text) for p in _problems(text, cm, case)]
+    return res
+
+
+def report_rows(doc: dict) -> list[tuple[str, str, str, str]]:
+    """The why texts the report prints for a document (every renderer reads these rows)."""
+    return [(t["name"], r["case"], r["variant"], r["why"]) for t in document_tables(doc) for r in t["rows"]
+            if r.get("why")]
+
+
+def audit(doc: dict) -> Audit:
+    return audit_rows(doc, report_rows(doc))
