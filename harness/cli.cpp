@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -16,6 +17,8 @@
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
 #include "harness/build_info.h"
+#include "harness/cli_numbers.h"
+#include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
 #include "harness/registry.h"
 #include "harness/signals.h"
@@ -99,9 +102,23 @@ int cmd_report(const std::vector<std::string>& args) {
   return kExitUsage;
 }
 
+// One line: CLI11's messages may span several.
+std::string one_line(std::string s) {
+  for (auto& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  // A file size limit (ulimit -f) then fails the write with EFBIG, which the
+  // run reports, instead of killing the process mid-write; and a write to a
+  // peer that is gone (a dead rank's socket, a closed pipe) fails with EPIPE
+  // instead of ending this process silently before it closes its file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("optbench ") + OPTBENCH_VERSION);
@@ -129,12 +146,20 @@ int cli_main(int argc, char** argv) {
   run->add_option("--out", out, "Results file (default: optbench-DEVICE-DATE.json)");
   run->add_flag("--overwrite", overwrite, "Replace --out if it exists");
   run->add_option("--time-budget", time_budget, "Seconds for the whole run, shared among cases")
-      ->check(CLI::PositiveNumber);
-  run->add_option("--max-time", max_time, "Cap on sampling time per case, seconds")->check(CLI::PositiveNumber);
-  run->add_option("--min-samples", min_samples, "Minimum interleaved rounds per case")->check(CLI::PositiveNumber);
+      ->check(cli::finite_number(false));
+  run->add_option("--max-time", max_time, "Cap on sampling time per case, seconds")->check(cli::finite_number(false));
+  run->add_option("--min-samples", min_samples, "Minimum interleaved rounds per case")
+      ->check(cli::whole_number(1, 1 << 30));
   run->add_option("--target-ci", target_ci, "Stop when every ratio's CI is narrower than this (relative)")
-      ->check(CLI::PositiveNumber);
-  run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)");
+      ->check(cli::finite_number(false));
+  double hang_timeout = 0;
+  run->add_option("--hang-timeout", hang_timeout,
+                  "Seconds an experiment's process may go without progress (no finished case, no output line) "
+                  "before it is killed and the experiment recorded as 'hung' (default 900, or 3 x --max-time + 300 "
+                  "when larger)")
+      ->check(cli::finite_number(false));
+  run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)")
+      ->check(cli::whole_number(0));
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
   bool in_process = false, guarded_child = false;
@@ -143,9 +168,9 @@ int cli_main(int argc, char** argv) {
                 "is recorded as 'crashed' and the others still run)");
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
   run->add_flag("--_guarded-child", guarded_child)->group("");
-  run->add_option("--_later-experiments", later_experiments)->group("");
-  run->add_option("--_prior-cases", prior_cases)->group("");
-  run->add_option("--_prior-experiments", prior_experiments)->group("");
+  run->add_option("--_later-experiments", later_experiments)->group("")->check(cli::whole_number(0));
+  run->add_option("--_prior-cases", prior_cases)->group("")->check(cli::whole_number(0));
+  run->add_option("--_prior-experiments", prior_experiments)->group("")->check(cli::whole_number(0));
   std::string breakdown = "auto", trace_dir;
   run->add_option("--breakdown", breakdown,
                   "Profile each variant for a short window after its timed rounds and record where a step's time "
@@ -159,7 +184,7 @@ int cli_main(int argc, char** argv) {
   run->add_option("--cold-processes", cold_processes,
                   "Fresh processes per variant a cold first step is taken from, where a case derives from one "
                   "(cudnn_benchmark's break-even); the median is kept (default: 1 quick, 2 standard, 3 full)")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::whole_number(1, 1000));
   bool isolate = false;
   run->add_flag("--isolate", isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
@@ -171,7 +196,7 @@ int cli_main(int argc, char** argv) {
   auto* worker = app.add_subcommand("_worker", "")->group("");
   worker->add_option("--experiment", worker_args.experiment)->required();
   worker->add_option("--case", worker_args.case_name)->required();
-  worker->add_option("--variant", worker_args.variant)->required();
+  worker->add_option("--variant", worker_args.variant)->required()->check(cli::whole_number(0));
   worker->add_option("--device", worker_device)->check(CLI::IsMember({"cuda", "cpu"}));
   worker->add_option("--profile", worker_profile)->check(CLI::IsMember({"quick", "standard", "full"}));
 
@@ -189,10 +214,14 @@ int cli_main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // Every usage error exits 2 with one line, whatever CLI11's own code (105-109).
+    std::fprintf(stderr, "optbench: error: %s (see --help)\n", one_line(e.what()).c_str());
+    return kExitUsage;
   }
 
   const std::vector<std::string> args(argv, argv + argc);
+  std::string results_path;  // for the message when writing it fails
   try {
     if (*worker) {
       worker_args.ctx = {parse_device(worker_device), parse_profile(worker_profile)};
@@ -226,7 +255,9 @@ int cli_main(int argc, char** argv) {
     }
     opts.filter = names.empty() ? filter : names_to_filter(names);
     if (time_budget > 0) opts.time_budget_s = time_budget;
+    if (hang_timeout > 0) opts.hang_timeout_s = hang_timeout;
     opts.out_path = out.empty() ? default_out_path(opts.device) : out;
+    results_path = opts.out_path;
     if (!overwrite && std::filesystem::exists(opts.out_path))
       throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
     opts.argv = args;
@@ -241,6 +272,10 @@ int cli_main(int argc, char** argv) {
     auto ranks = distributed::join_run(opts.device, opts.profile);
     if (auto rc = ranks.follower_exit_code()) return *rc;
     return run_suite(opts);
+  } catch (const WriteError& e) {
+    std::fprintf(stderr, "optbench: error: the results could not be written: %s; '%s' keeps its last complete "
+                 "version\n", one_line(e.what()).c_str(), results_path.c_str());
+    return kExitWriteFailed;
   } catch (const std::exception& e) {
     std::string msg = e.what();
     if (auto nl = msg.find("\nException raised from"); nl != std::string::npos) msg.resize(nl);

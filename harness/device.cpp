@@ -101,8 +101,14 @@ std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind) {
 bool is_out_of_memory(const std::exception& e) {
   if (dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
   if (dynamic_cast<const std::bad_alloc*>(&e)) return true;
+  // The CUDA caching allocator's message, and the CPU allocator's: LibTorch's
+  // DefaultCPUAllocator throws a plain c10::Error, "DefaultCPUAllocator: can't
+  // allocate memory: you tried to allocate N bytes. Error code 12 (Cannot
+  // allocate memory)" (older builds: "not enough memory").
   const char* what = e.what();
-  return std::strstr(what, "out of memory") != nullptr || std::strstr(what, "Out of memory") != nullptr;
+  for (const char* text : {"out of memory", "Out of memory", "can't allocate memory", "DefaultCPUAllocator: not enough memory"})
+    if (std::strstr(what, text)) return true;
+  return false;
 }
 
 }  // namespace optbench

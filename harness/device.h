@@ -75,8 +75,9 @@ class DeviceBackend {
 
 std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind);  // throws if unavailable
 
-// True for an out-of-memory error from any allocator (c10::OutOfMemoryError or the
-// message older builds throw), so one variant's OOM is recorded, not fatal.
+// True for an out-of-memory error from any allocator (c10::OutOfMemoryError, the
+// CPU allocator's c10::Error, or the messages older builds throw), so one
+// variant's OOM is recorded as "oom", not fatal.
 bool is_out_of_memory(const std::exception& e);
 
 }  // namespace optbench

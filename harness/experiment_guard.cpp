@@ -7,13 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <stdexcept>
+
+#include "harness/signals.h"
 
 namespace optbench {
 namespace {
@@ -33,7 +37,18 @@ json read_part(const std::string& path) {
   }
 }
 
+void kill_group(pid_t pid) {
+  ::kill(-pid, SIGKILL);  // its process group: the worker processes it started too
+  ::kill(pid, SIGKILL);   // in case it had not made its group yet
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 }  // namespace
+
+double default_hang_timeout_s(double max_time_s) { return std::max(900.0, 3 * max_time_s + 300); }
 
 std::string describe_signal(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -45,7 +60,7 @@ std::string describe_signal(int sig) {
 
 ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::string& part_path,
                                const std::function<void(const json&)>& on_case, const std::atomic<bool>& stop,
-                               std::size_t tail_lines) {
+                               const GuardLimits& limits, std::size_t tail_lines) {
   int out[2];
   if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe for an experiment's process");
   const pid_t parent = getpid();
@@ -65,13 +80,19 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     _exit(127);
   }
   close(out[1]);
+  // A second Ctrl-C ends this process at once: the child goes first, then its files.
+  set_abrupt_kill(pid);
+  set_abrupt_cleanup(AbruptSlot::child_part, part_path);
+  set_abrupt_cleanup(AbruptSlot::child_temp, part_path + ".tmp-" + std::to_string(pid));
 
   ChildOutcome r;
   std::deque<std::string> tail;
   std::string partial;
   std::size_t merged = 0;
   struct timespec seen_mtime {};
-  bool forwarded_stop = false;
+  bool forwarded_stop = false, killed = false;
+  using Clock = std::chrono::steady_clock;
+  auto last_progress = Clock::now(), stop_forwarded_at = Clock::now();
 
   auto keep_line = [&](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
@@ -83,6 +104,7 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     if (stat(part_path.c_str(), &st) != 0) return;
     if (!force && st.st_mtim.tv_sec == seen_mtime.tv_sec && st.st_mtim.tv_nsec == seen_mtime.tv_nsec) return;
     seen_mtime = st.st_mtim;
+    last_progress = Clock::now();
     json e = read_part(part_path);
     if (e.is_null()) return;
     const auto& cases = e.value("cases", json::array());
@@ -90,27 +112,46 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     r.experiment = std::move(e);
   };
 
-  for (bool open = true; open;) {
-    if (stop.load() && !forwarded_stop) {
-      kill(pid, SIGINT);
-      forwarded_stop = true;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    const int ready = poll(&p, 1, 200);
-    if (ready > 0) {
-      char buf[4096];
-      const ssize_t n = read(out[0], buf, sizeof buf);
-      if (n <= 0) {
-        open = n < 0 && errno == EINTR;
-      } else {
-        partial.append(buf, static_cast<std::size_t>(n));
-        for (std::size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
-          keep_line(partial.substr(0, nl));
+  try {
+    for (bool open = true; open;) {
+      if (stop.load() && !forwarded_stop) {
+        kill(pid, SIGINT);
+        forwarded_stop = true;
+        stop_forwarded_at = Clock::now();
       }
-    } else if (ready < 0 && errno != EINTR) {
-      open = false;
+      pollfd p{out[0], POLLIN, 0};
+      const int ready = poll(&p, 1, 200);
+      if (ready > 0) {
+        char buf[4096];
+        const ssize_t n = read(out[0], buf, sizeof buf);
+        if (n <= 0) {
+          open = n < 0 && errno == EINTR;
+        } else {
+          last_progress = Clock::now();
+          partial.append(buf, static_cast<std::size_t>(n));
+          for (std::size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
+            keep_line(partial.substr(0, nl));
+        }
+      } else if (ready < 0 && errno != EINTR) {
+        open = false;
+      }
+      merge_new_cases(false);
+      // Killed once; the pipe closes when the group is gone.
+      if (!killed && seconds_since(last_progress) > limits.hang_timeout_s) {
+        r.hung = killed = true;
+        kill_group(pid);
+      } else if (!killed && forwarded_stop && seconds_since(stop_forwarded_at) > limits.stop_grace_s) {
+        r.stop_overdue = killed = true;
+        kill_group(pid);
+      }
     }
-    merge_new_cases(false);
+  } catch (...) {
+    kill_group(pid);
+    close(out[0]);
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    set_abrupt_kill(0);
+    throw;
   }
   close(out[0]);
   if (!partial.empty()) keep_line(partial);
@@ -120,6 +161,7 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
   }
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  set_abrupt_kill(0);
   merge_new_cases(true);
   r.output_tail.assign(tail.begin(), tail.end());
   return r;

@@ -1,10 +1,23 @@
 #include "harness/results_writer.h"
 
-#include <cstdio>
-#include <fstream>
-#include <stdexcept>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "harness/signals.h"
 
 namespace optbench {
+namespace {
+
+// A file system without locks (some network mounts): the file is written
+// unguarded rather than not at all.
+bool locks_unsupported(int err) { return err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS; }
+
+}  // namespace
 
 ResultsWriter::ResultsWriter(std::string path, nlohmann::json environment, nlohmann::json config)
     : path_(std::move(path)) {
@@ -14,7 +27,46 @@ ResultsWriter::ResultsWriter(std::string path, nlohmann::json environment, nlohm
           {"environment", std::move(environment)},
           {"config", std::move(config)},
           {"experiments", nlohmann::json::array()}};
+  take_lock();
+  remove_leftover_temps(path_);
   flush();
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (locked_fd_ >= 0) ::close(locked_fd_);
+}
+
+void ResultsWriter::take_lock() {
+  // The file in place may be replaced between open and flock (by the run that
+  // holds it): then the lock was taken on a version no longer there; try again.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int fd = ::open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return;  // the first version is created with link(), which never replaces
+      if (errno == ELOOP)
+        throw WriteError("'" + path_ + "' is a symbolic link; give the real path of the results file");
+      throw WriteError("cannot open '" + path_ + "': " + std::strerror(errno));
+    }
+    struct stat held {}, now {};
+    if (::fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+      ::close(fd);
+      throw WriteError("'" + path_ + "' is not a regular file");
+    }
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && !locks_unsupported(errno)) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK)
+        throw OutputBusy("'" + path_ + "' is being written by another optbench run; wait for it to end or choose "
+                         "another --out");
+      throw WriteError("cannot lock '" + path_ + "': " + std::strerror(err));
+    }
+    if (::stat(path_.c_str(), &now) == 0 && now.st_dev == held.st_dev && now.st_ino == held.st_ino) {
+      locked_fd_ = fd;
+      return;
+    }
+    ::close(fd);
+  }
+  throw WriteError("cannot lock '" + path_ + "': it keeps being replaced");
 }
 
 std::size_t ResultsWriter::begin_experiment(nlohmann::json info) {
@@ -50,17 +102,49 @@ void ResultsWriter::finish(const std::string& status) {
 }
 
 void ResultsWriter::flush() {
-  const std::string tmp = path_ + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write results file '" + tmp + "'");
-    // Non-finite numbers have no JSON spelling; nlohmann writes them as null,
-    // which the schema allows wherever a statistic may be undefined.
-    f << doc_.dump(1) << '\n';
-    if (!f.flush()) throw std::runtime_error("cannot write results file '" + tmp + "'");
+  // Non-finite numbers have no JSON spelling; nlohmann writes them as null,
+  // which the schema allows wherever a statistic may be undefined.
+  const std::string text = doc_.dump(1) + '\n';
+  TempFile tmp = create_temp_beside(path_);
+  auto discard = [&](const std::string& why) {
+    ::close(tmp.fd);
+    ::unlink(tmp.path.c_str());
+    set_abrupt_cleanup(AbruptSlot::own_temp, "");
+    throw WriteError(why);
+  };
+  try {
+    write_fully(tmp.fd, text, tmp.path);
+  } catch (const WriteError& e) {
+    discard(e.what());
   }
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0)
-    throw std::runtime_error("cannot move results into '" + path_ + "'");
+  // The new version carries the lock before it becomes visible: the file in
+  // place is held by this run at every moment.
+  if (::flock(tmp.fd, LOCK_EX | LOCK_NB) != 0 && !locks_unsupported(errno)) discard("cannot lock '" + tmp.path + "': " + std::strerror(errno));
+  if (locked_fd_ < 0) {
+    // No file there when the run started: link() creates it only if it still
+    // does not exist, so two runs starting together cannot both create it.
+    if (::link(tmp.path.c_str(), path_.c_str()) == 0) {
+      ::unlink(tmp.path.c_str());
+    } else if (errno == EEXIST) {
+      ::close(tmp.fd);
+      ::unlink(tmp.path.c_str());
+      set_abrupt_cleanup(AbruptSlot::own_temp, "");
+      take_lock();  // OutputBusy while the other run holds it
+      flush();
+      return;
+    } else if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS) {
+      // A file system without hard links: rename, without the guard on creation.
+      if (::rename(tmp.path.c_str(), path_.c_str()) != 0)
+        discard("cannot move results into '" + path_ + "': " + std::strerror(errno));
+    } else {
+      discard("cannot create '" + path_ + "': " + std::strerror(errno));
+    }
+  } else if (::rename(tmp.path.c_str(), path_.c_str()) != 0) {
+    discard("cannot move results into '" + path_ + "': " + std::strerror(errno));
+  }
+  set_abrupt_cleanup(AbruptSlot::own_temp, "");
+  if (locked_fd_ >= 0) ::close(locked_fd_);
+  locked_fd_ = tmp.fd;
 }
 
 }  // namespace optbench

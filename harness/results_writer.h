@@ -1,20 +1,48 @@
 #pragma once
-// The results file, rewritten atomically (temp file + rename) after every case,
-// so a crash, an out-of-memory kill or Ctrl-C keeps every finished result and
-// the experiment in flight shows as "running" or "interrupted".
+// The results file, rewritten atomically (an exclusive temporary file beside it,
+// then rename; harness/atomic_file.h) after every case, so a crash, an
+// out-of-memory kill or Ctrl-C keeps every finished result and the experiment
+// in flight shows as "running" or "interrupted".
+//
+// One run per file: two runs given the same --out (a re-triggered CI job, two
+// jobs on one runner) would otherwise replace each other's versions turn by
+// turn and leave a file whose header belongs to one run and cases to the other.
+// So the writer holds an exclusive flock on the version of the file that is in
+// place, from its first write to its last: a second run is refused at once
+// (OutputBusy) instead of both producing a file nobody can trust. A lock rather
+// than per-run names because both runs would still end in the one --out, the
+// last to finish silently replacing the other's results. The lock is on the
+// file itself (each new version is locked before it is renamed into place), so
+// it leaves nothing behind and dies with its process, even one killed by
+// SIGKILL. Readers do not take it and always see a whole version.
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "harness/atomic_file.h"
 
 namespace optbench {
 
 constexpr const char* kSchemaName = "optbench-results";
 constexpr int kSchemaVersion = 1;
 
+// Another run is writing the same file.
+struct OutputBusy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class ResultsWriter {
  public:
-  // Writes the header at once so a bad path fails before any work is done.
+  // Takes the file (OutputBusy if another run holds it), removes temporary
+  // files a killed run left beside it, and writes the header at once, so a bad
+  // path fails before any work is done (WriteError).
   ResultsWriter(std::string path, nlohmann::json environment, nlohmann::json config);
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  // Every call below rewrites the file; WriteError when that fails (the file
+  // keeps its last whole version, no temporary file is left).
   std::size_t begin_experiment(nlohmann::json info);
   void add_case(std::size_t experiment, nlohmann::json result);
   // wall_s: how long the experiment took, everything included (< 0: not recorded).
@@ -26,9 +54,11 @@ class ResultsWriter {
   const std::string& path() const { return path_; }
 
  private:
+  void take_lock();
   void flush();
   std::string path_;
   nlohmann::json doc_;
+  int locked_fd_ = -1;  // the version in place, flock'ed: this run's claim on path_
 };
 
 }  // namespace optbench

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
+#include "harness/part_files.h"
 #include "harness/process_clock.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
@@ -65,13 +67,19 @@ std::vector<std::string> child_argv(const SuiteOptions& o, const std::string& na
   a.insert(a.end(), {"--cold-processes", std::to_string(m.cold_processes)});
   a.insert(a.end(), {"--breakdown", profiling::to_string(m.breakdown.mode)});
   if (!m.breakdown.trace_dir.empty()) a.insert(a.end(), {"--trace-dir", m.breakdown.trace_dir});
+  // --hang-timeout stays here: this side enforces it.
   if (!o.progress) a.push_back("--no-progress");
   if (budget_left) a.insert(a.end(), {"--time-budget", num(std::max(*budget_left, 1e-3))});
   return a;
 }
 
 // What a guarded experiment's child left, as the experiment's status and reason.
-std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, std::string* signal_text) {
+std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, double hang_timeout_s,
+                                                  std::string* signal_text) {
+  if (r.hung)
+    return {"hung", "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
+                        " s (--hang-timeout) and was killed; the cases it finished are kept"};
+  if (r.stop_overdue) return {"interrupted", "its process did not stop within seconds of the interrupt and was killed"};
   if (r.signal) {
     *signal_text = describe_signal(r.signal);
     return {"crashed", "its process was killed by " + *signal_text + "; the cases it finished are kept"};
@@ -97,24 +105,42 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
                                      std::size_t idx, std::optional<double> budget_left, std::size_t later,
                                      std::size_t cases_seen, std::size_t experiments_seen) {
   GuardedResult g;
-  const std::string part = writer.path() + ".part-" + name;
+  const std::string part = part_path(writer.path(), name);
+  // However the child ends (or this side fails), its files go with it.
+  struct PartCleanup {
+    const std::string& part;
+    ~PartCleanup() {
+      remove_part(part);
+      set_abrupt_cleanup(AbruptSlot::child_part, "");
+      set_abrupt_cleanup(AbruptSlot::child_temp, "");
+    }
+  } cleanup{part};
   const auto argv = child_argv(opts, name, part, budget_left, later, cases_seen, experiments_seen);
+  GuardLimits limits;
+  limits.hang_timeout_s = opts.hang_timeout_s.value_or(default_hang_timeout_s(opts.measure.stopping.max_time_s));
   const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
     ++g.cases;
     g.failures = g.failures || c.value("status", "") == "failed" || verification_failed(c);
     writer.add_case(idx, c);
-  }, stop_requested());
-  std::error_code ec;
-  std::filesystem::remove(part, ec);
+  }, stop_requested(), limits);
+  if (r.exit_code == kExitWriteFailed) {
+    // Its part file sits beside the results file: the folder is full or
+    // unwritable for this run too.
+    std::string why = r.output_tail.empty() ? "" : r.output_tail.back();
+    if (const auto at = why.find("could not be written: "); at != std::string::npos) why.erase(0, at + 22);
+    if (const auto keeps = why.find("; '"); keeps != std::string::npos) why.resize(keeps);
+    throw WriteError("the process of experiment " + name + " could not write its part file" +
+                     (why.empty() ? "" : ": " + why));
+  }
   std::string signal_text;
-  std::tie(g.status, g.reason) = child_verdict(r, &signal_text);
-  if (g.status == "crashed") {
+  std::tie(g.status, g.reason) = child_verdict(r, limits.hang_timeout_s, &signal_text);
+  if (g.status == "crashed" || g.status == "hung") {
     writer.set_experiment_field(idx, "output_tail", r.output_tail);
     if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
-    std::fprintf(stderr, "optbench: %s crashed (%s); going on with the next experiment\n", name.c_str(),
-                 g.reason.c_str());
+    std::fprintf(stderr, "optbench: %s %s (%s); going on with the next experiment\n", name.c_str(),
+                 g.status.c_str(), g.reason.c_str());
   }
-  g.failures = g.failures || g.status == "failed" || g.status == "crashed";
+  g.failures = g.failures || g.status == "failed" || g.status == "crashed" || g.status == "hung";
   return g;
 }
 
@@ -142,7 +168,18 @@ int run_suite(const SuiteOptions& opts) {
                  {"filter", opts.filter},
                  {"time_budget_s", opts.time_budget_s ? json(*opts.time_budget_s) : json(nullptr)},
                  {"measure", to_json(opts.measure)}};
-  ResultsWriter writer(opts.out_path, env, config);
+  std::unique_ptr<ResultsWriter> writer_holder;
+  try {
+    writer_holder = std::make_unique<ResultsWriter>(opts.out_path, env, config);
+  } catch (const WriteError& e) {
+    // Nothing has run: a bad --out is a usage error (a guarded child's part
+    // file is the run's folder failing mid-run).
+    if (opts.guarded_child) throw;
+    throw std::invalid_argument(e.what());
+  }
+  ResultsWriter& writer = *writer_holder;
+  // Holding the file now: what a run killed earlier left beside it goes.
+  if (!opts.guarded_child) remove_leftover_parts(opts.out_path);
   Progress progress(0, opts.progress);
   bool failures = false, stopped = false;
   std::size_t cases_seen = 0, experiments_enumerated = 0;

@@ -31,8 +31,41 @@ echo "$out" | grep -q "trace-dir" || fail "--trace-dir with --breakdown off mess
 out=$("$OPTBENCH" run eval_no_grad --device cpu --breakdown sometimes --out "$tmp/b.json" 2>&1); rc=$?
 [ $rc -ne 0 ] || fail "--breakdown sometimes accepted"
 
-out=$("$OPTBENCH" run --device tpu 2>&1); rc=$?
-[ $rc -ne 0 ] || fail "--device tpu accepted"
+# Every usage error: exit 2 (not CLI11's own 105-109) and one line, nothing written.
+usage_error() {  # usage_error WORDS ARGS...: exit 2, one line containing WORDS
+  local words=$1; shift
+  out=$("$OPTBENCH" "$@" 2>&1); rc=$?
+  [ $rc -eq 2 ] || fail "'$*': exit $rc, expected 2: $out"
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "'$*': not one line: $out"
+  echo "$out" | grep -q -- "$words" || fail "'$*': message lacks '$words': $out"
+  [ ${#out} -lt 300 ] || fail "'$*': a ${#out}-character message: $out"
+}
+usage_error "tpu" run --device tpu --out "$tmp/u.json"
+usage_error "excludes" run --quick --full --out "$tmp/u.json"
+usage_error "--bogus" run --bogus --out "$tmp/u.json"
+usage_error "time-budget" run --time-budget -5 --out "$tmp/u.json"
+# NaN and infinities refused for every numeric option (NaN passed every
+# "> 0" check and then meant "no budget").
+for opt in --time-budget --max-time --target-ci --hang-timeout; do
+  for v in nan inf -inf 1e999 0 abc; do
+    usage_error "$opt" run eval_no_grad --device cpu "$opt" "$v" --out "$tmp/u.json"
+  done
+done
+for opt in --min-samples --cold-processes; do
+  for v in nan 0 -3 1.5 inf; do
+    usage_error "$opt" run eval_no_grad --device cpu "$opt" "$v" --out "$tmp/u.json"
+  done
+done
+usage_error "seed" run eval_no_grad --device cpu --seed nan --out "$tmp/u.json"
+usage_error "seed" run eval_no_grad --device cpu --seed -1 --out "$tmp/u.json"
+for opt in --timeout --grace; do
+  for v in nan inf -1; do
+    usage_error "$opt" launch --nproc 2 "$opt" "$v" -- run eval_no_grad --device cpu
+  done
+done
+usage_error "nproc" launch --nproc 0 -- run
+usage_error "nproc" launch --nproc nan -- run
+[ ! -e "$tmp/u.json" ] || fail "a results file was written for a usage error"
 
 if ! "$OPTBENCH" env --device auto | grep -q '"cuda": null'; then :; fi
 if ! "$OPTBENCH" env --device cpu >/dev/null; then fail "env failed"; fi
@@ -48,7 +81,6 @@ out=$("$OPTBENCH" run eval_no_grad --device cpu --out "$tmp/exists.json" 2>&1); 
 [ $rc -eq 2 ] || fail "existing --out: exit $rc"
 [ "$(cat "$tmp/exists.json")" = "{}" ] || fail "existing --out was modified"
 
-"$OPTBENCH" run --quick --full 2>/dev/null && fail "--quick --full accepted"
 "$OPTBENCH" list | grep -q eval_no_grad || fail "list lacks eval_no_grad"
 "$OPTBENCH" list --json | "$PY" -c 'import json,sys; d=json.load(sys.stdin); assert d and all("claims" in e for e in d)' \
   || fail "list --json"

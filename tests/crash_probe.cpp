@@ -2,8 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 namespace optbench::testing {
 namespace {
@@ -15,6 +19,10 @@ class Work final : public Workload {
     if (dies_) {
       std::fprintf(stderr, "crash_probe: the last line before the crash\n");
       std::fflush(stderr);
+      // OPTBENCH_CRASH_PROBE=hang: stuck instead of dead (deaf to the interrupt, as a
+      // process blocked in a driver call would be).
+      if (const char* m = std::getenv("OPTBENCH_CRASH_PROBE"); m && std::strcmp(m, "hang") == 0)
+        for (;;) ::pause();
       std::raise(SIGSEGV);
     }
     acc_ += 1;

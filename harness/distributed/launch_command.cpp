@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/cli_numbers.h"
 #include "harness/distributed/self_check.h"
 #include "harness/distributed/launcher.h"
 
@@ -19,14 +20,14 @@ class Commands final : public DistributedCommands {
         "Start N ranks of optbench here, torchrun-style: optbench launch --nproc 2 -- run data_parallel");
     launch_->add_option("--nproc,--nproc-per-node", launch_opts_.nproc, "Number of ranks (processes)")
         ->required()
-        ->check(CLI::Range(1, 1024));
+        ->check(cli::whole_number(1, 1024));
     launch_->add_option("--timeout", launch_opts_.timeout_s,
                         "Stop every rank and fail after this many seconds (default: no limit)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::finite_number(true));
     launch_->add_option("--grace", launch_opts_.grace_s, "Seconds between SIGTERM and SIGKILL when stopping ranks")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::finite_number(true));
     launch_->add_option("--master-port", launch_opts_.master_port, "Rendezvous port (default: a free one)")
-        ->check(CLI::Range(0, 65535));
+        ->check(cli::whole_number(0, 65535));
     // Everything after `--` (or from the first positional on) is the ranks' command line.
     launch_->add_option("command", command_, "The optbench arguments each rank runs (after --)");
     launch_->prefix_command();
@@ -34,8 +35,8 @@ class Commands final : public DistributedCommands {
     check_ = app.add_subcommand("ddp-check", "Self-check of the DDP implementation across the launched ranks");
     check_->group("");  // hidden: a test hook
     check_->add_option("--device", device_, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-    check_->add_option("--steps", check_opts_.steps, "Training steps to check")->check(CLI::PositiveNumber);
-    check_->add_option("--bucket-bytes", check_opts_.bucket_bytes, "Gradient bucket cap");
+    check_->add_option("--steps", check_opts_.steps, "Training steps to check")->check(cli::whole_number(1));
+    check_->add_option("--bucket-bytes", check_opts_.bucket_bytes, "Gradient bucket cap")->check(cli::whole_number(1));
   }
 
   std::optional<int> dispatch() override {

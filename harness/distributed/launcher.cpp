@@ -260,9 +260,14 @@ int launch(const LaunchOptions& o) {
   std::string failure;
   Clock::time_point kill_at{};
   int forwarded = 0;
+  // SIGCONT after the signal: a stopped rank (SIGSTOP) acts on it, closing its
+  // results file, instead of waiting for SIGKILL.
   auto stop_others = [&] {
     for (auto& c : children)
-      if (!c.exited) ::kill(c.pid, SIGTERM);
+      if (!c.exited) {
+        ::kill(c.pid, SIGTERM);
+        ::kill(c.pid, SIGCONT);
+      }
     stopping = true;
     kill_at = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(o.grace_s * 1000));
   };
@@ -272,7 +277,10 @@ int launch(const LaunchOptions& o) {
       ++forwarded;
       interrupted = true;
       for (auto& c : children)
-        if (!c.exited) ::kill(c.pid, g_signal);
+        if (!c.exited) {
+          ::kill(c.pid, g_signal);
+          ::kill(c.pid, SIGCONT);
+        }
     }
     pump(children, 100);
 

@@ -117,6 +117,7 @@ void Session::close() {
     }
   }
   pg_.reset();
+  heartbeat_.reset();
   command_store_.reset();
   store_.reset();
 }
@@ -163,10 +164,25 @@ void Session::connect() {
     store_ = compat::make_tcp_store(info_.master_addr, info_.master_port, server, info_.world_size, timeout_);
   } catch (const std::exception& e) {
     throw std::runtime_error(who + ": cannot " + std::string(server ? "open" : "reach") +
-                             " the rendezvous TCPStore at " + where + " within " + seconds(timeout_s) + ": " +
-                             first_line(e.what()));
+                             " the rendezvous TCPStore at " + where +
+                             (server || info_.agent_store ? "" : " (hosted by rank 0)") + " within " +
+                             seconds(timeout_s) + " (OPTBENCH_DIST_TIMEOUT): " + first_line(e.what()));
   }
   if (info_.source == "local") info_.master_port = compat::tcp_store_port(store_);
+  if (info_.world_size > 1) {
+    // Every rank present before the process group starts, or the missing ones named.
+    if (info_.rank == 0)
+      std::fprintf(stderr, "optbench: rank 0: waiting up to %s (OPTBENCH_DIST_TIMEOUT) for %d ranks at %s\n",
+                   seconds(timeout_s).c_str(), info_.world_size, where.c_str());
+    try {
+      wait_for_all_ranks(*store_, info_.rank, info_.world_size, timeout_, stop_requested());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(who + ": rendezvous at " + where + " failed: " + first_line(e.what()));
+    }
+    heartbeat_ = std::make_unique<Heartbeat>(
+        compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false, info_.world_size, timeout_),
+        info_.rank);
+  }
   if (backend_ == "nccl" && info_.world_size > 1) check_one_gpu_per_rank(who);
   try {
     auto pg_store = compat::prefix_store("optbench/pg", store_);
@@ -267,6 +283,11 @@ void Session::wait(const compat::WorkPtr& work, const std::string& what) {
     problem = first_line(e.what()) + " (a peer rank may have died or hung)";
   }
   if (problem.empty()) return;
+  // Name the peers that stopped beating (stopped, hung in a call, or gone).
+  if (heartbeat_ && !stop_requested())
+    if (const std::string silent = silent_ranks(*store_, info_.world_size, info_.rank, stop_requested());
+        !silent.empty())
+      problem += "; no sign of life from " + silent;
   const std::string message = what + " failed: " + problem;
   abort(message);
   throw std::runtime_error(message);
@@ -329,12 +350,18 @@ int Session::serve(const RunContext& ctx) {
     jobs.erase(job);  // rank 0 sees the same failure (or times out on this rank) and records it
   };
   try {
-    // Rank 0 may time other variants for long between two commands: this client
-    // waits as long as it takes (a launcher ends a rank whose peer died).
+    // Rank 0 may time other variants for long between two commands: this
+    // client waits as long as rank 0's heartbeat moves (Rank0Watch,
+    // harness/distributed/liveness.h).
     command_store_ = compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false,
-                                            info_.world_size, std::chrono::hours(24 * 7));
+                                            info_.world_size, timeout_);
+    const Rank0Watch watch(
+        compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false, info_.world_size, timeout_),
+        info_.rank, timeout_);
     for (;;) {
-      const std::string c = text(command_store_->get(command_key(next_command_++)));
+      const std::string key = command_key(next_command_++);
+      if (!wait_for_command(*command_store_, key, stop_requested())) return kExitInterrupted;
+      const std::string c = text(command_store_->get(key));
       if (stop_requested()) return kExitInterrupted;
       if (c.rfind("s ", 0) == 0 || c.rfind("e ", 0) == 0) {
         const std::int64_t job = std::stoll(c.substr(2));

@@ -20,13 +20,15 @@
 
 #include "harness/compat/distributed.h"
 #include "harness/device.h"
+#include "harness/distributed/liveness.h"
 #include "harness/distributed/rendezvous.h"
 #include "harness/experiment.h"
 
 namespace optbench::distributed {
 
 // OPTBENCH_DIST_TIMEOUT (seconds, default 300): rendezvous, every collective,
-// and how long a rank waits for a dead or hung peer before failing.
+// a follower's wait for rank 0 (harness/distributed/liveness.h), and how long a
+// rank waits for a dead, stopped or hung peer before failing.
 std::chrono::milliseconds collective_timeout();
 
 class Session {
@@ -99,7 +101,8 @@ class Session {
   std::string backend_;
   std::chrono::milliseconds timeout_;
   compat::StorePtr store_;
-  compat::StorePtr command_store_;  // ranks > 0: a second client, waits without a deadline
+  compat::StorePtr command_store_;  // ranks > 0: a second client, waiting for rank 0's commands
+  std::unique_ptr<Heartbeat> heartbeat_;  // in a group of several: this rank's sign of life
   compat::CollectivesPtr pg_;
   std::atomic<bool> broken_{false};
   mutable std::mutex mu_;
