@@ -3,6 +3,8 @@ Markdown, HTML and CSV writers. Every case x variant gives a row; skipped, faile
 and interrupted experiments/cases and oom/error variants give marked rows."""
 from __future__ import annotations
 
+import statistics
+
 from .fmt import KIND_KEYS, is_num, rate_scale, sig
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
@@ -72,11 +74,8 @@ def _comparison(case: dict, name: str) -> dict | None:
 
 def _median(xs: list | None) -> float | None:
     """The median of a recorded per-sample series, None where none was recorded."""
-    xs = sorted(x for x in xs or [] if is_num(x))
-    if not xs:
-        return None
-    mid = len(xs) // 2
-    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2
+    xs = [x for x in xs or [] if is_num(x)]
+    return statistics.median(xs) if xs else None
 
 
 def _row(**kw) -> dict:
