@@ -1,6 +1,7 @@
 """Checklist claims (claims.json) against a results document: the cases each
 claim is judged on, the measured effect, what is shown beside it, and the
-verdict (verdicts.py).
+verdict (verdicts.py). Comparisons are picked by what their variants are (their
+params, document.py), never by their names.
 
 How a claim picks its evidence (claims.json, "method"):
   best             in every case of the experiments that list the claim (or of
@@ -8,38 +9,40 @@ How a claim picks its evidence (claims.json, "method"):
                    that match it (the best setting of the technique); reference
                    variants (bounds, data-only loops) and failed verifications
                    are left out.
-  vs_default_fp32  AMP against the FP32 a PyTorch user gets by default (cuDNN may
-                   use TF32 for convolutions, matmul does not), per case.
-  ddp_vs_dp        DDP on N ranks against DataParallel on N devices, N >= 2.
+  vs_default_fp32  AMP against the FP32 a PyTorch user gets by default (the variant
+                   with params default_fp32: cuDNN may use TF32 for convolutions,
+                   matmul does not), per case; strict FP32 beside.
+  ddp_vs_dp        DDP on N ranks against DataParallel on N devices, N >= 2 (params
+                   parallelism and devices).
 A case's headline picked as the best of m > 1 matching settings has its CI taken at
-1 - 0.05 / m (multiplicity.py, Bonferroni) and says so ("best of 3, 98.3% CI").
+1 - alpha / m (multiplicity.py, Bonferroni; alpha from the run's confidence) and says
+so ("best of 3, 98.3% CI").
 Over cases: one case gives its own speedup and CI; several give their geometric
 mean with a bootstrap CI over the cases' rounds (pooled.py), at the lowest
 confidence any case was corrected to, and the range of headlines beside it.
 "beside" entries are measurements shown next to the verdict, never pooled into it.
 
-The rounds floor (rounds.py): a ratio from fewer interleaved rounds has no CI. In
-a case, a headline with a CI is preferred to a larger one without. Cases below the
-floor are shown but not pooled: the median, range and CI come from the cases at or
-above it, and the verdict says what was left out. When every case is below the
-floor the points are shown with no CI and the verdict is inconclusive."""
+The rounds floor (rounds.py, recorded per comparison): a ratio from fewer interleaved
+rounds has no CI. In a case, a headline with a CI is preferred to a larger one without.
+Cases below the floor are shown but not pooled: the median, range and CI come from
+the cases at or above it, and the verdict says what was left out. When every case is
+below the floor the points are shown with no CI and the verdict is inconclusive."""
 from __future__ import annotations
 
 import functools
 import json
-import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import evidence as ev
+from .document import DEFAULT_CONFIDENCE, Case, Document, Experiment, Variant, params_hold
 from .fmt import fmt_no_ci, fmt_speedup, is_num, sig
 from .judged import NOT_JUDGED
+from .judged import status as judged_status
 from .multiplicity import choice_text, confidence_for, rounds_floor
 from .pooled import geometric_mean, pooled_ci
-from .judged import status as judged_status
 from .rounds import rounds_text, why_no_ci
-from .tables import below_floor, comparison_rounds
 from .verdicts import DRAWN, Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
@@ -63,11 +66,12 @@ class Evidence:
     rounds: int | None = None  # interleaved rounds behind the ratio
     below_floor: bool = False  # fewer rounds than the floor: no CI, not pooled
     unjudged: bool = False  # its verification judged nothing but the first loss (judged.py)
-    # (reference case, reference variant, case, variant): what its ratio is re-estimated from
+    # (reference variant, variant): what its ratio is re-estimated from
     sides: tuple | None = field(default=None, repr=False, compare=False)
     chosen_from: int = 1  # matching settings the headline was picked among
-    confidence: float = 0.95  # of its CI: 1 - 0.05 / chosen_from
+    confidence: float = DEFAULT_CONFIDENCE  # of its CI: the run's, corrected for chosen_from
     no_ci: str = ""  # why it has no CI although its rounds would hold one
+    floor: int = rounds_floor(DEFAULT_CONFIDENCE)  # the rounds its ratio needed for a CI at the run's confidence
 
     @property
     def label(self) -> str:
@@ -95,20 +99,20 @@ def _better(item: Evidence, best: Evidence | None) -> bool:
     return best is None or (not item.below_floor, item.speedup) > (not best.below_floor, best.speedup)
 
 
-def _from_ratio(e: dict, c: dict, name: str, r: ev.Ratio, baseline: str, sides: tuple) -> Evidence:
-    return Evidence(e.get("name"), c.get("name"), name, r.speedup, r.ci_low, r.ci_high, baseline,
-                    r.rounds, r.below_floor, sides=sides)
+def _from_ratio(c: Case, name: str, r: ev.Ratio, baseline: str, sides: tuple) -> Evidence:
+    return Evidence(c.experiment.name, c.name, name, r.speedup, r.ci_low, r.ci_high, baseline,
+                    r.rounds, r.below_floor, sides=sides, confidence=r.confidence, floor=r.floor)
 
 
 NOT_REREAD = "its samples do not give its recorded speedup, so no CI can be re-read"
 
 
 def _chosen(best: Evidence | None, choices: int) -> Evidence | None:
-    """The best of `choices` matching settings, its CI re-estimated at 1 - 0.05 / choices
+    """The best of `choices` matching settings, its CI re-estimated at 1 - alpha / choices
     from its rounds; with too few rounds for that, or no samples, no CI."""
     if best is None or choices <= 1:
         return best
-    best.chosen_from, best.confidence = choices, confidence_for(choices)
+    best.chosen_from, best.confidence = choices, confidence_for(choices, best.confidence)
     r = ev.reestimate(best.sides, best.speedup, best.confidence) if best.sides else None
     if r is None:
         best.ci_low = best.ci_high = None
@@ -137,7 +141,8 @@ class ClaimResult:
     high: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
-    confidence: float = 0.95  # of the CI
+    confidence: float = DEFAULT_CONFIDENCE  # of the CI
+    run_confidence: float = DEFAULT_CONFIDENCE  # every interval the harness recorded is at it
     notes: list[str] = field(default_factory=list)
     beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
@@ -174,52 +179,48 @@ class ClaimResult:
         return str(s)
 
 
-def _matches(rules: dict, exp: dict, case: dict, variant: str) -> bool:
-    if "experiment" in rules and not re.search(rules["experiment"], str(exp.get("name", ""))):
+def _matches(rules: dict, case: Case, variant: Variant | None, baseline: Variant | None = None) -> bool:
+    """claims.json's match: the experiment's name, and values the case's, the variant's
+    and its baseline's params must hold (document.params_hold)."""
+    if "experiment" in rules and case.experiment.name != rules["experiment"]:
         return False
-    if "case" in rules and not re.search(rules["case"], str(case.get("name", ""))):
+    if "case_params" in rules and not params_hold(case.params, rules["case_params"]):
         return False
-    if "variant" in rules and not re.search(rules["variant"], variant):
-        return False
-    if "params" in rules:  # the variant's params must hold these values
-        v = next((x for x in case.get("variants", []) or [] if x.get("name") == variant), {})
-        params = v.get("params") or {}
-        if any(params.get(k) != want for k, want in rules["params"].items()):
+    for key, v in (("variant_params", variant), ("baseline_params", baseline)):
+        if key in rules and (v is None or not v.holds(rules[key])):
             return False
     return True
 
 
-def _headline(rules: dict, e: dict, case: dict, notes: list[str] | None) -> Evidence | None:
+def _failed(case: Case, v: Variant) -> bool:
+    """A comparison of the variant failed its verification."""
+    return any(cm.variant_name == v.name and cm.failed for cm in case.comparisons)
+
+
+def _headline(rules: dict, case: Case, notes: list[str] | None) -> Evidence | None:
     """The largest matching speedup of one case against its baseline, corrected for
     the choice where several matched."""
-    roles = {v.get("name"): v.get("role") for v in case.get("variants", []) or []}
+    e = case.experiment
     best, choices = None, 0
-    for cm in case.get("comparisons", []) or []:
-        name = str(cm.get("variant", ""))
-        if roles.get(name) == "reference" or not _matches(rules, e, case, name) or not is_num(cm.get("speedup")):
+    for cm in case.comparisons:
+        name = str(cm.raw.get("variant", ""))
+        var, base = cm.variant, cm.baseline
+        if (var is not None and var.role == "reference") or not _matches(rules, case, var, base) \
+                or cm.speedup is None:
             continue
-        if (cm.get("verification") or {}).get("status") == "failed":
+        if cm.failed:
             if notes is not None:
-                notes.append(f"{e.get('name')}/{case.get('name')}/{name}: left out, verification failed")
+                notes.append(f"{e.name}/{case.name}/{name}: left out, verification failed")
             continue
-        s = float(cm["speedup"])
-        below = below_floor(case, cm)
-        lo = hi = None  # below the floor: no CI, whatever an older file wrote as one
-        if not below:
-            lo = float(cm["ci_low"]) if is_num(cm.get("ci_low")) else s
-            hi = float(cm["ci_high"]) if is_num(cm.get("ci_high")) else s
-        sides = (case, _named(case, cm.get("baseline")), case, _named(case, name))
-        item = Evidence(e.get("name"), case.get("name"), name, s, lo, hi, str(cm.get("baseline", "")),
-                        comparison_rounds(case, cm), below, judged_status(cm.get("verification")) == NOT_JUDGED,
-                        sides=sides if all(x is not None for x in sides) else None)
+        r = ev.recorded(cm)
+        sides = (base, var) if base is not None and var is not None else None
+        item = Evidence(e.name, case.name, name, r.speedup, r.ci_low, r.ci_high, str(cm.raw.get("baseline", "")),
+                        r.rounds, r.below_floor, judged_status(cm.verification) == NOT_JUDGED, sides=sides,
+                        confidence=r.confidence, floor=r.floor)
         choices += 1
         if _better(item, best):
             best = item
     return _chosen(best, choices)
-
-
-def _named(case: dict, name: object) -> dict | None:
-    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), None)
 
 
 def _summarize(res: ClaimResult) -> None:
@@ -230,7 +231,8 @@ def _summarize(res: ClaimResult) -> None:
         return
     speedups = [e.speedup for e in pooled]
     res.low, res.high = min(speedups), max(speedups)
-    res.notes += [f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds])}" for e in res.left_out]
+    res.notes += [f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds], [e.floor], res.run_confidence)}"
+                  for e in res.left_out]
     if len(pooled) == 1:
         e = pooled[0]
         res.estimate, res.ci_low, res.ci_high, res.confidence = e.speedup, e.ci_low, e.ci_high, e.confidence
@@ -263,19 +265,19 @@ def _too_few_rounds(res: ClaimResult) -> str | None:
     floor (naming the rounds); None when some case is at or above it."""
     if not res.evidence or not all(e.below_floor for e in res.evidence):
         return None
-    rounds = why_no_ci([e.rounds for e in res.evidence])
+    rounds = why_no_ci([e.rounds for e in res.evidence], [e.floor for e in res.evidence], res.run_confidence)
     most = max(e.chosen_from for e in res.evidence)
     if most > 1:
-        rounds += f"; picked among {most} settings, its CI needs {rounds_floor(confidence_for(most))}"
+        needs = rounds_floor(confidence_for(most, res.run_confidence))
+        rounds += f"; picked among {most} settings, its CI needs {needs}"
     if len(res.evidence) == 1:
         return f"{res.evidence[0].label}: {rounds}"
     return f"every one of its {len(res.evidence)} cases has {rounds}"
 
 
-def _unjudged(case: dict, name: str) -> bool:
+def _unjudged(case: Case, v: Variant) -> bool:
     """The variant's comparison with its case's baseline judged nothing but the first loss."""
-    return any(cm.get("variant") == name and judged_status(cm.get("verification")) == NOT_JUDGED
-               for cm in case.get("comparisons", []) or [])
+    return any(cm.variant_name == v.name and judged_status(cm.verification) == NOT_JUDGED for cm in case.comparisons)
 
 
 def _say_unjudged(res: ClaimResult) -> None:
@@ -311,8 +313,8 @@ def speedups_text(items: list[Evidence]) -> str:
     return text
 
 
-def _derived_value(case: dict, key: str) -> object:
-    v: object = case.get("derived") or {}
+def _derived_value(case: Case, key: str) -> object:
+    v: object = case.derived
     for part in key.split("."):
         if not isinstance(v, dict):
             return None
@@ -320,17 +322,16 @@ def _derived_value(case: dict, key: str) -> object:
     return v
 
 
-def _beside(spec: dict, doc: dict) -> Beside | None:
-    """One 'beside' entry of claims.json: headlines of other comparisons, or a derived figure."""
+def _beside(spec: dict, doc: Document) -> Beside | None:
+    """One 'beside' entry of claims.json: headlines of other comparisons, or a derived
+    figure (the first case of the experiment that derived it)."""
     label = spec.get("label", "")
     rules = spec.get("match")
     if rules is not None:
-        found = [h for e, c in ev.ok_cases(doc) if (h := _headline(rules, e, c, None))]
+        found = [h for _, c in doc.ran_cases() if (h := _headline(rules, c, None))]
         return Beside(label, speedups_text(found)) if found else None
     d = spec.get("derived") or {}
-    for e, c in ev.ok_cases(doc, d.get("experiment")):
-        if d.get("case") and not re.search(d["case"], str(c.get("name", ""))):
-            continue
+    for e, c in doc.ran_cases(d.get("experiment")):
         v = _derived_value(c, d.get("key", ""))
         if v is None:
             continue
@@ -338,28 +339,28 @@ def _beside(spec: dict, doc: dict) -> Beside | None:
             text = f"{100 * v:.0f}%"
         else:
             text = str(v) if isinstance(v, (int, str)) else sig(v)
-        return Beside(label, f"{text} ({e.get('name')}/{c.get('name')})")
+        return Beside(label, f"{text} ({e.name}/{c.name})")
     return None
 
 
-def _best(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
+def _best(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
     """Method 'best'; returns why nothing was measured, or None."""
     rules = claim.get("match") or {}
     why_none = []
     for e in exps:
-        if "experiment" in rules and not re.search(rules["experiment"], str(e.get("name", ""))):
+        if "experiment" in rules and e.name != rules["experiment"]:
             continue
-        if e.get("status") in ("skipped", "failed", "crashed", "hung"):
-            why_none.append(f"{e.get('name')} {e.get('status')}: {e.get('reason') or 'no reason given'}")
+        if e.status in ("skipped", "failed", "crashed", "hung"):
+            why_none.append(f"{e.name} {e.status}: {e.raw.get('reason') or 'no reason given'}")
             continue
-        for c in e.get("cases", []) or []:
-            if c.get("status") not in ("ok", "interrupted"):
+        for c in e.cases:
+            if not c.ran:
                 continue
-            h = _headline(rules, e, c, res.notes)
+            h = _headline(rules, c, res.notes)
             if h:
                 res.evidence.append(h)
-                if c.get("status") == "interrupted":
-                    res.notes.append(f"{e.get('name')}/{c.get('name')}: interrupted, partial samples")
+                if c.raw.get("status") == "interrupted":
+                    res.notes.append(f"{e.name}/{c.name}: interrupted, partial samples")
     if res.evidence:
         return None
     if why_none:
@@ -371,50 +372,45 @@ def _best(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | N
     return "no matching comparison with a speedup in these results"
 
 
-def _verified(case: dict, variant: str) -> bool:
-    for cm in case.get("comparisons", []) or []:
-        if cm.get("variant") == variant and (cm.get("verification") or {}).get("status") == "failed":
-            return False
-    return True
+DEFAULT_FP32, STRICT_FP32 = {"default_fp32": True}, {"precision": "fp32", "layout": "contiguous"}
+DEFAULT_WHY = {"tf32": "TF32 on for cuDNN convolutions, the default",
+               "fp32": "the default: no convolutions, matmul without TF32"}
 
 
-def default_fp32(case: dict) -> tuple[dict | None, str]:
-    """The variant that stands for PyTorch's default FP32 in a mixed_precision case, and why."""
-    v = ev.variant_named(case, r"^fp32_default$")
-    if v:
-        return v, "fp32_default (PyTorch's default flags)"
-    model = str((case.get("params") or {}).get("model", ""))
-    conv = re.search(r"resnet|conv|cnn", model, re.I) or any(
-        "channels_last" in str(x.get("name", "")) for x in case.get("variants", []) or [])
-    if conv:
-        return ev.variant_named(case, r"^tf32$"), "tf32 (TF32 on for cuDNN convolutions, the default)"
-    return ev.variant_named(case, r"^fp32$"), "fp32 (the default: no convolutions, matmul without TF32)"
+def default_fp32(case: Case) -> tuple[Variant | None, str]:
+    """The variant that stands for PyTorch's default FP32 in a mixed_precision case
+    (params default_fp32), and why."""
+    v = case.find(DEFAULT_FP32)
+    if v is None:
+        return None, ""
+    why = DEFAULT_WHY.get(v.params.get("precision"), "PyTorch's default flags")
+    return v, f"{v.name} ({why})"
 
 
-def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
+def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
     rules = claim.get("match") or {}
     strict = []
-    names = {e.get("name") for e in exps}
-    for e, c in ev.ok_cases(doc, rules.get("experiment")):
-        if e.get("name") not in names:
+    names = {e.name for e in exps}
+    for e, c in doc.ran_cases(rules.get("experiment")):
+        if e.name not in names:
             continue
         ref, ref_label = default_fp32(c)
-        plain = ev.variant_named(c, r"^fp32$")
+        plain = c.find(STRICT_FP32)
         best = best_strict = None
         choices = [0, 0]  # AMP settings compared with each reference: the headline is the best of them
-        for v in c.get("variants", []) or []:
-            name = str(v.get("name", ""))
-            if v.get("status", "ok") != "ok" or not _matches(rules, e, c, name):
+        for v in c.variants:
+            if not v.ok or not _matches(rules, c, v):
                 continue
-            if not _verified(c, name):
-                res.notes.append(f"{e.get('name')}/{c.get('name')}/{name}: left out, verification failed")
+            if _failed(c, v):
+                res.notes.append(f"{e.name}/{c.name}/{v.name}: left out, verification failed")
                 continue
-            for target, base, label in ((0, ref, ref_label), (1, plain, "fp32 (strict: TF32 off)")):
-                r = ev.ratio(c, base, c, v) if base is not None else None
+            refs = ((0, ref, ref_label), (1, plain, f"{plain.name} (strict: TF32 off)" if plain else ""))
+            for target, base, label in refs:
+                r = ev.ratio(base, v, doc.confidence) if base is not None else None
                 if r is None:
                     continue
-                item = _from_ratio(e, c, name, r, label, (c, base, c, v))
-                item.unjudged = _unjudged(c, name)
+                item = _from_ratio(c, str(v.name), r, label, (base, v))
+                item.unjudged = _unjudged(c, v)
                 choices[target] += 1
                 if target == 0 and _better(item, best):
                     best = item
@@ -432,72 +428,70 @@ def _vs_default_fp32(claim: dict, doc: dict, exps: list[dict], res: ClaimResult)
     return "no AMP variant with a default-FP32 reference in these results"
 
 
-def _count(case: dict, variant: dict, keys: tuple[str, ...]) -> int | None:
-    """Ranks or devices a variant ran on, from the first of: its params, its name's _N
-    suffix, what the case derived for it (derived.variants.NAME.devices), the case's params."""
-    name = str(variant.get("name", ""))
-    derived = ((case.get("derived") or {}).get("variants") or {}).get(name) or {}
-    m = re.search(r"_(\d+)$", name)
-    for source in (variant.get("params") or {}, {"n": int(m.group(1))} if m else {}, derived,
-                   case.get("params") or {}):
-        for k in (*keys, "n"):
-            if is_num(source.get(k)):
-                return int(source[k])
-    return None
-
-
-def _parallel_runs(doc: dict, pattern: str, keys: tuple[str, ...]) -> list[tuple[int, dict, dict, dict]]:
+def _parallel_runs(doc: Document, parallelism: str) -> list[tuple[int, Case, Variant]]:
+    """Variants that ran with this parallelism, verified, with the devices (or ranks) they used."""
     out = []
-    for e, c in ev.ok_cases(doc):
-        for v in c.get("variants", []) or []:
-            if re.search(pattern, str(v.get("name", ""))) and v.get("status", "ok") == "ok" and _verified(c, v["name"]):
-                n = _count(c, v, keys)
-                if n:
-                    out.append((n, e, c, v))
+    for _, c in doc.ran_cases():
+        for v in c.variants:
+            n = v.params.get("devices")
+            if v.ok and v.params.get("parallelism") == parallelism and not _failed(c, v) and is_num(n) and n >= 1:
+                out.append((int(n), c, v))
     return out
 
 
-def _ratio_text(r: ev.Ratio, n: int = 1, unit: str = "") -> str:
-    """r / n with its CI, or with its rounds and 'no CI' below the rounds floor."""
-    head = f"{sig(r.speedup / n)}{unit}"
-    if r.below_floor:
-        return f"{head} ({rounds_text([r.rounds])}, no CI)"
-    return f"{head} [{sig(r.ci_low / n)}, {sig(r.ci_high / n)}]"
+def _ratio_text(s: float, lo: object, hi: object, below: bool, rounds: int | None, unit: str = "") -> str:
+    """A recorded figure with its CI, or with its rounds and 'no CI' below the rounds floor."""
+    head = f"{sig(s)}{unit}"
+    if below:
+        return f"{head} ({rounds_text([rounds])}, no CI)"
+    if is_num(lo) and is_num(hi):
+        return f"{head} [{sig(lo)}, {sig(hi)}]"
+    return head
 
 
-def _efficiency(n: int, e: dict, c: dict, v: dict, what: str) -> Beside | None:
-    single = ev.variant_named(c, r"^single(_device)?$")
-    r = ev.ratio(c, single, c, v) if single else None
-    if r is None:
+def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
+    """What the harness recorded against one device: at world size 1 the throughput ratio
+    (the comparison with the single-device baseline), on N its scaling efficiency
+    (derived.variants.NAME, from workloads/ddp.cpp)."""
+    single = c.find({"parallelism": "single"})
+    cm = c.comparison(v.name, single.name) if single is not None else None
+    if cm is None or cm.speedup is None:
         return None
+    where = f"({c.experiment.name}/{c.name})"
     if n == 1:
-        return Beside(f"{what} at world size 1 (its overhead, not the claim)",
-                      f"{_ratio_text(r, 1, '×')} of one device ({e.get('name')}/{c.get('name')})")
+        r = ev.recorded(cm)
+        text = _ratio_text(r.speedup, r.ci_low, r.ci_high, r.below_floor, r.rounds, "×")
+        return Beside(f"{what} at world size 1 (its overhead, not the claim)", f"{text} of one device {where}")
+    per_variant = c.derived.get("variants")
+    d = per_variant.get(str(v.name)) if isinstance(per_variant, dict) else None
+    d = d if isinstance(d, dict) else {}
+    eff, ci = d.get("scaling_efficiency"), d.get("scaling_efficiency_ci")
+    if not is_num(eff):
+        return None
+    lo, hi = ci if isinstance(ci, list) and len(ci) == 2 else (None, None)
     return Beside(f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
-                  f"{_ratio_text(r, n)} ({e.get('name')}/{c.get('name')})")
+                  f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}")
 
 
-def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> str | None:
-    # DDP variants (ddp, ddp_4, ddp_bucket_view) count ranks; DataParallel ones count
-    # devices, falling back to the launch's world size when it ran inside the N-rank case.
-    ddp = _parallel_runs(doc, r"^ddp(_|$)", ("world_size", "processes", "devices"))
-    dp = _parallel_runs(doc, r"^(dp_\d+|data_parallel)$", ("gpus_used", "devices", "world_size"))
-    for n, e, c, v in ddp:
-        if b := _efficiency(n, e, c, v, "DDP"):
+def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
+    # DDP variants count ranks, DataParallel ones devices (params devices).
+    ddp = _parallel_runs(doc, "ddp")
+    dp = _parallel_runs(doc, "data_parallel")
+    for n, c, v in ddp:
+        if b := _efficiency(n, c, v, "DDP"):
             res.beside.append(b)
-    for n, e, c, v in dp:
-        if n >= 2 and (b := _efficiency(n, e, c, v, "DataParallel")):
+    for n, c, v in dp:
+        if n >= 2 and (b := _efficiency(n, c, v, "DataParallel")):
             res.beside.append(b)
     best: dict[tuple[int, int], Evidence] = {}  # per DDP case and N: its best DDP variant
     choices: dict[tuple[int, int], int] = {}
-    for n, e, c, v in ddp:
-        for m, de, dc, dv in dp:
-            r = ev.ratio(dc, dv, c, v) if m == n >= 2 else None
+    for n, c, v in ddp:
+        for m, dc, dv in dp:
+            r = ev.ratio(dv, v, doc.confidence) if m == n >= 2 else None
             if r is None:
                 continue
             key = (id(c), n)
-            item = _from_ratio(e, c, f"{v['name']} ({n} ranks)", r, f"{dc.get('name')}/{dv['name']} ({m} devices)",
-                               (dc, dv, c, v))
+            item = _from_ratio(c, f"{v.name} ({n} ranks)", r, f"{dc.name}/{dv.name} ({m} devices)", (dv, v))
             choices[key] = choices.get(key, 0) + 1
             if _better(item, best.get(key)):
                 best[key] = item
@@ -516,9 +510,10 @@ def _ddp_vs_dp(claim: dict, doc: dict, exps: list[dict], res: ClaimResult) -> st
 METHODS = {"best": _best, "vs_default_fp32": _vs_default_fp32, "ddp_vs_dp": _ddp_vs_dp}
 
 
-def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
-    exps = [e for e in doc.get("experiments", []) if claim["id"] in (e.get("claims") or [])]
-    res = ClaimResult(claim, [e.get("name") for e in exps])
+def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
+    doc = doc if isinstance(doc, Document) else Document(doc)
+    exps = [e for e in doc.experiments if claim["id"] in e.claims]
+    res = ClaimResult(claim, [e.name for e in exps], confidence=doc.confidence, run_confidence=doc.confidence)
     method = METHODS[claim.get("method", "best")]
     reason = method(claim, doc, exps, res) if exps else None
     for spec in claim.get("beside") or []:
@@ -528,7 +523,7 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
     unavailable = None
     if not exps:
         unavailable = "no experiment in these results tests it"
-    elif claim.get("gpu_only") and doc.get("environment", {}).get("device") == "cpu":
+    elif claim.get("gpu_only") and doc.device == "cpu":
         unavailable = "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
@@ -541,5 +536,6 @@ def evaluate_claim(claim: dict, doc: dict) -> ClaimResult:
     return res
 
 
-def evaluate(doc: dict) -> list[ClaimResult]:
+def evaluate(doc: dict | Document) -> list[ClaimResult]:
+    doc = doc if isinstance(doc, Document) else Document(doc)
     return [evaluate_claim(c, doc) for c in load_claims()]

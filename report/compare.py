@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .document import Case, Comparison, Document, Variant
 from .fmt import is_num
 from .gpu_specs import device_name
 from .noise import Floor, floor_for, kind, spread
 from .results import ResultsError
-from .rounds import ROUNDS_FLOOR, rounds_text
+from .rounds import rounds_text
 from .stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, smallest_p
-from .tables import below_floor, comparison_rounds
 
 SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
 SAME, AMBIGUOUS, NA = "same", "ambiguous", "n/a"
@@ -79,31 +79,23 @@ class Settings:
     threshold: float | None = None  # a fixed floor for every pair instead of the per-case ones
 
 
-def _cases(doc: dict) -> dict[tuple[str, str], dict]:
-    return {(str(e.get("name")), str(c.get("name"))): c
-            for e in doc.get("experiments", []) for c in e.get("cases", []) or []}
+def _cases(doc: Document) -> dict[tuple[str, str], Case]:
+    return {(str(e.name), str(c.name)): c for e in doc.experiments for c in e.cases}
 
 
-def _variant(case: dict, name: str) -> dict | None:
-    return next((v for v in case.get("variants", []) or [] if str(v.get("name")) == name), None)
-
-
-def _samples(case: dict, variant: dict) -> np.ndarray:
-    """Primary-metric samples (the variant's own metric where it has one, else its case's;
-    device_s falls back to host_s when absent), positive and finite only."""
-    s = variant.get("samples") or {}
-    vals = s.get(variant.get("primary_metric") or case.get("primary_metric") or "host_s") or s.get("host_s") or []
-    a = np.asarray([x for x in vals if is_num(x)], dtype=float)
+def _samples(variant: Variant) -> np.ndarray:
+    """Primary-metric samples (document.Variant.primary_samples), positive only."""
+    a = np.asarray(variant.primary_samples, dtype=float)
     return a[a > 0]
 
 
-def _unusable(case: dict, variant: dict | None) -> str | None:
-    if case.get("status") not in ("ok", "interrupted"):
-        return f"case {case.get('status')}"
+def _unusable(case: Case, variant: Variant | None) -> str | None:
+    if not case.ran:
+        return f"case {case.raw.get('status')}"
     if variant is None:
         return "variant missing"
-    if variant.get("status", "ok") != "ok":
-        return f"variant {variant.get('status')}"
+    if not variant.ok:
+        return f"variant {variant.raw.get('status')}"
     return None
 
 
@@ -113,24 +105,23 @@ class Run:
 
     def __init__(self, doc: dict):
         self.doc = doc
-        self.cases = _cases(doc)
+        self.cases = _cases(Document(doc))
         self.cms = self.comparisons()
 
-    def times(self) -> dict[tuple[str, ...], tuple[dict, dict]]:
-        return {(e, c, str(v.get("name"))): (case, v)
-                for (e, c), case in self.cases.items() for v in case.get("variants", []) or []}
+    def times(self) -> dict[tuple[str, ...], Variant]:
+        return {(e, c, str(v.name)): v for (e, c), case in self.cases.items() for v in case.variants}
 
-    def comparisons(self) -> dict[tuple[str, ...], tuple[dict, dict]]:
-        return {(e, c, str(cm.get("variant")), str(cm.get("baseline"))): (case, cm)
-                for (e, c), case in self.cases.items() for cm in case.get("comparisons", []) or []}
+    def comparisons(self) -> dict[tuple[str, ...], Comparison]:
+        return {(e, c, str(cm.raw.get("variant")), str(cm.raw.get("baseline"))): cm
+                for (e, c), case in self.cases.items() for cm in case.comparisons}
 
     def time_samples(self, key: tuple[str, ...]) -> tuple[np.ndarray | None, str | None]:
         case = self.cases.get(key[:2])
         if case is None:
             return None, "case missing"
-        v = _variant(case, key[2])
+        v = case.variant(key[2])
         why = _unusable(case, v)
-        return (None, why) if why else (_samples(case, v), None)
+        return (None, why) if why else (_samples(v), None)
 
     def round_pairs(self, key: tuple[str, ...]) -> tuple[tuple[np.ndarray, np.ndarray] | None, str | None]:
         """(baseline variant, variant) samples of one comparison, round by round."""
@@ -146,10 +137,10 @@ class Run:
         """Why a speedup cannot be judged: fewer rounds than the floor. Its ratio has no CI
         in this run, so a change against it is a change of a point; the U test alone
         would still call 5 rounds against 5 significant at alpha 0.01."""
-        case, cm = self.cms.get(key, (None, None))
-        if cm is None or not below_floor(case, cm):
+        cm = self.cms.get(key)
+        if cm is None or not cm.below_floor:
             return None
-        return f"{rounds_text([comparison_rounds(case, cm)])}, below the rounds floor of {ROUNDS_FLOOR}"
+        return f"{rounds_text([cm.rounds])}, below the rounds floor of {cm.floor}"
 
     def log_value(self, what: str, key: tuple[str, ...]) -> float | None:
         """log median time, or log raw speedup; None where not usable (for history)."""
@@ -197,7 +188,7 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     row.cur = float(np.median(xc)) if len(xc) else None
     if not _enough(row, len(xb), len(xc), st.alpha):
         return row
-    cb, cc = base.cases[key[:2]], cur.cases[key[:2]]
+    cb, cc = base.cases[key[:2]].raw, cur.cases[key[:2]].raw
     if cb.get("primary_metric") != cc.get("primary_metric"):
         row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
     lb, lc = np.log(xb), np.log(xc)
@@ -208,17 +199,16 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     return row
 
 
-def _recorded_norm(case_cm: tuple[dict, dict], raw_log: float) -> float:
+def _recorded_norm(cm: Comparison, raw_log: float) -> float:
     """Recorded speedup / raw ratio of medians. The harness states the speedup of
     variants doing different work per unit of work (4095 vs 4096 matmuls: per FLOP);
     the factor is the same in both runs and cancels in the change, and with it the
     speedups shown are the harness's."""
-    rec = case_cm[1].get("speedup")
-    return rec / math.exp(raw_log) if is_num(rec) and rec > 0 else 1.0
+    rec = cm.speedup
+    return rec / math.exp(raw_log) if rec is not None and rec > 0 else 1.0
 
 
-def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
-                    base_cm: tuple[dict, dict]) -> Row:
+def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings, base_cm: Comparison) -> Row:
     row = Row("speedup", key)
     pb, why_b = base.round_pairs(key)
     pc, why_c = cur.round_pairs(key)
@@ -231,7 +221,7 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings,
     sc = float(np.log(np.median(pc[0])) - np.log(np.median(pc[1])))
     norm = _recorded_norm(base_cm, sb)
     row.base, row.cur = math.exp(sb) * norm, math.exp(sc) * norm
-    floor = floor_for(kind(cur.doc, cur.cases[key[:2]]), "speedup", [spread(rb), spread(rc)],
+    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", [spread(rb), spread(rc)],
                       _history(history, "speedup", key), st.min_effect, st.threshold)
     _judge(row, sc - sb, log_ratio_boot(*pc), log_ratio_boot(*pb), mann_whitney_p(rb, rc), floor, st,
            HIGHER, LOWER)

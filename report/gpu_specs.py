@@ -6,6 +6,10 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .document import Case, Variant
 
 SPECS_PATH = Path(__file__).resolve().parent / "gpu_specs.json"
 FLOP_KINDS = ("fp32", "tf32", "fp16", "bf16")
@@ -46,15 +50,18 @@ def device_name(doc: dict) -> str:
     return f"CPU {env.get('cpu', {}).get('model', 'unknown')}"
 
 
-def peak_kind(case: dict, variant: dict, kind: str) -> str | None:
+def peak_kind(case: Case, variant: Variant, kind: str) -> str | None:
     """Which datasheet figure applies: fp32/tf32/fp16/bf16 for FLOP rates (from
-    notes.peak_kind, else the variant name or params.precision), host_link or memory for bytes."""
-    notes = case.get("notes") or {}
+    notes.peak_kind, else the variant's params.precision, else the case's), host_link
+    or memory for bytes."""
+    notes = case.raw.get("notes") or {}
     pk = notes.get("peak_kind")
     if kind == "flops":
         if pk in FLOP_KINDS:
             return pk
-        text = f"{variant.get('name', '')} {case.get('params', {}).get('precision', '')}".lower()
+        if variant.params.get("precision") in FLOP_KINDS:
+            return variant.params["precision"]
+        text = str(case.params.get("precision", "")).lower()  # the case's words: 'amp_bf16', 'fp32, TF32 off'
         for k in ("bf16", "fp16", "tf32"):
             if k in text:
                 return k
@@ -66,11 +73,11 @@ def peak_kind(case: dict, variant: dict, kind: str) -> str | None:
     return None
 
 
-def peak_for(case: dict, variant: dict, kind: str, spec: dict | None) -> tuple[float, str] | None:
+def peak_for(case: Case, variant: Variant, kind: str, spec: dict | None) -> tuple[float, str] | None:
     """(peak in units per second, label) for this variant's throughput kind, or None.
     A peak the harness measured or read for the case (notes.peak_flops_per_s,
     notes.link_bytes_per_s) wins over the datasheet."""
-    notes = case.get("notes") or {}
+    notes = case.raw.get("notes") or {}
     if kind == "flops" and _pos(notes.get("peak_flops_per_s")):
         return float(notes["peak_flops_per_s"]), "device peak (notes)"
     if kind == "bytes" and _pos(notes.get("link_bytes_per_s")):

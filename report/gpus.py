@@ -3,10 +3,10 @@ comparison's speedup, and every variant's throughput with its share of that GPU'
 datasheet peak (gpu_specs.json)."""
 from __future__ import annotations
 
+from .document import Case, Comparison, Document, Variant
 from .fmt import DASH, KIND_KEYS, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
 from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
 from .md_escape import inline
-from .tables import below_floor, comparison_rounds, throughput_kind
 from .textable import table
 
 
@@ -19,7 +19,8 @@ def column_labels(docs: list[dict]) -> list[str]:
     return [f"{lab} #{i + 1}" if counts[lab] > 1 else lab for i, lab in enumerate(labels)]
 
 
-def _throughput_cell(c: dict, v: dict, kind: str | None, spec: dict | None) -> str:
+def _throughput_cell(case: Case, var: Variant, kind: str | None, spec: dict | None) -> str:
+    c, v = case.raw, var.raw
     if not kind or v.get("status", "ok") != "ok":
         return v.get("status", DASH).upper() if v.get("status", "ok") != "ok" else DASH
     val = (v.get("throughput") or {}).get(KIND_KEYS[kind])
@@ -29,15 +30,15 @@ def _throughput_cell(c: dict, v: dict, kind: str | None, spec: dict | None) -> s
         return fmt_items(val, (v.get("units") or c.get("units") or {}).get("item_name", "items"))
     div, unit = rate_scale(kind, [val])
     text = f"{fmt_rate(val, div)} {unit}"
-    peak = peak_for(c, v, kind, spec)
+    peak = peak_for(case, var, kind, spec)
     return f"{text} ({fmt_pct(val / peak[0])} of {peak[1]})" if peak else text
 
 
-def _speedup_cell(c: dict, cm: dict) -> str:
+def _speedup_cell(cm: Comparison) -> str:
     """The speedup with its CI, or with its rounds and 'no CI' below the rounds floor."""
-    if below_floor(c, cm):
-        return fmt_no_ci(cm.get("speedup"), comparison_rounds(c, cm))
-    return fmt_speedup(cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high"))
+    if cm.below_floor:
+        return fmt_no_ci(cm.raw.get("speedup"), cm.rounds)
+    return fmt_speedup(cm.raw.get("speedup"), cm.raw.get("ci_low"), cm.raw.get("ci_high"))
 
 
 def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]]:
@@ -47,22 +48,22 @@ def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]
     thr: dict[tuple, list[str]] = {}
     for i, d in enumerate(docs):
         spec = match_gpu(gpu_name(d)) if d.get("environment", {}).get("device") == "cuda" else None
-        for e in d.get("experiments", []):
-            kind = throughput_kind(e)
-            if not e.get("cases"):
-                key = (e.get("name"), DASH, DASH)
-                speed.setdefault(key, [DASH] * len(docs))[i] = str(e.get("status", "")).upper()
+        for e in Document(d).experiments:
+            kind = e.throughput_kind
+            if not e.raw.get("cases"):
+                key = (e.name, DASH, DASH)
+                speed.setdefault(key, [DASH] * len(docs))[i] = str(e.raw.get("status", "")).upper()
                 continue
-            for c in e.get("cases", []):
-                if c.get("status") not in ("ok", "interrupted"):
-                    key = (e.get("name"), c.get("name"), DASH)
-                    speed.setdefault(key, [DASH] * len(docs))[i] = str(c.get("status", "")).upper()
+            for c in e.cases:
+                if not c.ran:
+                    key = (e.name, c.name, DASH)
+                    speed.setdefault(key, [DASH] * len(docs))[i] = str(c.raw.get("status", "")).upper()
                     continue
-                for cm in c.get("comparisons", []) or []:
-                    key = (e.get("name"), c.get("name"), f"{cm.get('variant')} vs {cm.get('baseline')}")
-                    speed.setdefault(key, [DASH] * len(docs))[i] = _speedup_cell(c, cm)
-                for v in c.get("variants", []) or []:
-                    key = (e.get("name"), c.get("name"), v.get("name"))
+                for cm in c.comparisons:
+                    key = (e.name, c.name, f"{cm.raw.get('variant')} vs {cm.raw.get('baseline')}")
+                    speed.setdefault(key, [DASH] * len(docs))[i] = _speedup_cell(cm)
+                for v in c.variants:
+                    key = (e.name, c.name, v.name)
                     thr.setdefault(key, [DASH] * len(docs))[i] = _throughput_cell(c, v, kind, spec)
     headers = ["experiment", "case", "what", *labels]
     return (headers, [[*k, *cells] for k, cells in speed.items()], [[*k, *cells] for k, cells in thr.items()])

@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .document import VARIANT_KINDS, Case, Document, Experiment
 from .fmt import KIND_KEYS, is_num, rate_scale, time_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
-from .rounds import ROUNDS_FLOOR, rounds_text
-from .tables import below_floor, comparison_rounds, throughput_kind
+from .rounds import floor_text, rounds_text
 from .why import CATEGORIES, IDLE, case_breakdowns, label, per_step, usable
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
@@ -52,19 +52,19 @@ def _text(s: object) -> str:
     return str(s).replace("$", r"\$")
 
 
-def speedup_points(experiment: dict) -> list[tuple[str, float, float | None, float | None]]:
+def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
     """(label, speedup, CI low, CI high) per comparison; no CI below the rounds floor,
     whatever an older file wrote as one, and the label says the rounds."""
     out = []
-    for c in experiment.get("cases", []) or []:
-        for cm in c.get("comparisons", []) or []:
-            if not is_num(cm.get("speedup")):
+    for c in experiment.cases:
+        for cm in c.comparisons:
+            if cm.speedup is None:
                 continue
-            label, s = f"{c.get('name')}: {cm.get('variant')}", float(cm["speedup"])
-            if below_floor(c, cm):
-                out.append((f"{label} ({rounds_text([comparison_rounds(c, cm)])}, no CI)", s, None, None))
+            label, s = f"{c.name}: {cm.raw.get('variant')}", cm.speedup
+            if cm.below_floor:
+                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI)", s, None, None))
             else:
-                lo, hi = cm.get("ci_low"), cm.get("ci_high")
+                lo, hi = cm.raw.get("ci_low"), cm.raw.get("ci_high")
                 out.append((label, s, lo if is_num(lo) else None, hi if is_num(hi) else None))
     return out
 
@@ -84,7 +84,7 @@ def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float
     return bool(no_ci)
 
 
-def plot_speedups(plt, experiment: dict, path: Path) -> bool:
+def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     pts = speedup_points(experiment)
     if not pts:
         return False
@@ -108,8 +108,8 @@ def plot_speedups(plt, experiment: dict, path: Path) -> bool:
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, [_text(lab) for lab in labels], fontsize=8)
     ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
-                  + (f"\nhollow, no whisker: fewer than {ROUNDS_FLOOR} rounds, no CI" if no_ci else ""))
-    ax.set_title(_text(f"{experiment.get('name')}: speedup"), fontsize=10)
+                  + (f"\nhollow, no whisker: fewer than {_floors(experiment)} rounds, no CI" if no_ci else ""))
+    ax.set_title(_text(f"{experiment.name}: speedup"), fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
     bottom = min(v - lw for v, lw in zip(vals, lo_err))
     top, bottom = max(top, 1.0), min(bottom, 1.0)
@@ -125,14 +125,19 @@ def plot_speedups(plt, experiment: dict, path: Path) -> bool:
     return True
 
 
-def find_sweeps(experiment: dict) -> list[tuple[str, dict]]:
+def _floors(experiment: Experiment) -> str:
+    """The rounds floor its comparisons were held to (recorded per comparison)."""
+    return floor_text([cm.floor for c in experiment.cases for cm in c.comparisons if cm.speedup is not None])
+
+
+def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
     """[(param, {line label: [(x, throughput), ...]})] for each numeric case param that
     varies among cases whose other params are equal; a line per variant (and group of
     the other params, e.g. 'direction=h2d: pinned')."""
-    kind = throughput_kind(experiment)
+    kind = experiment.throughput_kind
     if not kind:
         return []
-    cases = [c for c in experiment.get("cases", []) or [] if c.get("status") in ("ok", "interrupted")]
+    cases = [c.raw for c in experiment.cases if c.ran]
     keys = sorted({k for c in cases for k, v in (c.get("params") or {}).items() if is_num(v)},
                   key=lambda k: (k not in PREFERRED_SWEEPS, k))
     out = []
@@ -172,14 +177,16 @@ def find_sweeps(experiment: dict) -> list[tuple[str, dict]]:
 
 def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
     """Sweeps across the variants of one case (variants[].params, e.g. workers or
-    batch): a line per case and text param (e.g. the loop kind), over the variants that ran."""
+    batch): a line per case and text param (e.g. the loop kind), over the variants that ran.
+    The params that say what a variant is (document.VARIANT_KINDS: its precision, the
+    devices it spread over) are no setting swept: neither lines nor points."""
     per_key: dict[str, dict[str, list]] = {}
     for c in cases:
         for v in c.get("variants", []) or []:
             thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
             if not (is_num(thr) and v.get("status", "ok") == "ok"):
                 continue
-            params = v.get("params") or {}
+            params = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
             # Text params tell lines apart within a case (the dataloader's train and data_only loops).
             tags = [str(x) for x in params.values() if isinstance(x, str)]
             line = str(c.get("name")) + (f" ({', '.join(tags)})" if tags else "")
@@ -194,18 +201,17 @@ def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
     return out
 
 
-def sweep_peak(experiment: dict, spec: dict | None) -> tuple[float, str] | None:
+def sweep_peak(experiment: Experiment, spec: dict | None) -> tuple[float, str] | None:
     """The peak shared by every case and variant of the experiment, if there is one."""
-    kind = throughput_kind(experiment)
+    kind = experiment.throughput_kind
     if kind not in ("bytes", "flops"):
         return None
-    peaks = {peak_for(c, v, kind, spec) for c in experiment.get("cases", []) or []
-             for v in c.get("variants", []) or []}
+    peaks = {peak_for(c, v, kind, spec) for c in experiment.cases for v in c.variants}
     return peaks.pop() if len(peaks) == 1 else None
 
 
-def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: dict | None = None) -> bool:
-    kind = throughput_kind(experiment)
+def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, spec: dict | None = None) -> bool:
+    kind = experiment.throughput_kind
     div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for label, pts in sorted(lines.items()):
@@ -219,7 +225,7 @@ def plot_sweep(plt, experiment: dict, key: str, lines: dict, path: Path, spec: d
         ax.set_xscale("log", base=2 if key == "bytes" else 10)
     ax.set_xlabel(_text(key))
     ax.set_ylabel(f"throughput ({unit})")
-    ax.set_title(_text(f"{experiment.get('name')}: throughput vs {key}"), fontsize=10)
+    ax.set_title(_text(f"{experiment.name}: throughput vs {key}"), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -236,10 +242,10 @@ def _category_color(plt, k: str):
     return plt.get_cmap("tab20")((2 * i) % 20 + (2 * i) // 20)
 
 
-def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
+def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
     """One stacked bar per variant: a profiled step's time by category, then idle.
     A variant without a usable breakdown keeps its (empty) row; none at all, no plot."""
-    bars = case_breakdowns(case)
+    bars = case_breakdowns(case.raw)
     ok = [bd for _, bd in bars if usable(bd)]
     if not ok:
         return False
@@ -266,7 +272,7 @@ def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
     ax.set_yticks(y, [_text(name if usable(bd) else f"{name} (no breakdown)") for name, bd in bars], fontsize=8)
     ax.set_xlabel(f"{unit} per step (profiled window)"
                   + ("\noverlapping copies and kernels count in each of their categories" if overlap else ""))
-    ax.set_title(_text(f"{experiment.get('name')} / {case.get('name')}: where a step's time goes "
+    ax.set_title(_text(f"{experiment.name} / {case.name}: where a step's time goes "
                        "(profiled window, not timed)"), fontsize=10)
     handles, names = ax.get_legend_handles_labels()  # categories in stacking order, the timed tick last
     order = sorted(range(len(names)), key=lambda i: names[i] == "timed median step")
@@ -278,16 +284,17 @@ def plot_breakdown(plt, experiment: dict, case: dict, path: Path) -> bool:
     return True
 
 
-def make_plots(doc: dict, out_dir: Path, prefix: str = "") -> list[Plot]:
+def make_plots(doc: dict | Document, out_dir: Path, prefix: str = "") -> list[Plot]:
     """Write every plot for one results document under out_dir; [] without matplotlib."""
     plt = matplotlib_or_none()
     if plt is None:
         return []
-    spec = match_gpu(gpu_name(doc)) if doc.get("environment", {}).get("device") == "cuda" else None
+    d = doc if isinstance(doc, Document) else Document(doc)
+    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
     out_dir.mkdir(parents=True, exist_ok=True)
     plots = []
-    for e in doc.get("experiments", []):
-        name = str(e.get("name"))
+    for e in d.experiments:
+        name = str(e.name)
         path = out_dir / f"{prefix}{_safe(name)}_speedup.png"
         if plot_speedups(plt, e, path):
             plots.append(Plot(name, "speedup", f"{name}: speedup with CI", path))
@@ -295,8 +302,8 @@ def make_plots(doc: dict, out_dir: Path, prefix: str = "") -> list[Plot]:
             path = out_dir / f"{prefix}{_safe(name)}_{_safe(key)}_throughput.png"
             if plot_sweep(plt, e, key, lines, path, spec):
                 plots.append(Plot(name, "throughput", f"{name}: throughput vs {key}", path))
-        for c in e.get("cases", []) or []:
-            cname = str(c.get("name"))
+        for c in e.cases:
+            cname = str(c.name)
             path = out_dir / f"{prefix}{_safe(name)}_{_safe(cname)}_breakdown.png"
             if plot_breakdown(plt, e, c, path):
                 plots.append(Plot(name, "breakdown", f"{name} / {cname}: where a step's time goes", path))

@@ -17,11 +17,11 @@ from .stats import RESAMPLES, SEED
 def _log_boot(sides: tuple, how: str, rng: np.random.Generator, resamples: int) -> np.ndarray | None:
     """Bootstrap distribution of one case's log speedup by the estimator that gave it
     (evidence.estimator_for)."""
-    case_ref, ref, case_var, var = sides
-    a, b = np.asarray(ev.per_unit_times(case_ref, ref)), np.asarray(ev.per_unit_times(case_var, var))
+    ref, var = sides
+    a, b = np.asarray(ref.per_unit_times), np.asarray(var.per_unit_times)
     if len(a) == 0 or len(b) == 0:
         return None
-    if case_ref is case_var and len(a) == len(b):  # paired rounds: resample whole rounds
+    if ref.case is var.case and len(a) == len(b):  # paired rounds: resample whole rounds
         idx = rng.integers(0, len(a), (resamples, len(a)))
         if how == ev.OF_MEDIANS:
             return np.log(np.median(a[idx], axis=1) / np.median(b[idx], axis=1))
@@ -36,7 +36,8 @@ def geometric_mean(speedups: list[float]) -> float:
 
 def pooled_ci(cases: list[tuple[tuple, str]], confidence: float, resamples: int = RESAMPLES,
               seed: int = SEED) -> tuple[float, float] | None:
-    """Percentile interval of the geometric mean over cases, each (sides, estimator);
+    """Percentile interval of the geometric mean over cases, each (sides, estimator),
+    sides = (reference, variant);
     None where a case has no samples to resample."""
     rng = np.random.default_rng(seed)
     boots = [_log_boot(s, how, rng, resamples) for s, how in cases]

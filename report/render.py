@@ -7,6 +7,7 @@ from pathlib import Path
 
 from . import render_csv, render_html, render_md
 from .claims import ClaimResult, evaluate
+from .document import Document
 from .plots import Plot, make_plots, matplotlib_or_none
 from .results import Input, ResultsError
 from .tables import document_tables
@@ -28,11 +29,12 @@ def build_sections(inputs: list[Input], plot_dir: Path | None) -> list[Section]:
     for i, inp in enumerate(inputs, start=1):
         s = Section(i, inp.path, inp.kind, inp.doc)
         if inp.kind == "optbench":
-            s.tables = document_tables(inp.doc)
-            s.claims = evaluate(inp.doc)
+            doc = Document(inp.doc)
+            s.tables = document_tables(doc)
+            s.claims = evaluate(doc)
             if plot_dir is not None:
                 prefix = f"{i}_" if len(inputs) > 1 else ""
-                s.plots = make_plots(inp.doc, plot_dir, prefix)
+                s.plots = make_plots(doc, plot_dir, prefix)
         sections.append(s)
     return sections
 

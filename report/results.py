@@ -1,4 +1,5 @@
-"""Loading results files: schema-checked, with one clear error line on bad input.
+"""Loading results files: schema-checked, with one clear error line on bad input, and
+the variant params older files lack filled from their names (migrate.py).
 
 Input files are only ever read, never written."""
 from __future__ import annotations
@@ -9,6 +10,8 @@ import math
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from .migrate import migrate
 
 SCHEMA_NAME = "optbench-results"
 SCHEMA_VERSION = 1
@@ -132,7 +135,7 @@ def check_results(doc: object, p: Path, validate: bool = True) -> dict:
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
             raise ResultsError(f"{p}: does not match the results schema: {errors[0]}{more}")
     doc["_path"] = str(p)
-    return doc
+    return migrate(doc)
 
 
 def load_results(path: str | Path, validate: bool = True) -> dict:

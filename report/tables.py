@@ -1,75 +1,22 @@
 """Results document -> per-experiment table rows (numbers, not text), shared by the
 Markdown, HTML and CSV writers. Every case x variant gives a row; skipped, failed
-and interrupted experiments/cases and oom/error variants give marked rows."""
+and interrupted experiments/cases and oom/error variants give marked rows. What the
+rows hold is read through document.py; this module only lays it out."""
 from __future__ import annotations
 
 import statistics
 
+from .document import Case, Document, Experiment, Variant
 from .fmt import KIND_KEYS, is_num, rate_scale, sig
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
-from .rounds import too_few
 from .why import document_has_breakdowns
 from .why_row import why_text
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED", "hung": "HUNG"}  # hung: killed at its deadline
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
-
-
-def throughput_kind(experiment: dict) -> str | None:
-    """The experiment's headline unit: bytes, else FLOPs, else items (samples, images...)."""
-    seen = set()
-    for c in experiment.get("cases", []):
-        for v in c.get("variants", []) or []:
-            seen.update(k for k, key in KIND_KEYS.items() if is_num((v.get("throughput") or {}).get(key)))
-    for k in ("bytes", "flops", "items"):
-        if k in seen:
-            return k
-    return None
-
-
-def primary_samples(case: dict, variant: dict) -> list[float]:
-    """Raw samples of the primary metric: the variant's own where it has one (a pinned
-    copy timed with events beside a pageable one timed on the host), else the case's;
-    device_s falls back to host_s when absent."""
-    samples = variant.get("samples") or {}
-    metric = variant.get("primary_metric") or case.get("primary_metric") or "host_s"
-    vals = samples.get(metric)
-    if not vals:
-        vals = samples.get("host_s") or []
-    return [float(x) for x in vals if is_num(x)]
-
-
-def _variant_named(case: dict, name: object) -> dict | None:
-    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), None)
-
-
-def comparison_rounds(case: dict, cm: dict) -> int | None:
-    """The interleaved rounds behind a comparison's ratio: its own "rounds", else (files
-    from before it had one) the case's, else the fewer samples of its two variants,
-    one per round; None when none of these is there."""
-    for n in (cm.get("rounds"), case.get("rounds")):
-        if is_num(n):
-            return int(n)
-    sides = [_variant_named(case, cm.get(k)) for k in ("baseline", "variant")]
-    if any(v is None for v in sides):
-        return None
-    return min(len(primary_samples(case, v)) for v in sides)
-
-
-def below_floor(case: dict, cm: dict) -> bool:
-    """The comparison has fewer rounds than the floor (rounds.py), or the harness says
-    so (below_floor: a floor of its own, e.g. at a higher confidence): no CI."""
-    return cm.get("below_floor") is True or too_few(comparison_rounds(case, cm))
-
-
-def _comparison(case: dict, name: str) -> dict | None:
-    for cm in case.get("comparisons", []) or []:
-        if cm.get("variant") == name:
-            return cm
-    return None
 
 
 def _median(xs: list | None) -> float | None:
@@ -91,49 +38,37 @@ def _row(**kw) -> dict:
     return base
 
 
-def experiment_rows(experiment: dict, spec: dict | None, why: bool = False) -> list[dict]:
+def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False) -> list[dict]:
     """why: give each comparison's row the profiler breakdown's why text (why.py)."""
-    kind = throughput_kind(experiment)
-    e_status = experiment.get("status", "ok")
-    common = {"experiment": experiment.get("name"), "experiment_status": e_status}
-    cases = experiment.get("cases", []) or []
-    if not cases:
+    kind = experiment.throughput_kind
+    e_status = experiment.raw.get("status", "ok")
+    common = {"experiment": experiment.name, "experiment_status": e_status}
+    if not experiment.raw.get("cases"):
         marker = BAD_CASE.get(e_status, "NO CASES")
-        return [_row(**common, marker=marker, reason=experiment.get("reason") or "no cases recorded")]
+        return [_row(**common, marker=marker, reason=experiment.raw.get("reason") or "no cases recorded")]
     rows = []
-    for c in cases:
-        c_status = c.get("status", "ok")
-        ccommon = dict(common, case=c.get("name"), case_status=c_status, params=c.get("params") or {},
-                       primary_metric=c.get("primary_metric"))
-        variants = c.get("variants") or []
-        if not variants:
+    for c in experiment.cases:
+        c_status = c.raw.get("status", "ok")
+        ccommon = dict(common, case=c.name, case_status=c_status, params=c.raw.get("params") or {},
+                       primary_metric=c.raw.get("primary_metric"))
+        if not c.raw.get("variants"):
             rows.append(_row(**ccommon, marker=BAD_CASE.get(c_status, "NO VARIANTS"),
-                             reason=c.get("reason") or "no variants recorded"))
+                             reason=c.raw.get("reason") or "no variants recorded"))
             continue
-        for v in variants:
+        for v in c.variants:
             rows.append(_variant_row(c, v, ccommon, kind, spec, why))
     return rows
 
 
-def work_amount(case: dict, variant: dict) -> float:
-    """Work one step of the variant does (its own units, else the case's): FLOPs,
-    else bytes, else items, the harness's order (case_runner.cpp, work_amount)."""
-    units = variant.get("units") if isinstance(variant.get("units"), dict) else case.get("units")
-    if isinstance(units, dict):
-        for key in ("flops", "bytes", "items"):
-            if is_num(units.get(key)) and units[key] > 0:
-                return float(units[key])
-    return 1.0
-
-
-def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
+def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
+    v = var.raw
     stats = v.get("stats") or {}
     thr = v.get("throughput") or {}
     mem = v.get("memory") or {}
-    units = v.get("units") or c.get("units") or {}
+    units = v.get("units") or c.raw.get("units") or {}
     v_status = v.get("status", "ok")
-    marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.get("status", "ok"))
-    reason = v.get("error") or (c.get("reason") if c.get("status") in BAD_CASE else None)
+    marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.raw.get("status", "ok"))
+    reason = v.get("error") or (c.raw.get("reason") if c.raw.get("status") in BAD_CASE else None)
     row = _row(**ccommon, variant=v.get("name"), role=v.get("role"), variant_status=v_status,
                marker=marker, reason=reason,
                median_s=stats.get("median"), q1_s=stats.get("q1"), q3_s=stats.get("q3"),
@@ -146,24 +81,25 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
                minor_faults_per_step=_median((v.get("samples") or {}).get("minor_faults")))
     if kind:
         row["throughput"] = thr.get(KIND_KEYS[kind])
-        peak = peak_for(c, v, kind, spec) if kind != "items" else None
+        peak = peak_for(c, var, kind, spec) if kind != "items" else None
         if peak and is_num(row["throughput"]):
             row["pct_peak"] = row["throughput"] / peak[0]
             row["peak_label"] = peak[1]
     if v.get("role") == "baseline":
         row["speedup"] = 1.0 if v_status == "ok" and stats else None
         row["verification"] = "baseline"
-    cm = _comparison(c, v.get("name"))
+    cm = c.comparison(var.name)
     if cm:
-        row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
+        raw = cm.raw
+        row.update(speedup=raw.get("speedup"), ci_low=raw.get("ci_low"), ci_high=raw.get("ci_high"))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
-            base = _variant_named(c, cm.get("baseline")) or {}
-            row["why"] = why_text(cm, base, v, work_amount(c, base), work_amount(c, v), below_floor(c, cm))
-        if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
-            row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
+            base = cm.baseline or Variant({}, c)
+            row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor)
+        if is_num(raw.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
+            row.update(rounds=cm.rounds, below_floor=cm.below_floor)
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI
             row.update(ci_low=None, ci_high=None)
-        ver = cm.get("verification") or {}
+        ver = cm.verification
         if v_status == "ok":
             row["verification"] = judged_status(ver)
             row["verification_judged"] = judged_text(ver) or None
@@ -172,16 +108,18 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
     return row
 
 
-def document_tables(doc: dict) -> list[dict]:
+def document_tables(doc: dict | Document) -> list[dict]:
     """Per experiment: name, title, status, claims, the throughput unit, flags for
     optional columns, and the rows. The why column is the whole document's or none:
     files from before the profiler breakdown have no variant with one."""
-    spec = match_gpu(gpu_name(doc)) if doc.get("environment", {}).get("device") == "cuda" else None
-    has_why = document_has_breakdowns(doc)
+    d = doc if isinstance(doc, Document) else Document(doc)
+    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
+    has_why = document_has_breakdowns(d.raw)
     out = []
-    for e in doc.get("experiments", []):
-        rows = experiment_rows(e, spec, has_why)
-        kind = throughput_kind(e)
+    for ex in d.experiments:
+        e = ex.raw
+        rows = experiment_rows(ex, spec, has_why)
+        kind = ex.throughput_kind
         div, unit = rate_scale(kind, [r["throughput"] for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
         out.append({
             "name": e.get("name"), "title": e.get("title", ""), "optimization": e.get("optimization", ""),

@@ -66,7 +66,7 @@ def _side(x: float) -> int:
 def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float,
               below_floor: bool) -> Agreement:
     """Rules 1-3 for one comparison `cm` of variant `var` against `base` (variant dicts
-    with their breakdowns); base_work / var_work: work per step (tables.work_amount)."""
+    with their breakdowns); base_work / var_work: work per step (document.Variant.work)."""
     bb, vb = base.get("breakdown"), var.get("breakdown")
     s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
     if below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):

@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .document import Case, Comparison, Document, Variant
 from .fmt import is_num
-from .tables import document_tables, work_amount
+from .tables import document_tables
 from .why import window_speedup
 
 UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
@@ -55,14 +56,12 @@ def _seconds(number: str, unit: str) -> float | None:
     return float(number.replace(",", "")) * scale if scale else None
 
 
-def _variant(case: dict, name: object) -> dict:
-    return next((v for v in case.get("variants", []) or [] if v.get("name") == name), {})
-
-
-def _problems(text: str, cm: dict, case: dict) -> list[str]:
+def _problems(text: str, comparison: Comparison, case: Case) -> list[str]:
     m = SHARE.search(text)
+    cm = comparison.raw
     s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
-    base, var = _variant(case, cm.get("baseline")), _variant(case, cm.get("variant"))
+    base_v, var_v = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
+    base, var = base_v.raw, var_v.raw
     out = []
     if not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi:
         out.append("no_difference")
@@ -75,7 +74,7 @@ def _problems(text: str, cm: dict, case: dict) -> list[str]:
     timed = abs(t / s - t) if is_num(t) and is_num(s) and s > 0 else None
     if stated is None or timed is None or abs(stated - timed) > ROUNDING * timed:
         out.append("size")
-    w = window_speedup(base.get("breakdown"), var.get("breakdown"), work_amount(case, base), work_amount(case, var))
+    w = window_speedup(base.get("breakdown"), var.get("breakdown"), base_v.work, var_v.work)
     if w is None or not is_num(s) or (w > 1.0) != (s > 1.0) or w == 1.0:
         out.append("window")
     pair = PAIR.search(text)
@@ -90,12 +89,11 @@ def _problems(text: str, cm: dict, case: dict) -> list[str]:
 
 def audit_rows(doc: dict, rows: list[tuple[str, str, str, str]]) -> Audit:
     """rows: (experiment, case, variant, why text) as a report printed them."""
-    cases = {(e.get("name"), c.get("name")): c for e in doc.get("experiments", []) or []
-             for c in e.get("cases", []) or []}
+    cases = {(e.name, c.name): c for e in Document(doc).experiments for c in e.cases}
     res = Audit()
     for exp, case_name, variant, text in rows:
-        case = cases.get((exp, case_name)) or {}
-        cm = next((x for x in case.get("comparisons", []) or [] if x.get("variant") == variant), None)
+        case = cases.get((exp, case_name))
+        cm = case.comparison(variant) if case is not None else None
         if not text or cm is None:
             continue
         if not SHARE.search(text):

@@ -193,6 +193,13 @@ std::function<std::string(std::vector<Workload*>&)> verify_first_step() {
   };
 }
 
+// What the variant is, in the params vocabulary (harness/results.schema.json): how
+// the step is spread, and over how many devices (DataParallel) or ranks (DDP).
+Variant spread(Variant v, const char* parallelism, int devices) {
+  v.params = {{"parallelism", parallelism}, {"devices", devices}};
+  return v;
+}
+
 WorkUnits units_for(const TrainSpec& s, double samples) {
   WorkUnits u;
   u.items = samples;
@@ -266,33 +273,37 @@ class DataParallelExperiment final : public Experiment {
     std::map<std::string, int> devices;
     const ddp::Job no_job{};
     auto job = [&](const std::string& v) { return ddp::Job{kExperiment, t.name, v}; };
-    t.variants.push_back({"single_device", "rank 0 alone: one " + dev_words + ", the whole global batch",
-                          train(s, Mode::single_device, GradLayout::copy, no_job, world, false)});
+    t.variants.push_back(spread({"single_device", "rank 0 alone: one " + dev_words + ", the whole global batch",
+                                 train(s, Mode::single_device, GradLayout::copy, no_job, world, false)},
+                                "single", 1));
     if (world > 1) {
       const bool dp_possible = !gpu || visible >= world;
       if (dp_possible) {
-        t.variants.push_back(
+        t.variants.push_back(spread(
             {"data_parallel",
              gpu ? "rank 0 alone: torch::nn::parallel::data_parallel over GPUs 0.." + std::to_string(world - 1) +
                        " (scatter, replicate, gather every step)"
                  : "rank 0 alone: a DataParallel-equivalent over " + std::to_string(world) +
                        " replicas in one process (copied every step, a thread each, gradients summed back)",
-             train(s, Mode::data_parallel, GradLayout::copy, no_job, world, false)});
+             train(s, Mode::data_parallel, GradLayout::copy, no_job, world, false)},
+            "data_parallel", world));
         devices["data_parallel"] = world;
       } else {
         t.notes["data_parallel"] = "not run: rank 0 sees " + std::to_string(visible) + " GPU(s), DataParallel over " +
                                    std::to_string(world) + " needs them all in one process (one GPU per task?)";
       }
     }
-    t.variants.push_back({"ddp",
-                          (world > 1 ? "DDP over " + std::to_string(world) + " processes (" + backend + "), " +
-                                           std::to_string(s.batch) + " samples each"
-                                     : "DDP at world size 1: a " + backend + " group of one") +
-                              "; " + ddp_words + ", " + avg_words,
-                          train(s, Mode::ddp, GradLayout::copy, job("ddp"), world, world == 1)});
-    t.variants.push_back({"ddp_bucket_view",
-                          "as ddp, but " + view_words + ": no copy back, no separate gradient tensors",
-                          train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world, world == 1)});
+    t.variants.push_back(spread({"ddp",
+                                 (world > 1 ? "DDP over " + std::to_string(world) + " processes (" + backend + "), " +
+                                                  std::to_string(s.batch) + " samples each"
+                                            : "DDP at world size 1: a " + backend + " group of one") +
+                                     "; " + ddp_words + ", " + avg_words,
+                                 train(s, Mode::ddp, GradLayout::copy, job("ddp"), world, world == 1)},
+                                "ddp", world));
+    t.variants.push_back(spread({"ddp_bucket_view",
+                                 "as ddp, but " + view_words + ": no copy back, no separate gradient tensors",
+                                 train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world, world == 1)},
+                                "ddp", world));
     devices["ddp"] = devices["ddp_bucket_view"] = world;
     if (world > 1) {
       t.notes["ran_on"] = "single_device" + std::string(devices.count("data_parallel") ? " and data_parallel" : "") +
@@ -326,11 +337,15 @@ class DataParallelExperiment final : public Experiment {
       c.verify = verify_first_step();
       auto rjob = [&](const std::string& v) { return ddp::Job{kExperiment, c.name, v}; };
       c.variants = {
-          {"single_device", "one GPU, no communication", train(rs, Mode::single_device, GradLayout::copy, no_job, 1, false)},
-          {"ddp", "DDP at world size 1 (nccl group of one); " + ddp_words,
-           train(rs, Mode::ddp, GradLayout::copy, rjob("ddp"), 1, true)},
-          {"ddp_bucket_view", "as ddp, but " + view_words,
-           train(rs, Mode::ddp, GradLayout::bucket_view, rjob("ddp_bucket_view"), 1, true)}};
+          spread({"single_device", "one GPU, no communication",
+                  train(rs, Mode::single_device, GradLayout::copy, no_job, 1, false)},
+                 "single", 1),
+          spread({"ddp", "DDP at world size 1 (nccl group of one); " + ddp_words,
+                  train(rs, Mode::ddp, GradLayout::copy, rjob("ddp"), 1, true)},
+                 "ddp", 1),
+          spread({"ddp_bucket_view", "as ddp, but " + view_words,
+                  train(rs, Mode::ddp, GradLayout::bucket_view, rjob("ddp_bucket_view"), 1, true)},
+                 "ddp", 1)};
       c.notes["ran_on"] = "one process, one GPU: DDP's overhead on a model whose step users know";
       c.derive = [](const json& r) { return derive_scaling(r, {{"ddp", 1}, {"ddp_bucket_view", 1}}); };
       c.skip_reason = !unavailable.empty() ? unavailable
@@ -375,12 +390,14 @@ class DataParallelExperiment final : public Experiment {
     d.params["global_batch"] = s.batch * dp_devices;
     d.timing = TimingMode::sync;
     d.units = units_for(s, static_cast<double>(s.batch * dp_devices));
-    d.variants = {Variant{"single_device", "one GPU, the whole global batch",
+    d.variants = {spread({"single_device", "one GPU, the whole global batch",
                           train(s, Mode::single_device, GradLayout::copy, no_job, dp_devices, false)},
-                  Variant{"data_parallel",
+                         "single", 1),
+                  spread({"data_parallel",
                           "torch::nn::parallel::data_parallel over " + std::to_string(dp_devices) +
                               " GPUs: scatter, replicate, gather every step",
-                          train(s, Mode::data_parallel, GradLayout::copy, no_job, dp_devices, false)}};
+                          train(s, Mode::data_parallel, GradLayout::copy, no_job, dp_devices, false)},
+                         "data_parallel", dp_devices)};
     d.verify = verify_first_step();
     d.notes["ran_on"] = "one process, " + std::to_string(dp_devices) + " GPUs";
     d.derive = [dp_devices](const json& r) { return derive_scaling(r, {{"data_parallel", dp_devices}}); };

@@ -22,8 +22,21 @@ std::vector<Precision> precisions_for(DeviceKind d) {
   return {Precision::fp32, Precision::amp_bf16};
 }
 
+// The precision word of the params vocabulary (harness/results.schema.json).
+const char* precision_param(Precision p) {
+  switch (p) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::amp_fp16: return "fp16";
+    case Precision::amp_bf16: return "bf16";
+  }
+  return "?";
+}
+
+// conv: the net has convolutions, so the FP32 a PyTorch user gets by default on a GPU
+// (cuDNN may use TF32, matmul may not) is the tf32 variant; without them it is fp32.
 Case training_case(std::string name, nlohmann::json params, NetFactory factory, BatchSource batches,
-                   const std::vector<std::pair<Precision, bool>>& variants, WorkUnits units, DeviceKind d) {
+                   const std::vector<std::pair<Precision, bool>>& variants, WorkUnits units, DeviceKind d, bool conv) {
   Case c;
   c.name = std::move(name);
   c.params = std::move(params);
@@ -34,8 +47,12 @@ Case training_case(std::string name, nlohmann::json params, NetFactory factory, 
     TrainOptions o;
     o.precision = p;
     o.channels_last = cl;
-    c.variants.push_back({vname, std::string(to_string(p)) + (cl ? ", channels_last" : ", NCHW"),
-                          [=] { return std::make_unique<TrainStep>(factory, batches, o, device); }});
+    Variant v{vname, std::string(to_string(p)) + (cl ? ", channels_last" : ", NCHW"),
+              [=] { return std::make_unique<TrainStep>(factory, batches, o, device); }};
+    v.params = {{"precision", precision_param(p)},
+                {"layout", cl ? "channels_last" : "contiguous"},
+                {"default_fp32", !cl && p == (conv ? Precision::tf32 : Precision::fp32)}};
+    c.variants.push_back(std::move(v));
   }
   c.verify = verify_loss_traces;
   c.notes = {{"tf32_note", "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
@@ -79,7 +96,7 @@ class MixedPrecision final : public Experiment {
         },
         fixed_batch(seeded_randn({rb, 3, side, side}, dev_opts, 21),
                     torch::randint(0, 1000, {rb}, torch::TensorOptions().dtype(torch::kLong)).to(torch_device(d))),
-        rv, WorkUnits{0, 3.0 * img_flops * rb, static_cast<double>(rb), "images"}, d));
+        rv, WorkUnits{0, 3.0 * img_flops * rb, static_cast<double>(rb), "images"}, d, true));
 
     const GptConfig g = gpu ? GptConfig{6, 1024, 16, 1024, 32768} : GptConfig{2, 128, 2, 64, 512};
     const std::int64_t gb = gpu ? 8 : 4;
@@ -94,7 +111,7 @@ class MixedPrecision final : public Experiment {
         },
         fixed_batch(torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d)),
                     torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d))),
-        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d));
+        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d, false));
     return out;
   }
 };

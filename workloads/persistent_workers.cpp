@@ -35,7 +35,7 @@ Case epochs_case(std::string name, const EpochSpec& base, bool python) {
                 if (python) return std::make_unique<PythonEpochs>(s, py);
                 return std::make_unique<ThreadEpochs>(s);
               }};
-    v.params = {{"persistent_workers", persistent}};
+    v.params = {{"persistent_workers", persistent}, {"loader", python ? "python" : "libtorch"}};
     return v;
   };
   if (python) {

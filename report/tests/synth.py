@@ -1,4 +1,6 @@
-"""Schema-valid synthetic results documents for tests, built from given samples."""
+"""Schema-valid synthetic results documents for tests, built from given samples. Like
+a file the report loads, a document gets the variant params its variants' names stood
+for in the harness's earlier versions (report/migrate.py), unless migrate=False."""
 from __future__ import annotations
 
 import json
@@ -6,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from report.migrate import migrate as fill_params
 from report.stats import median_ci
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -96,7 +99,7 @@ def experiment(name: str, cases: list[dict], claims: list[str] | None = None, st
 
 
 def document(experiments: list[dict], gpu: str | None = None, cpu_model: str = "Test CPU 9000",
-             status: str = "complete") -> dict:
+             status: str = "complete", migrate: bool = True) -> dict:
     device = "cuda" if gpu else "cpu"
     cuda = None
     if gpu:
@@ -104,7 +107,7 @@ def document(experiments: list[dict], gpu: str | None = None, cpu_model: str = "
                 "device_count": 1,
                 "gpus": [{"index": 0, "name": gpu, "compute_capability": "9.0", "sm_count": 132,
                           "memory_bytes": 85899345920, "l2_cache_bytes": 52428800, "nvml": {"available": False}}]}
-    return {
+    doc = {
         "schema": "optbench-results", "schema_version": 1, "status": status,
         "environment": {
             "date": "2025-01-01T00:00:00Z", "optbench_version": "0.1.0",
@@ -123,6 +126,7 @@ def document(experiments: list[dict], gpu: str | None = None, cpu_model: str = "
                                             "max_samples": 100000, "target_rel_ci": 0.05, "confidence": 0.95}}},
         "experiments": experiments,
     }
+    return fill_params(doc) if migrate else doc
 
 
 def simple_doc(samples_base: list[float], samples_opt: list[float], gpu: str | None = H100) -> dict:

@@ -94,22 +94,19 @@ def test_seed_excerpts_are_verbatim():
     assert checked > 20
 
 
-def gpu_doc(speedup_case_pairs, exp="pinned_memory", claims=("pin_memory",), gpu=synth.H100, **case_kw):
-    cases = []
-    for i, (base, opt, vname) in enumerate(speedup_case_pairs):
-        cases.append(synth.case(f"c{i}", [("pageable", synth.lognormal(base, 0.01, 20, i)),
-                                          (vname, synth.lognormal(opt, 0.01, 20, 100 + i))], **case_kw))
-    return synth.document([synth.experiment(exp, cases, list(claims))], gpu=gpu)
-
-
 def window_loops(case):
-    """Variant params of the epoch-window dataloader: which loop each variant is."""
+    """Variant params of the epoch-window dataloader, as the harness records them: which
+    loop each variant is, and its workers, prefetch depth and pinning."""
     for v in case["variants"]:
         name = v["name"]
         v["params"] = {"loop": "no_loader" if name == "no_loader" else
                        "data_only" if name.endswith("_data_only") else "train"}
-        if name.startswith("prefetch_"):  # the depth, as the harness records it
-            v["params"]["prefetch"] = int(name.split("_")[1])
+        if name == "no_loader":
+            continue
+        setting = name.removesuffix("_data_only")
+        workers, prefetch = (int(setting.split("_")[1]), 2) if setting.startswith("workers_") else \
+            (4, int(setting.split("_")[1])) if setting.startswith("prefetch_") else (8, 2)
+        v["params"].update(workers=workers, prefetch=prefetch, pinned=setting == "pinned")
     return case
 
 
@@ -136,7 +133,8 @@ def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0)
         window_loops(c)
     cases[0]["derived"] = {"workers_0": {"data_wait_fraction": 0.62}, "fewest_workers_within_10pct_of_best": 4}
     copy_cases = [synth.case(f"h2d_{i}MiB", [("pageable", synth.lognormal(s, 0.01, 20, 200 + i)),
-                                             ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))])
+                                             ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))],
+                             params={"direction": "h2d", "bytes": 2 ** (20 + i)})
                   for i, s in enumerate(copies)]
     return synth.document([synth.experiment("dataloader", cases, ["num_workers", "prefetch_factor", "pin_memory"]),
                            synth.experiment("pinned_memory", copy_cases, ["pin_memory"])], gpu=gpu)
@@ -205,8 +203,11 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
     assert strict and "4.80× over 2 cases" in strict[0].text
 
 
-def test_amp_prefers_an_explicit_default_variant():
+def test_amp_prefers_the_variant_that_declares_itself_the_default():
     doc = mp_doc({"r": ({"model": "resnet50"}, {"fp32": 4.0, "fp32_default": 2.5, "tf32": 2.0, "amp_fp16": 1.0})})
+    variants = {v["name"]: v for v in doc["experiments"][0]["cases"][0]["variants"]}
+    variants["tf32"]["params"]["default_fp32"] = False  # a run with a variant for PyTorch's exact flags
+    variants["fp32_default"]["params"] = {"default_fp32": True}
     r = evaluate_claim(claim("amp"), doc)
     assert r.evidence[0].baseline.startswith("fp32_default") and r.evidence[0].speedup == pytest.approx(2.5, rel=0.02)
 
@@ -239,6 +240,9 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
     ])
     # DDP's step does 2 x the items (a batch per rank); DataParallel splits one batch over both GPUs.
     doc["experiments"][0]["cases"][0]["variants"][1]["units"] = {"items": 64.0}
+    # what workloads/ddp.cpp derives: (64 / 1.1) / (2 x 32 / 1.0)
+    doc["experiments"][0]["cases"][0]["derived"] = {
+        "variants": {"ddp": {"devices": 2, "scaling_efficiency": 0.909, "scaling_efficiency_ci": [0.9, 0.92]}}}
     r = evaluate_claim(claim("ddp_scaling"), doc)
     assert r.verdict.verdict == CONFIRMED
     e = r.evidence[0]
@@ -246,16 +250,21 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
     # DDP: 64 items / 1.1 s; DataParallel: 32 items / 0.8 s
     assert e.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
     eff = [b for b in r.beside if b.label.startswith("DDP on 2")]
-    assert eff and eff[0].text.startswith("0.9")  # (64 / 1.1) / (2 x 32 / 1.0)
+    assert eff and eff[0].text == "0.909 [0.900, 0.920] (data_parallel/mlp_train_ws2)"  # read, not recomputed
 
 
 def test_ddp_against_data_parallel_in_one_case_is_paired():
-    c = synth.case("mlp_train_ws4", [("single", synth.lognormal(1.0, 0.01, 20, 1)),
-                                     ("dp_4", synth.lognormal(0.5, 0.01, 20, 2)),
-                                     ("ddp_4", synth.lognormal(0.3, 0.01, 20, 3))], params={"world_size": 4})
+    """Whatever the variants are called: what they are is in their params."""
+    c = synth.case("mlp_train_ws4", [("one", synth.lognormal(1.0, 0.01, 20, 1)),
+                                     ("dp", synth.lognormal(0.5, 0.01, 20, 2)),
+                                     ("dist", synth.lognormal(0.3, 0.01, 20, 3))], params={"world_size": 4})
+    for v, (how, n) in zip(c["variants"], (("single", 1), ("data_parallel", 4), ("ddp", 4))):
+        v["params"] = {"parallelism": how, "devices": n}
+    c["derived"] = {"variants": {"dp": {"scaling_efficiency": 0.5}, "dist": {"scaling_efficiency": 0.83}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
     assert r.verdict.verdict == CONFIRMED
     assert r.evidence[0].speedup == pytest.approx(0.5 / 0.3, rel=0.03)
+    assert r.evidence[0].variant == "dist (4 ranks)"
     assert {b.label.split(":")[0] for b in r.beside} >= {"DDP on 4", "DataParallel on 4"}
 
 
@@ -288,9 +297,9 @@ def test_confirmed_and_range_over_cases():
 
 def test_exceeded_and_not_reproduced():
     for speedup, verdict in ((2.0, EXCEEDED), (1.0, NOT_REPRODUCED)):
-        doc = gpu_doc([(speedup, 1.0, "workers_2")], exp="dataloader", claims=("num_workers",))
-        doc["experiments"][0]["cases"][0]["name"] = "workers"
-        window_loops(doc["experiments"][0]["cases"][0])
+        c = window_loops(synth.case("workers", [("workers_0", synth.lognormal(speedup, 0.01, 20, 0)),
+                                                ("workers_2", synth.lognormal(1.0, 0.01, 20, 100))]))
+        doc = synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=synth.H100)
         assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == verdict
 
 

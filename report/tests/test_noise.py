@@ -60,7 +60,7 @@ def _worst(docs: list[dict], what: str) -> float:
             if va is None or vb is None:
                 continue
             spreads = [spread(_logs(r, what, key)) for r in (a, b)]
-            floor = floor_for(kind(b.doc, b.cases[key[:2]]), what, spreads, [], 0.0)
+            floor = floor_for(kind(b.doc, b.cases[key[:2]].raw), what, spreads, [], 0.0)
             worst = max(worst, abs(vb - va) / math.log1p(floor.value))
     return worst
 

@@ -6,6 +6,8 @@ import sys
 import synth
 from conftest import digest
 
+from report.document import Document
+
 MiB = 2**20
 
 
@@ -141,11 +143,15 @@ def test_validate_and_gpus_on_real_results(real_results, cli):
     assert r.rc == 0 and "CPU" in r.out
 
 
+def experiment_view(raw: dict):
+    return Document(synth.document([raw])).experiments[0]
+
+
 def test_sweep_detection():
     from report.plots import find_sweeps
 
     doc = rich_doc()
-    sweeps = dict(find_sweeps(doc["experiments"][0]))
+    sweeps = dict(find_sweeps(Document(doc).experiments[0]))
     assert set(sweeps) == {"bytes"}
     assert set(sweeps["bytes"]) == {"direction=h2d: pageable", "direction=h2d: pinned",
                                     "direction=d2h: pageable", "direction=d2h: pinned"}
@@ -155,7 +161,7 @@ def test_sweep_detection():
     cases = [synth.case(f"m{o}", [(f"{o}x{o}", [1.0, 1.1]), ("4096x4096", [0.9, 1.0])],
                         params={"odd": o, "aligned": 4096, "precision": "fp16"}, units=units)
              for o in (4095, 4097, 4100, 4104)]
-    assert find_sweeps(synth.experiment("aligned_dims", cases)) == []
+    assert find_sweeps(experiment_view(synth.experiment("aligned_dims", cases))) == []
 
 
 def test_sweep_across_the_variants_of_a_case():
@@ -166,7 +172,7 @@ def test_sweep_across_the_variants_of_a_case():
                    roles={"on_device": "reference"})
     for v, w in zip(c["variants"], (0, 1, 2)):
         v["params"] = {"workers": w}
-    sweeps = dict(find_sweeps(synth.experiment("dataloader", [c])))
+    sweeps = dict(find_sweeps(experiment_view(synth.experiment("dataloader", [c]))))
     assert set(sweeps) == {"workers"}
     pts = sweeps["workers"]["workers"]
     assert [x for x, _ in pts] == [0, 1, 2]  # the reference variant has no setting: not on the line
@@ -181,7 +187,7 @@ def test_train_and_data_only_loops_are_separate_lines():
                    roles={"workers_0_data_only": "reference", "workers_1_data_only": "reference"})
     for v, (w, loop) in zip(c["variants"], ((0, "train"), (0, "data_only"), (1, "train"), (1, "data_only"))):
         v["params"] = {"workers": w, "loop": loop}
-    sweeps = dict(find_sweeps(synth.experiment("dataloader", [c])))
+    sweeps = dict(find_sweeps(experiment_view(synth.experiment("dataloader", [c]))))
     assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only)"}
     assert [x for x, _ in sweeps["workers"]["workers (train)"]] == [0, 1]
 

@@ -17,7 +17,8 @@ from report.fmt import sig
 from report.gpus import build
 from report.plots import speedup_points
 from report.results import load_results
-from report.rounds import ROUNDS_FLOOR
+from report.document import Document
+from report.multiplicity import rounds_floor
 from report.stats import median_ci
 from report.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
@@ -27,8 +28,9 @@ def claim(cid):
 
 
 def test_floor_is_where_a_95_percent_order_statistic_interval_first_exists():
-    coverage = [1 - 2 * 0.5 ** n for n in (ROUNDS_FLOOR - 1, ROUNDS_FLOOR)]
-    assert ROUNDS_FLOOR == 6 and coverage[0] < 0.95 <= coverage[1]
+    floor = rounds_floor(0.95)
+    coverage = [1 - 2 * 0.5 ** n for n in (floor - 1, floor)]
+    assert floor == 6 and coverage[0] < 0.95 <= coverage[1]
     assert median_ci([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])[1:] == (1.0, 6.0)  # at the floor: [min, max]
 
 
@@ -87,7 +89,7 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
         ("", "", "5", "True")
     assert rows["r6"]["ci_low"] and rows["r6"]["ci_high"] and rows["r6"]["rounds"] == "6"
     assert rows["r6"]["below_floor"] == "False"
-    points = {label.split(":")[0]: (lo, hi) for label, _, lo, hi in speedup_points(doc["experiments"][0])}
+    points = {label.split(":")[0]: (lo, hi) for label, _, lo, hi in speedup_points(Document(doc).experiments[0])}
     assert points["r5"] == (None, None) and None not in points["r6"]
 
 
@@ -171,7 +173,7 @@ def below_floor_comparisons(doc):
     for e in doc["experiments"]:
         for c in e.get("cases") or []:
             for cm in c.get("comparisons") or []:
-                if isinstance(cm.get("speedup"), float) and cm["rounds"] < ROUNDS_FLOOR:
+                if isinstance(cm.get("speedup"), float) and cm["rounds"] < cm.get("rounds_floor", rounds_floor(0.95)):
                     yield e, c, cm
 
 
@@ -191,7 +193,7 @@ def test_real_one_round_comparisons_show_no_ci(real_report):
                 assert f"{ev.label}: {sig(ev.speedup)}× (n = 1, no CI)" in html.unescape(text)
                 assert f"{ev.label}: {sig(ev.speedup)}× [" not in html.unescape(text)
     assert "7.13× (n = 1, no CI)" in md and "7.13× [" not in md and "7.13× [" not in page
-    batch = next(e for e in docs["h100_rest_budget300.json"]["experiments"] if e["name"] == "batch_size")
+    batch = next(e for e in Document(docs["h100_rest_budget300.json"]).experiments if e.name == "batch_size")
     assert all(lo is None and hi is None and "(n = 1, no CI)" in label
                for label, _, lo, hi in speedup_points(batch))
     assert (out / "plots" / "1_batch_size_speedup.png").is_file()  # input 1

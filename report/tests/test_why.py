@@ -6,6 +6,7 @@ import pytest
 import synth
 from conftest import FIXTURES
 
+from report.document import Document
 from report.results import load_schema, schema_errors
 from report.schema_check import structural_errors
 from report.tables import document_tables
@@ -138,6 +139,10 @@ def test_old_files_render_without_the_why_column(tmp_path, cli):
     assert rows and "why" in rows[0] and all(r["why"] == "" for r in rows)
 
 
+def view(exp: dict):
+    return Document({"experiments": [exp]}).experiments[0]
+
+
 def test_why_says_when_the_timing_finds_no_difference():
     """A profiled difference beside a speedup whose CI includes 1 is flagged as such, so
     the table never explains an effect the timing did not find."""
@@ -154,12 +159,12 @@ def test_why_says_when_the_timing_finds_no_difference():
                       "breakdown": var}],
         "comparisons": [{"baseline": "a", "variant": "b", "speedup": 1.01, "ci_low": 0.97, "ci_high": 1.05,
                          "rounds": 10, "verification": {"status": "passed"}}]}]}
-    row = [r for r in experiment_rows(exp, None, why=True) if r.get("variant") == "b"][0]
+    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.get("variant") == "b")
     assert row["why"] == "timing finds no clear difference (CI includes 1): nothing to explain", row["why"]
     exp["cases"][0]["comparisons"][0].update(speedup=1.2, ci_low=1.15, ci_high=1.25)
     for v in exp["cases"][0]["variants"]:
         v["stats"]["iqr"] = 0.02e-3
-    row = [r for r in experiment_rows(exp, None, why=True) if r.get("variant") == "b"][0]
+    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.get("variant") == "b")
     assert row["why"].startswith("matrix multiply"), row["why"]
 
 
