@@ -2,9 +2,13 @@
 # The README's commands, run the way a user runs them, in a copy of the source
 # tree as a fresh clone has it (tracked and untracked-but-not-ignored files: no
 # build/, no out/, no deps/):
+#  0. The README's example experiment (the ```cpp block that starts with
+#     `// workloads/NAME.cpp`) is written into the copy as its one new file.
 #  1. `OPTBENCH_OUT_DIR=out/try scripts/run --quick --filter zero_grad`: exit 0,
 #     and the four paths it prints (results, report.md, report.html, results.csv)
-#     exist, the results validate and the report names the experiment.
+#     exist, the results validate and the report names the experiment. Then the
+#     example is listed with its claim (whose id claims.json has), runs, verifies,
+#     and the report cites it for that claim.
 #  2. Every command in the README's ```sh blocks, in order, in one shell from the
 #     copy's root, with a python3 that has torch first on PATH (what the README
 #     assumes). Each must exit 0, or as EXIT below allows; the commands a CPU
@@ -47,6 +51,23 @@ user_env=(env -u OPTBENCH_PYTHON -u TORCH_CMAKE_PREFIX -u OPTBENCH_PRESET -u OPT
           -u OPTBENCH_DEPS PATH="$tmp/bin:$PATH" CCACHE_BASEDIR="$tmp/clone"
           CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)
 
+# 0. The README's example experiment (its ```cpp block naming a file in
+# workloads/) is added to the copy, as a user adding an experiment would: that
+# one file, nothing else; scripts/run below builds it.
+"$PY" - "$tmp/clone" <<'PY' >"$tmp/examples" || fail "writing the README's example experiment into the copy"
+import pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+text = (root / "README.md").read_text()
+for block in re.findall(r"^```cpp\n(.*?)^```", text, flags=re.S | re.M):
+    m = re.match(r"// (workloads/[A-Za-z0-9_]+\.cpp)", block)
+    if m:
+        target = root / m.group(1)
+        assert not target.exists(), f"{m.group(1)} exists already"
+        target.write_text(block)
+        print(m.group(1))
+PY
+[ -s "$tmp/examples" ] || fail "the README shows no example experiment (a \`\`\`cpp block starting with // workloads/NAME.cpp)"
+
 # 1. scripts/run.
 cd "$tmp/clone"
 t0=$(date +%s)
@@ -63,6 +84,34 @@ build/cuda/optbench report validate "${paths[0]}" >>"$tmp/log" 2>&1 || fail "the
 grep -q zero_grad "${paths[1]}" && grep -q zero_grad "${paths[2]}" && grep -q zero_grad "${paths[3]}" ||
   fail "the report does not show zero_grad"
 echo "ok: scripts/run --quick --filter zero_grad ($(( $(date +%s) - t0 )) s, with the build): ${paths[*]}"
+
+# 1b. The example experiment is listed with its claim, runs, verifies, and the
+# report counts it for that claim.
+while IFS= read -r file; do
+  name=$(basename "$file" .cpp)
+  build/cuda/optbench list --json >"$tmp/list.json" || fail "optbench list --json"
+  "$PY" -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1])) if x["name"]==sys.argv[2]]; sys.exit(0 if e and e[0]["claims"] else 1)' \
+    "$tmp/list.json" "$name" || fail "the README's example $name is not listed with a claim"
+  OPTBENCH_PYTHON=$PY tests/claim_ids.sh build/cuda/optbench . >>"$tmp/log" 2>&1 || fail "claim ids of the copy with $name"
+  build/cuda/optbench run "$name" --quick --no-progress --out "out/$name.json" >>"$tmp/log" 2>&1 ||
+    fail "optbench run $name exited $?"
+  "$PY" - "out/$name.json" "$name" <<'PY' || fail "the example's results"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+(exp,) = [e for e in doc["experiments"] if e["name"] == sys.argv[2]]
+cases = exp["cases"]
+assert cases and all(c["status"] == "ok" for c in cases), [c.get("status") for c in cases]
+for c in cases:
+    for cmp in c["comparisons"]:
+        assert cmp["speedup"] and cmp["verification"]["status"] == "passed", cmp
+PY
+  build/cuda/optbench report render "out/$name.json" --out "out/$name-report" >>"$tmp/log" 2>&1 || fail "rendering $name"
+  claim=$("$PY" -c 'import json,sys; print([x for x in json.load(open(sys.argv[1])) if x["name"]==sys.argv[2]][0]["claims"][0])' \
+    "$tmp/list.json" "$name")
+  grep -F "$claim" "out/$name-report/report.md" | grep -qF "$name" ||
+    fail "the report's line for claim $claim does not cite $name"
+  echo "ok: the README's example $file built, ran, verified, and counts for claim $claim"
+done <"$tmp/examples"
 
 # 2. The README's code blocks.
 "$PY" - "$tmp/clone/README.md" >"$tmp/commands" <<'PY' || fail "reading the README's code blocks"
