@@ -20,6 +20,7 @@ namespace optbench {
 
 struct ChildOutcome {
   nlohmann::json experiment;              // the child's record of its experiment (null if it wrote none)
+  nlohmann::json config;                  // the settings it recorded running with (null if it wrote none)
   int exit_code = -1;                     // its exit status, if it exited
   int signal = 0;                         // the signal that ended it, if one did
   std::vector<std::string> output_tail;   // its last lines of output (stdout and stderr)
