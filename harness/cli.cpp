@@ -16,11 +16,13 @@
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
+#include "harness/experiment_guard.h"
 #include "harness/build_info.h"
 #include "harness/cli_numbers.h"
 #include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
 #include "harness/registry.h"
+#include "harness/run_settings.h"
 #include "harness/signals.h"
 #include "harness/suite_runner.h"
 
@@ -162,21 +164,16 @@ int cli_main(int argc, char** argv) {
       ->check(cli::whole_number(0));
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
-  bool in_process = false, guarded_child = false;
+  bool in_process = false;
   run->add_flag("--in-process", in_process,
                 "Run every experiment in this process (default: each in a child process, so a crash inside one "
                 "is recorded as 'crashed' and the others still run)");
-  std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
-  run->add_flag("--_guarded-child", guarded_child)->group("");
-  run->add_option("--_later-experiments", later_experiments)->group("")->check(cli::whole_number(0));
-  run->add_option("--_prior-cases", prior_cases)->group("")->check(cli::whole_number(0));
-  run->add_option("--_prior-experiments", prior_experiments)->group("")->check(cli::whole_number(0));
   std::string breakdown = "auto", trace_dir;
   run->add_option("--breakdown", breakdown,
                   "Profile each variant for a short window after its timed rounds and record where a step's time "
                   "goes (never part of a timed sample): auto (standard and full profiles, within 20% of a case's "
                   "time), on, or off")
-      ->check(CLI::IsMember({"auto", "on", "off"}));
+      ->check(CLI::IsMember(profiling::breakdown_mode_words()));
   run->add_option("--trace-dir", trace_dir,
                   "Save each profiled window as a Chrome trace (Perfetto, chrome://tracing) in this folder; "
                   "implies --breakdown on");
@@ -190,15 +187,14 @@ int cli_main(int argc, char** argv) {
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
                 "cases that need it, e.g. cudnn_benchmark, always are)");
 
-  // Hidden: one isolated variant, driven by the run's process over a pipe.
-  WorkerArgs worker_args;
-  std::string worker_device = "cpu", worker_profile = "standard";
+  // Hidden, each given its settings as one JSON object (harness/run_settings.h):
+  // one guarded experiment, run by the suite's process (harness/experiment_guard.h),
+  // and one isolated variant, driven by the run's process over a pipe.
+  std::string experiment_settings, worker_settings;
+  auto* experiment_child = app.add_subcommand("_experiment", "")->group("");
+  experiment_child->add_option("--settings", experiment_settings)->required();
   auto* worker = app.add_subcommand("_worker", "")->group("");
-  worker->add_option("--experiment", worker_args.experiment)->required();
-  worker->add_option("--case", worker_args.case_name)->required();
-  worker->add_option("--variant", worker_args.variant)->required()->check(cli::whole_number(0));
-  worker->add_option("--device", worker_device)->check(CLI::IsMember({"cuda", "cpu"}));
-  worker->add_option("--profile", worker_profile)->check(CLI::IsMember({"quick", "standard", "full"}));
+  worker->add_option("--settings", worker_settings)->required();
 
   std::string env_device = "auto";
   auto* env = app.add_subcommand("env", "Print the environment block as JSON");
@@ -223,9 +219,12 @@ int cli_main(int argc, char** argv) {
   const std::vector<std::string> args(argv, argv + argc);
   std::string results_path;  // for the message when writing it fails
   try {
-    if (*worker) {
-      worker_args.ctx = {parse_device(worker_device), parse_profile(worker_profile)};
-      return run_worker(worker_args);
+    if (*worker) return run_worker(json::parse(worker_settings).get<WorkerArgs>());
+    if (*experiment_child) {
+      const SuiteOptions opts = suite_options_for_child(json::parse(experiment_settings).get<ExperimentChildSettings>());
+      results_path = opts.out_path;
+      install_stop_handlers();
+      return run_suite(opts);
     }
     if (auto rc = distributed_commands->dispatch()) return *rc;
     if (*list) return cmd_list(filter, list_json);
@@ -251,22 +250,18 @@ int cli_main(int argc, char** argv) {
       if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");
       std::filesystem::create_directories(trace_dir);
       opts.measure.breakdown.trace_dir = std::filesystem::absolute(trace_dir).string();
-      opts.measure.breakdown.mode = profiling::BreakdownMode::always;
+      opts.measure.breakdown.mode = profiling::BreakdownMode::on;
     }
     opts.filter = names.empty() ? filter : names_to_filter(names);
     if (time_budget > 0) opts.time_budget_s = time_budget;
-    if (hang_timeout > 0) opts.hang_timeout_s = hang_timeout;
+    opts.hang_timeout_s = hang_timeout > 0 ? hang_timeout : default_hang_timeout_s(opts.measure.stopping.max_time_s);
     opts.out_path = out.empty() ? default_out_path(opts.device) : out;
     results_path = opts.out_path;
     if (!overwrite && std::filesystem::exists(opts.out_path))
       throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
     opts.argv = args;
     opts.progress = !no_progress;
-    opts.guard_experiments = !in_process && !guarded_child;
-    opts.guarded_child = guarded_child;
-    opts.later_experiments = later_experiments;
-    opts.prior_cases = prior_cases;
-    opts.prior_experiments = prior_experiments;
+    opts.guard_experiments = !in_process;
     install_stop_handlers();
     // Under a launcher (WORLD_SIZE > 1) ranks > 0 serve rank 0 here; only rank 0 runs the suite.
     auto ranks = distributed::join_run(opts.device, opts.profile);

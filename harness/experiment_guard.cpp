@@ -1,8 +1,6 @@
 #include "harness/experiment_guard.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 #include <stdexcept>
 
 #include "harness/signals.h"
+#include "harness/subprocess.h"
 
 namespace optbench {
 namespace {
@@ -29,9 +28,7 @@ json read_part(const std::string& path) {
   std::ifstream in(path);
   if (!in) return nullptr;
   try {
-    json d = json::parse(in);
-    const auto& e = d.at("experiments");
-    return e.empty() ? json(nullptr) : e.at(0);
+    return json::parse(in);
   } catch (const std::exception&) {
     return nullptr;
   }
@@ -61,25 +58,15 @@ std::string describe_signal(int sig) {
 ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::string& part_path,
                                const std::function<void(const json&)>& on_case, const std::atomic<bool>& stop,
                                const GuardLimits& limits, std::size_t tail_lines) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("cannot create a pipe for an experiment's process");
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("cannot fork an experiment's process");
-  if (pid == 0) {
-    setpgid(0, 0);  // terminal signals reach the suite, which forwards one
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the run, even one killed with SIGKILL
-    if (getppid() != parent) _exit(127);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    std::vector<char*> cargv;
-    for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-    cargv.push_back(nullptr);
-    execv(cargv[0], cargv.data());
-    std::fprintf(stderr, "optbench: cannot start %s: %s\n", argv[0].c_str(), std::strerror(errno));
-    _exit(127);
-  }
-  close(out[1]);
+  SpawnOptions so;
+  so.argv = argv;
+  so.out = Stdio::pipe;
+  so.err = Stdio::to_stdout;
+  so.own_process_group = true;      // terminal signals reach the suite, which forwards one
+  so.die_with_parent = SIGKILL;     // never outlive the run, even one killed with SIGKILL
+  const Subprocess child = spawn(so);
+  const pid_t pid = child.pid;
+  const int out = child.out;
   // A second Ctrl-C ends this process at once: the child goes first, then its files.
   set_abrupt_kill(pid);
   set_abrupt_cleanup(AbruptSlot::child_part, part_path);
@@ -105,8 +92,10 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     if (!force && st.st_mtim.tv_sec == seen_mtime.tv_sec && st.st_mtim.tv_nsec == seen_mtime.tv_nsec) return;
     seen_mtime = st.st_mtim;
     last_progress = Clock::now();
-    json e = read_part(part_path);
-    if (e.is_null()) return;
+    json d = read_part(part_path);
+    if (!d.is_object() || !d.value("experiments", json()).is_array() || d["experiments"].empty()) return;
+    if (d.contains("config")) r.config = d["config"];
+    json e = d["experiments"][0];
     const auto& cases = e.value("cases", json::array());
     for (; merged < cases.size(); ++merged) on_case(cases[merged]);
     r.experiment = std::move(e);
@@ -119,11 +108,11 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
         forwarded_stop = true;
         stop_forwarded_at = Clock::now();
       }
-      pollfd p{out[0], POLLIN, 0};
+      pollfd p{out, POLLIN, 0};
       const int ready = poll(&p, 1, 200);
       if (ready > 0) {
         char buf[4096];
-        const ssize_t n = read(out[0], buf, sizeof buf);
+        const ssize_t n = read(out, buf, sizeof buf);
         if (n <= 0) {
           open = n < 0 && errno == EINTR;
         } else {
@@ -147,18 +136,15 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     }
   } catch (...) {
     kill_group(pid);
-    close(out[0]);
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    close(out);
+    wait_status(pid);
     set_abrupt_kill(0);
     throw;
   }
-  close(out[0]);
+  close(out);
   if (!partial.empty()) keep_line(partial);
 
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_status(pid);
   if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
   set_abrupt_kill(0);

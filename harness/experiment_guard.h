@@ -2,7 +2,8 @@
 // Crash isolation per experiment. A crash inside one experiment (a signal, an
 // abort, a fault in a library) must not cost the experiments after it, and a
 // crashed process cannot be trusted to record anything. So the suite runs each
-// experiment in a child `optbench run` restricted to it, which writes its own
+// experiment in a child `optbench _experiment` restricted to it (given the
+// run's settings as data: harness/run_settings.h), which writes its own
 // results file; this side copies each case the child finishes into the run's
 // file as it appears (the run's file stays current after every case), forwards
 // the child's output, and when the child dies keeps what it finished and
@@ -20,6 +21,7 @@ namespace optbench {
 
 struct ChildOutcome {
   nlohmann::json experiment;              // the child's record of its experiment (null if it wrote none)
+  nlohmann::json config;                  // the settings it recorded running with (null if it wrote none)
   int exit_code = -1;                     // its exit status, if it exited
   int signal = 0;                         // the signal that ended it, if one did
   std::vector<std::string> output_tail;   // its last lines of output (stdout and stderr)
@@ -42,7 +44,7 @@ struct GuardLimits {
 // 900 s, or more when the per-case cap (--max-time) could make one case that long.
 double default_hang_timeout_s(double max_time_s);
 
-// Runs argv (an optbench `run` writing part_path) and waits for it. on_case gets
+// Runs argv (an `optbench _experiment` writing part_path) and waits for it. on_case gets
 // every case the child records, once, in order. When `stop` becomes true the
 // child is sent one SIGINT (it finishes its sample and records the case as
 // interrupted); the child has a process group of its own, so a terminal's Ctrl-C

@@ -1,7 +1,5 @@
 #include "harness/measure_config.h"
 
-#include "harness/seeding.h"
-
 namespace optbench {
 
 MeasureConfig measure_config_for(Profile p) {
@@ -27,26 +25,6 @@ MeasureConfig measure_config_for(Profile p) {
       break;
   }
   return c;
-}
-
-nlohmann::json to_json(const MeasureConfig& c) {
-  return {{"warmup_min_s", c.warmup_min_s},
-          {"warmup_max_s", c.warmup_max_s},
-          {"target_sample_s", c.target_sample_s},
-          {"max_iters_per_sample", c.max_iters_per_sample},
-          {"interleave", to_string(c.order)},
-          {"seed", c.seed},
-          {"data_seed", kDataSeed},
-          {"isolate", c.isolate},
-          {"cold_processes", c.cold_processes},
-          {"breakdown", profiling::to_json(c.breakdown)},
-          {"stopping",
-           {{"min_samples", c.stopping.min_samples},
-            {"min_time_s", c.stopping.min_time_s},
-            {"max_time_s", c.stopping.max_time_s},
-            {"max_samples", c.stopping.max_samples},
-            {"target_rel_ci", c.stopping.target_rel_ci},
-            {"confidence", c.stopping.confidence}}}};
 }
 
 }  // namespace optbench

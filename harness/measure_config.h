@@ -3,8 +3,6 @@
 // three profiles trade time for precision; every field can be overridden.
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/device.h"
 #include "harness/experiment.h"
 #include "harness/interleave.h"
@@ -32,6 +30,6 @@ struct MeasureConfig {
 };
 
 MeasureConfig measure_config_for(Profile p);
-nlohmann::json to_json(const MeasureConfig& c);
+// Its JSON (the results' config.measure): harness/run_settings.h.
 
 }  // namespace optbench

@@ -46,31 +46,32 @@ std::string num(double x) {
   return buf;
 }
 
-// The child `optbench run` for one experiment: the same device, profile and
-// measurement settings (each given explicitly), the budget left, and what the
-// suite knows for sharing that budget with its later experiments.
-std::vector<std::string> child_argv(const SuiteOptions& o, const std::string& name, const std::string& part,
-                                    std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
-                                    std::size_t prior_experiments) {
-  const auto& m = o.measure;
-  std::vector<std::string> a = {o.worker_executable, "run", "--_guarded-child", "--device", to_string(o.device),
-                                "--filter", "^" + name + "$", "--out", part, "--overwrite",
-                                "--max-time", num(m.stopping.max_time_s), "--min-samples",
-                                std::to_string(m.stopping.min_samples), "--target-ci", num(m.stopping.target_rel_ci),
-                                "--seed", std::to_string(m.seed), "--interleave", to_string(m.order),
-                                "--_later-experiments", std::to_string(later), "--_prior-cases",
-                                std::to_string(prior_cases), "--_prior-experiments",
-                                std::to_string(prior_experiments)};
-  if (o.profile == Profile::quick) a.push_back("--quick");
-  if (o.profile == Profile::full) a.push_back("--full");
-  if (m.isolate) a.push_back("--isolate");
-  a.insert(a.end(), {"--cold-processes", std::to_string(m.cold_processes)});
-  a.insert(a.end(), {"--breakdown", profiling::to_string(m.breakdown.mode)});
-  if (!m.breakdown.trace_dir.empty()) a.insert(a.end(), {"--trace-dir", m.breakdown.trace_dir});
-  // --hang-timeout stays here: this side enforces it.
-  if (!o.progress) a.push_back("--no-progress");
-  if (budget_left) a.insert(a.end(), {"--time-budget", num(std::max(*budget_left, 1e-3))});
-  return a;
+// What the child `optbench _experiment` for one experiment runs from: the
+// run's settings as data (harness/run_settings.h), narrowed to the experiment
+// and the budget left, and what the suite knows for sharing that budget with
+// its later experiments.
+ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string& name, const std::string& part,
+                                       std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
+                                       std::size_t prior_experiments) {
+  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments};
+  s.run.filter = "^" + name + "$";
+  s.run.time_budget_s = budget_left ? std::optional<double>(std::max(*budget_left, 1e-3)) : std::nullopt;
+  return s;
+}
+
+// The settings go as one argument: at most a few kB (paths and a name), far
+// below the kernel's 128 kB per argument.
+std::vector<std::string> child_argv(const SuiteOptions& o, const ExperimentChildSettings& s) {
+  return {o.worker_executable, "_experiment", "--settings", json(s).dump()};
+}
+
+// The keys where what the child recorded running with differs from what it was
+// sent ("" when none): a child must run from exactly what it is given.
+std::string settings_drift(const ExperimentChildSettings& sent, const json& recorded) {
+  std::string keys;
+  for (const auto& op : json::diff(json(sent.run), recorded))
+    keys += (keys.empty() ? "" : ", ") + op.value("path", std::string("/"));
+  return keys;
 }
 
 // What a guarded experiment's child left, as the experiment's status and reason.
@@ -115,7 +116,8 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
       set_abrupt_cleanup(AbruptSlot::child_temp, "");
     }
   } cleanup{part};
-  const auto argv = child_argv(opts, name, part, budget_left, later, cases_seen, experiments_seen);
+  const ExperimentChildSettings sent = child_settings(opts, name, part, budget_left, later, cases_seen, experiments_seen);
+  const auto argv = child_argv(opts, sent);
   GuardLimits limits;
   limits.hang_timeout_s = opts.hang_timeout_s.value_or(default_hang_timeout_s(opts.measure.stopping.max_time_s));
   const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
@@ -134,6 +136,10 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   }
   std::string signal_text;
   std::tie(g.status, g.reason) = child_verdict(r, limits.hang_timeout_s, &signal_text);
+  if (!r.config.is_null() && (g.status == "ok" || g.status == "failed"))
+    if (const std::string drift = settings_drift(sent, r.config); !drift.empty())
+      std::tie(g.status, g.reason) = std::pair<std::string, std::string>(
+          "failed", "its process ran with settings other than the run's (" + drift + ")");
   if (g.status == "crashed" || g.status == "hung") {
     writer.set_experiment_field(idx, "output_tail", r.output_tail);
     if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
@@ -145,6 +151,17 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
 }
 
 }  // namespace
+
+SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
+  SuiteOptions o;
+  static_cast<RunSettings&>(o) = s.run;
+  o.out_path = s.out_path;
+  o.guarded_child = true;
+  o.later_experiments = s.later_experiments;
+  o.prior_cases = s.prior_cases;
+  o.prior_experiments = s.prior_experiments;
+  return o;
+}
 
 int run_suite(const SuiteOptions& opts) {
   validate(opts.measure.stopping);
@@ -163,11 +180,7 @@ int run_suite(const SuiteOptions& opts) {
 
   const RunContext ctx{opts.device, opts.profile};
   json env = opts.guarded_child ? json{{"guarded_child", true}} : capture_environment(opts.device, opts.argv);
-  json config = {{"device", to_string(opts.device)},
-                 {"profile", to_string(opts.profile)},
-                 {"filter", opts.filter},
-                 {"time_budget_s", opts.time_budget_s ? json(*opts.time_budget_s) : json(nullptr)},
-                 {"measure", to_json(opts.measure)}};
+  const json config = static_cast<const RunSettings&>(opts);
   std::unique_ptr<ResultsWriter> writer_holder;
   try {
     writer_holder = std::make_unique<ResultsWriter>(opts.out_path, env, config);

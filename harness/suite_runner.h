@@ -8,31 +8,33 @@
 #include "harness/device.h"
 #include "harness/experiment.h"
 #include "harness/measure_config.h"
+#include "harness/run_settings.h"
 
 namespace optbench {
 
-struct SuiteOptions {
-  DeviceKind device = DeviceKind::cpu;
-  Profile profile = Profile::standard;
-  MeasureConfig measure;
-  std::string filter = ".*";
-  std::string out_path;
-  std::optional<double> time_budget_s;
-  std::vector<std::string> argv;
-  bool progress = true;
-  std::string worker_executable = "/proc/self/exe";  // runs isolated variants (`_worker`) and guarded experiments
-  // Each experiment in a child `optbench run` of its own, so a crash costs only
-  // that experiment (harness/experiment_guard.h). The CLI's default.
+// The run's settings (what travels to an experiment's process and is recorded
+// as `config`) and what stays with this process. A member added here is either
+// a setting (put it in RunSettings) or stays here for a reason written beside
+// it; tests/test_run_settings.cpp counts these members so neither is forgotten.
+struct SuiteOptions : RunSettings {
+  std::string out_path;           // a guarded experiment's process gets its part file instead
+  std::vector<std::string> argv;  // for the environment block, which such a process does not capture
+  // Runs isolated variants (`_worker`) and guarded experiments (`_experiment`);
+  // such a process's own is itself.
+  std::string worker_executable = "/proc/self/exe";
+  // Each experiment in a child process of its own (`optbench _experiment`), so
+  // a crash costs only that experiment (harness/experiment_guard.h). The CLI's
+  // default; never in such a child.
   bool guard_experiments = false;
   // Set in such a child: no environment capture (the suite's file has it), and
-  // the budget shared with the suite's later experiments as if they were here.
+  // the budget shared with the suite's later experiments as if they were here
+  // (ExperimentChildSettings carries these three).
   bool guarded_child = false;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
-  // A guarded experiment's process that makes no progress for this long is
-  // killed and the experiment recorded as "hung" (harness/experiment_guard.h).
-  // Unset: default_hang_timeout_s(the per-case cap).
-  std::optional<double> hang_timeout_s;
 };
+
+// A guarded experiment's process runs from exactly what it was given.
+SuiteOptions suite_options_for_child(const ExperimentChildSettings& s);
 
 // Exit codes: 0 all ran and verified, 1 a case failed, a verification failed or
 // an experiment crashed or hung (results still written), 2 usage error or --out

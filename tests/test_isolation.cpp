@@ -20,7 +20,7 @@ json run_probe(const std::string& case_name, bool isolate, bool breakdown = fals
   Case c = *std::find_if(cases.begin(), cases.end(), [&](const Case& x) { return x.name == case_name; });
   c.isolate = isolate;
   MeasureConfig cfg = measure_config_for(Profile::quick);
-  if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::always;
+  if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::on;
   c.cold_first_step = cold_processes > 0;
   if (cold_processes > 0) cfg.cold_processes = cold_processes;
   auto backend = make_backend(DeviceKind::cpu);

@@ -118,7 +118,7 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   cfg.warmup_min_s = 0.01;
   cfg.warmup_max_s = 0.05;
   cfg.stopping = {6, 0.01, 0.3, 100000, 0.5, 0.95};
-  cfg.breakdown.mode = profiling::BreakdownMode::always;
+  cfg.breakdown.mode = profiling::BreakdownMode::on;
   std::atomic<bool> stop{false};
   const json r = run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop);
   for (const auto& v : r["variants"]) {

@@ -36,6 +36,6 @@ TEST(ProfilingPlan, ACaseTooShortForOneStepIsSkippedUnlessOn) {
   const auto p = plan_window(c, 1.0, 4, 10.0);
   EXPECT_EQ(p.steps, 0);
   EXPECT_NE(p.skip_reason.find("20%"), std::string::npos) << p.skip_reason;
-  c.mode = BreakdownMode::always;
+  c.mode = BreakdownMode::on;
   EXPECT_EQ(plan_window(c, 1.0, 4, 10.0).steps, 1);
 }

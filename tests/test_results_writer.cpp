@@ -5,8 +5,8 @@
 #include <fstream>
 
 #include "harness/environment.h"
-#include "harness/measure_config.h"
 #include "harness/results_writer.h"
+#include "harness/run_settings.h"
 #include "tests/schema_check.h"
 
 using optbench::testing::schema_valid;
@@ -22,8 +22,10 @@ json read(const std::string& p) {
 }
 
 json minimal_config() {
-  return {{"device", "cpu"}, {"profile", "quick"}, {"filter", ".*"}, {"time_budget_s", nullptr},
-          {"measure", to_json(measure_config_for(Profile::quick))}};
+  RunSettings s;
+  s.profile = Profile::quick;
+  s.measure = measure_config_for(Profile::quick);
+  return s;
 }
 
 std::string temp_path(const std::string& name) {

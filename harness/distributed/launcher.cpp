@@ -1,11 +1,9 @@
 #include "harness/distributed/launcher.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +18,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "harness/subprocess.h"
 
 extern char** environ;
 
@@ -141,53 +141,31 @@ std::vector<std::string> child_environment(const LaunchOptions& o, int rank, int
   return env;
 }
 
-pid_t spawn(const LaunchOptions& o, int rank, int port, Child& c) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0)
-    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  // Everything the child needs is built before fork (no allocation after it).
-  std::vector<std::string> env = child_environment(o, rank, port);
-  std::vector<char*> envp;
-  for (auto& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
+pid_t spawn_rank(const LaunchOptions& o, int rank, int port, Child& c) {
+  SpawnOptions so;
+  so.env = child_environment(o, rank, port);
   // The real path, so the ranks show up as optbench (not "exe") in ps and top.
   std::string exe = o.executable;
   if (char real[4096]; exe == "/proc/self/exe") {
     const ssize_t n = ::readlink(exe.c_str(), real, sizeof real - 1);
     if (n > 0) exe.assign(real, static_cast<std::size_t>(n));
   }
-  std::vector<std::string> args = {exe};
-  args.insert(args.end(), o.args.begin(), o.args.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    // Own process group: a terminal's Ctrl-C reaches the launcher, which forwards
-    // it once. Dies with the launcher.
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(1);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    ::signal(SIGPIPE, SIG_DFL);
-    ::dup2(out[1], STDOUT_FILENO);
-    ::dup2(err[1], STDERR_FILENO);
-    ::execve(argv[0], argv.data(), envp.data());
-    const char msg[] = "optbench launch: cannot execute the program\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  ::close(err[1]);
-  c.fd[0] = out[0];
-  c.fd[1] = err[0];
-  c.pid = pid;
+  so.argv = {exe};
+  so.argv.insert(so.argv.end(), o.args.begin(), o.args.end());
+  so.out = Stdio::pipe;
+  so.err = Stdio::pipe;
+  // Own process group: a terminal's Ctrl-C reaches the launcher, which forwards
+  // it once. Dies with the launcher. The signals the launcher handles or
+  // ignores act on a rank as they would on a program started from a shell.
+  so.own_process_group = true;
+  so.die_with_parent = SIGTERM;
+  so.default_signals = {SIGINT, SIGTERM, SIGPIPE};
+  const Subprocess p = spawn(so);
+  c.fd[0] = p.out;
+  c.fd[1] = p.err;
+  c.pid = p.pid;
   c.rank = rank;
-  return pid;
+  return p.pid;
 }
 
 std::string rank_list(const std::vector<Child>& children) {
@@ -252,7 +230,7 @@ int launch(const LaunchOptions& o) {
       (std::getenv("OMP_NUM_THREADS") ? "" : ", OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc))) +
       (o.timeout_s > 0 ? ", timeout " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" : ""));
   std::vector<Child> children(static_cast<std::size_t>(o.nproc));
-  for (int r = 0; r < o.nproc; ++r) spawn(o, r, port, children[static_cast<std::size_t>(r)]);
+  for (int r = 0; r < o.nproc; ++r) spawn_rank(o, r, port, children[static_cast<std::size_t>(r)]);
 
   const auto t0 = Clock::now();
   bool stopping = false, killed = false, timed_out = false, interrupted = false;

@@ -1,7 +1,5 @@
 #include "harness/isolation/child_runner.h"
 
-#include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "harness/run_settings.h"
+#include "harness/subprocess.h"
 
 namespace optbench {
 namespace {
@@ -21,32 +22,15 @@ class ChildRunner final : public VariantRunner {
   ChildRunner(const WorkerOrigin& o, const std::string& case_name, std::size_t index) {
     // A worker that died must surface as an error on write, not kill this process.
     std::signal(SIGPIPE, SIG_IGN);
-    int to_child[2], from_child[2];
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0)
-      throw std::runtime_error("cannot create pipes for a worker process");
-    std::vector<std::string> args = {o.executable, "_worker", "--experiment", o.experiment, "--case", case_name,
-                                     "--variant", std::to_string(index), "--device", to_string(o.ctx.device),
-                                     "--profile", to_string(o.ctx.profile)};
-    const pid_t parent = getpid();
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("cannot fork a worker process");
-    if (pid_ == 0) {
-      // The worker must not outlive the run, even one killed with SIGKILL.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-      dup2(to_child[0], STDIN_FILENO);
-      dup2(from_child[1], STDOUT_FILENO);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      std::perror("optbench: cannot start a worker process");
-      _exit(127);
-    }
-    close(to_child[0]);
-    close(from_child[1]);
-    out_ = fdopen(to_child[1], "w");
-    in_ = fdopen(from_child[0], "r");
+    SpawnOptions so;
+    so.argv = {o.executable, "_worker", "--settings", json(WorkerArgs{o.experiment, case_name, index, o.ctx}).dump()};
+    so.in = Stdio::pipe;
+    so.out = Stdio::pipe;
+    so.die_with_parent = SIGKILL;  // the worker must not outlive the run, even one killed with SIGKILL
+    const Subprocess child = spawn(so);
+    pid_ = child.pid;
+    out_ = fdopen(child.in, "w");
+    in_ = fdopen(child.out, "r");
   }
 
   ~ChildRunner() override {

@@ -2,8 +2,8 @@
 // Process isolation, parent side: a variant built, warmed up and sampled in a
 // child process of its own (`optbench _worker ...`), driven over a pipe with one
 // JSON line per request and reply. The child finds its variant again through the
-// registry (experiment name, case name, variant index, device, profile), so only
-// names cross the pipe; samples come back as numbers. Interleaving is kept: the
+// registry (experiment name, case name, variant index and the run's context, given
+// as one WorkerArgs), so only names cross; samples come back as numbers. Interleaving is kept: the
 // parent asks each child for one sample per round, one child at a time.
 #include <memory>
 #include <string>

@@ -4,23 +4,31 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace optbench::profiling {
 
+namespace {
+constexpr std::pair<BreakdownMode, const char*> kModeWords[] = {
+    {BreakdownMode::auto_, "auto"}, {BreakdownMode::on, "on"}, {BreakdownMode::off, "off"}};
+}  // namespace
+
 const char* to_string(BreakdownMode m) {
-  switch (m) {
-    case BreakdownMode::off: return "off";
-    case BreakdownMode::within_share: return "auto";
-    case BreakdownMode::always: return "on";
-  }
+  for (const auto& [mode, word] : kModeWords)
+    if (mode == m) return word;
   return "auto";
 }
 
 BreakdownMode parse_breakdown_mode(const std::string& s) {
-  if (s == "off") return BreakdownMode::off;
-  if (s == "auto") return BreakdownMode::within_share;
-  if (s == "on") return BreakdownMode::always;
+  for (const auto& [mode, word] : kModeWords)
+    if (s == word) return mode;
   throw std::invalid_argument("unknown --breakdown '" + s + "' (auto, on or off)");
+}
+
+std::vector<std::string> breakdown_mode_words() {
+  std::vector<std::string> words;
+  for (const auto& [mode, word] : kModeWords) words.push_back(word);
+  return words;
 }
 
 double window_cost_s(int steps, bool warm_step, double step_s) {
@@ -39,7 +47,7 @@ WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t vari
   p.steps = static_cast<int>(std::clamp(std::ceil(0.05 / step_s), 1.0, 20.0));
   // A step shorter than the profiler's first-use costs needs a step before the window.
   p.warm_step = step_s < 0.05;
-  if (c.mode == BreakdownMode::within_share) {
+  if (c.mode == BreakdownMode::auto_) {
     const double allowance = c.max_share * case_s / static_cast<double>(std::max<std::size_t>(variants, 1));
     while (p.steps > 1 && cost(p.steps) > allowance) --p.steps;
     if (cost(p.steps) > allowance) {
@@ -55,11 +63,6 @@ WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t vari
   }
   p.cost_s = cost(p.steps);
   return p;
-}
-
-nlohmann::json to_json(const BreakdownConfig& c) {
-  return {{"mode", to_string(c.mode)}, {"trace_dir", c.trace_dir}, {"max_share", c.max_share},
-          {"tolerance", c.tolerance}};
 }
 
 }  // namespace optbench::profiling

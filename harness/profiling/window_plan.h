@@ -7,19 +7,22 @@
 // profile profiles nothing unless asked (--breakdown on).
 #include <cstddef>
 #include <string>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 namespace optbench::profiling {
 
-enum class BreakdownMode { off, within_share, always };
-const char* to_string(BreakdownMode m);  // "off" | "auto" | "on"
+// Named as on the command line (--breakdown auto|on|off) and in the results
+// (`auto` is a keyword, hence auto_): auto profiles within BreakdownConfig::max_share
+// of the case's time, on always, off never.
+enum class BreakdownMode { auto_, on, off };
+const char* to_string(BreakdownMode m);  // "auto" | "on" | "off"
 BreakdownMode parse_breakdown_mode(const std::string& s);
+std::vector<std::string> breakdown_mode_words();  // every to_string, for --breakdown's check
 
 struct BreakdownConfig {
-  BreakdownMode mode = BreakdownMode::within_share;
+  BreakdownMode mode = BreakdownMode::auto_;
   std::string trace_dir;   // non-empty: a Chrome trace per variant (--trace-dir)
-  double max_share = 0.2;  // of the case's time, for BreakdownMode::within_share
+  double max_share = 0.2;  // of the case's time, for BreakdownMode::auto_
   double tolerance = 0.25; // profiled step within this of the timed step: the breakdown "agrees"
 };
 
@@ -39,7 +42,5 @@ double window_cost_s(int steps, bool warm_step, double step_s);
 
 // step_s: the case's slowest variant's; every variant of the case gets the plan.
 WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s);
-
-nlohmann::json to_json(const BreakdownConfig& c);
 
 }  // namespace optbench::profiling

@@ -1,7 +1,6 @@
 #include "workloads/data/epoch_loops.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +8,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <vector>
+
+#include "harness/subprocess.h"
 
 namespace optbench::workloads {
 namespace {
@@ -106,38 +107,24 @@ nlohmann::json ThreadEpochs::metrics() {
 }
 
 PythonEpochs::PythonEpochs(EpochSpec s, const std::string& python) : spec_(s) {
-  int in[2], out[2];
-  if (::pipe(in) != 0 || ::pipe(out) != 0) throw std::runtime_error("pipe failed");
-  const std::vector<std::string> args = {python, "-c", kScript, std::to_string(s.workers),
-                                         std::to_string(s.persistent ? 1 : 0), std::to_string(s.batches),
-                                         std::to_string(s.batch), std::to_string(s.image.size),
-                                         std::to_string(s.image.crop)};
-  // Everything the child needs is made before fork: between fork and exec a
-  // multithreaded process may only make async-signal-safe calls.
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
+  SpawnOptions so;
+  so.argv = {python, "-c", kScript, std::to_string(s.workers), std::to_string(s.persistent ? 1 : 0),
+             std::to_string(s.batches), std::to_string(s.batch), std::to_string(s.image.size),
+             std::to_string(s.image.crop)};
+  so.search_path = true;
+  so.in = Stdio::pipe;
+  so.out = Stdio::pipe;
+  so.err = Stdio::to_stdout;  // an error's traceback comes back as the last line read
+  // No die_with_parent: the script ends at the end of its stdin, which closes
+  // with this process however it ends.
   // A child that dies makes our next write fail with EPIPE (an error here)
   // rather than end the whole run with SIGPIPE.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
-  pid_ = ::fork();
-  if (pid_ < 0) throw std::runtime_error("fork failed");
-  if (pid_ == 0) {
-    ::dup2(in[0], 0);
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);  // an error's traceback comes back as the last line read
-    ::close(in[1]);
-    ::close(out[0]);
-    ::execvp(argv[0], argv.data());
-    static const char msg[] = "cannot run the Python\n";
-    (void)!::write(2, msg, sizeof msg - 1);
-    ::_exit(127);
-  }
-  ::close(in[0]);
-  ::close(out[1]);
-  to_child_ = in[1];
-  from_child_ = out[0];
+  const Subprocess child = spawn(so);
+  pid_ = child.pid;
+  to_child_ = child.in;
+  from_child_ = child.out;
   // Lines before "ready" are warnings or a traceback: keep the last for the error.
   std::string line, last;
   for (;;) {
@@ -158,10 +145,7 @@ PythonEpochs::~PythonEpochs() {
     ::close(to_child_);
   }
   if (from_child_ >= 0) ::close(from_child_);
-  if (pid_ > 0) {
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-  }
+  if (pid_ > 0) wait_status(pid_);
 }
 
 std::string PythonEpochs::request(const std::string& line) {
