@@ -1,12 +1,23 @@
 #pragma once
-// How a --time-budget is shared among cases. Each case, when it starts, may
-// sample for what is left divided evenly among the cases still to run (its
-// experiment's, and the later experiments' at the average count seen so far),
-// capped by the profile's per-case cap. Shares are computed from what is left
-// at each start, so time a case does not use (it stopped on precision, or was
-// dropped) goes to the cases after it. The other half of the plan is in
-// run_case: a case gets the rounds floor or no rounds at all.
+// The run's --time-budget: every "does this fit" decision, every "budget:"
+// reason recorded for what it left out, and the cost model they rest on.
+//
+// How it is shared among cases: each case, when it starts, may sample for what
+// is left divided evenly among the cases still to run (its experiment's, and
+// the later experiments' at the average count seen so far), capped by the
+// profile's per-case cap. Shares are computed from what is left at each start,
+// so time a case does not use (it stopped on precision, or was dropped) goes to
+// the cases after it. Within a case, work that cannot be stopped once started
+// (building a variant, verification, a cold process, a profiled window) starts
+// only when an estimate from the steps already timed says it fits; and a case
+// gets the rounds floor or no rounds at all.
 #include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device.h"
 
 namespace optbench {
 
@@ -19,5 +30,78 @@ struct BudgetState {
 };
 
 double case_share_s(const BudgetState& b, double cap_s);
+
+// What preparing one variant showed, the figures later estimates are made from.
+struct PreparedCost {
+  double build_s = 0;       // building the workload, before its first step
+  double first_step_s = 0;  // the first step, alone
+  double step_s = 0;        // a steady step, at the end of warm-up
+  std::int64_t sample_iters = 1;  // steps per sample
+};
+
+// Each check returns "" when the work fits (always, without a budget), else the
+// "budget: ..." reason that is recorded for it.
+class BudgetGate {
+ public:
+  // deadline_s on clock.now(); none: no budget.
+  BudgetGate(std::optional<double> deadline_s, const DeviceBackend& clock);
+
+  bool active() const { return deadline_.has_value(); }
+  // Seconds left; infinity without a budget.
+  double left_s() const;
+  // The deadline has passed: nothing more starts, and sampling stops.
+  bool spent() const;
+
+  // Suite: an experiment or a case about to start.
+  std::string refuse_start() const;
+  // Suite: an experiment about to start in a process of its own, which could not
+  // check the budget before loading LibTorch; no child starts with less left than
+  // the shortest one has taken.
+  std::string refuse_child(double shortest_child_s) const;
+
+  // The next variant's preparation: a build (the longest so far, or the case's
+  // declared set-up) and about three steps (first step, warm-up) of the slowest
+  // variant prepared so far.
+  std::string refuse_prepare(double declared_setup_s, const std::vector<PreparedCost>& prepared) const;
+  // How long a variant's warm-up may run: its share of the case's cap (a small
+  // --time-budget makes that tight), and never past the deadline.
+  double warmup_max_s(double case_cap_s, std::size_t variants, double profile_max_s) const;
+  // The rounds floor of the live variants' samples (a round costs about their
+  // sample lengths), or none: a ratio from fewer rounds has no interval.
+  std::string refuse_rounds(int floor, const std::vector<PreparedCost>& live) const;
+  // A case's sampling cap: its share, less the preparation it took under a budget.
+  double sampling_cap_s(double case_cap_s, double prepared_s) const;
+  // The reason a case the budget ended below the rounds floor is not run.
+  static std::string ended_below_floor(int rounds, int floor);
+
+  // Verification's cost. It is untimed but not free: training cases replay
+  // steps per variant from fresh weights they build twice (a 3-step trace and a
+  // fit of up to 9 steps, workloads/training/verify_losses.h), and a float64
+  // reference of 3 steps at several times the cost (counted as 15 steps of the
+  // slowest variant). Counted as the steps it runs, since an estimate from
+  // fewer lets it overrun the budget.
+  double verification_cost_s(const std::vector<PreparedCost>& prepared) const;
+  std::string refuse_verification(double cost_s) const;
+  // One more fresh process for a cold first step: a process start, the
+  // variant's build and two steps, with `reserve_s` (verification) still left.
+  bool fits_cold_process(const PreparedCost& v, double reserve_s) const;
+  // A profiled window (harness/profiling/window_plan.h estimates `estimate_s`),
+  // after verification's reserve. The estimate is doubled, since an
+  // operator-heavy window costs more than its steps; CUPTI's set-up on a GPU
+  // (about a second, once per process) is not in it.
+  std::string refuse_profile_window(double estimate_s, DeviceKind device, double reserve_s) const;
+
+ private:
+  bool fits(double cost_s) const;
+  std::optional<double> deadline_;
+  const DeviceBackend* clock_;
+};
+
+// Work a workload does once before its case can run (a cold compile): the
+// reason it is not started when `expected_s` exceeds the `left_s` of the budget.
+std::string refuse_one_time_setup(const std::string& what, double expected_s, std::optional<double> left_s);
+
+// Whether a recorded reason is one of the gate's (a refusal, not a failure).
+bool is_budget_reason(const std::string& reason);
 
 }  // namespace optbench

@@ -51,13 +51,16 @@ enum class VariantRole {
 };
 
 // What a custom check found: `problem` is empty when it passes; `details` are
-// the figures it judged by, recorded with the verification either way.
-struct Verdict {
-  Verdict(std::string p = {}) : problem(std::move(p)) {}  // NOLINT: a bare problem string is a verdict
-  Verdict(const char* p) : problem(p) {}                  // NOLINT
+// the figures it judged by, recorded with the verification either way. (Not a
+// claim's verdict, which the report gives.)
+struct CheckResult {
+  CheckResult(std::string p = {}) : problem(std::move(p)) {}  // NOLINT: a bare problem string is a result
+  CheckResult(const char* p) : problem(p) {}                  // NOLINT
   std::string problem;
   nlohmann::json details = nlohmann::json::object();
 };
+
+struct CaseResult;  // harness/case_result.h
 
 struct Variant {
   std::string name;
@@ -111,12 +114,12 @@ struct Case {
   std::optional<Tolerance> tolerance;  // compare every output with the baseline's
   // Custom check in place of (or beside) the tolerance. Called with instantiated
   // variants ([0] = baseline); a check that returns a string returns its problem.
-  std::function<Verdict(std::vector<Workload*>&)> verify;
+  std::function<CheckResult(std::vector<Workload*>&)> verify;
   std::string skip_reason;  // non-empty: recorded as skipped, nothing runs
   nlohmann::json notes = nlohmann::json::object();  // extra facts for the report (peaks, link)
   // Figures computed from the finished result (e.g. the share of a copy hidden
   // behind compute); stored under "derived".
-  std::function<nlohmann::json(const nlohmann::json& result)> derive;
+  std::function<nlohmann::json(const CaseResult& result)> derive;
 };
 
 struct RunContext {

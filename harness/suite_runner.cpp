@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "harness/budget_plan.h"
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
@@ -175,8 +176,8 @@ int run_suite(const SuiteOptions& opts) {
   // The budget covers the whole process: loading, enumerating, environment, cases.
   std::optional<double> deadline;
   if (opts.time_budget_s) deadline = process_start_s() + *opts.time_budget_s;
-  auto budget_left = [&] { return deadline ? *deadline - backend->now() : std::numeric_limits<double>::infinity(); };
-  const std::string budget_reason = "budget: the run's --time-budget ran out before this started";
+  const BudgetGate gate(deadline, *backend);
+  auto budget_left = [&] { return gate.left_s(); };
 
   const RunContext ctx{opts.device, opts.profile};
   json env = opts.guarded_child ? json{{"guarded_child", true}} : capture_environment(opts.device, opts.argv);
@@ -208,8 +209,8 @@ int run_suite(const SuiteOptions& opts) {
     const ExperimentInfo info = e->info();
     const std::size_t idx = writer.begin_experiment(info_json(info));
     const double t_exp = backend->now();
-    if (budget_left() <= 0) {
-      writer.end_experiment(idx, "not_run", budget_reason);
+    if (const auto why = gate.refuse_start(); !why.empty()) {
+      writer.end_experiment(idx, "not_run", why);
       continue;
     }
     if (guard) {
@@ -218,12 +219,7 @@ int run_suite(const SuiteOptions& opts) {
         writer.end_experiment(idx, "skipped", why);
         continue;
       }
-      if (deadline && budget_left() < shortest_child_s) {
-        char why[200];
-        std::snprintf(why, sizeof why,
-                      "budget: %.2g s of the run's --time-budget left, less than an experiment's process has taken "
-                      "to start and finish (%.2g s, the shortest so far)",
-                      budget_left(), shortest_child_s);
+      if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
         writer.end_experiment(idx, "not_run", why);
         continue;
       }
@@ -265,8 +261,8 @@ int run_suite(const SuiteOptions& opts) {
       const Case& c = cases[i];
       if (stop_requested()) break;
       const std::string label = info.name + "/" + c.name;
-      if (budget_left() <= 0) {
-        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", "not_run"}, {"reason", budget_reason}});
+      if (const auto why = gate.refuse_start(); !why.empty()) {
+        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", "not_run"}, {"reason", why}});
         progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
         continue;
       }
@@ -279,7 +275,7 @@ int run_suite(const SuiteOptions& opts) {
       progress.case_started(label);
       json result;
       try {
-        result = run_case(c, *backend, opts.measure, limits, stop_requested());
+        result = to_json(run_case(c, *backend, opts.measure, limits, stop_requested()));
       } catch (const std::exception& ex) {
         result = {{"name", c.name}, {"params", c.params}, {"status", "failed"}, {"reason", ex.what()}};
         backend->release_cached_memory();

@@ -4,8 +4,8 @@
 
 namespace optbench {
 
-Comparison compare_outputs(const at::Tensor& baseline, const at::Tensor& variant, const Tolerance& tol) {
-  Comparison c;
+OutputComparison compare_outputs(const at::Tensor& baseline, const at::Tensor& variant, const Tolerance& tol) {
+  OutputComparison c;
   if (!baseline.defined() || !variant.defined()) {
     c.message = "an output is missing";
     return c;
@@ -27,16 +27,6 @@ Comparison compare_outputs(const at::Tensor& baseline, const at::Tensor& variant
   c.passed = close;
   if (!close) c.message = "outputs differ beyond rtol/atol";
   return c;
-}
-
-nlohmann::json to_json(const Comparison& c, const Tolerance& tol) {
-  nlohmann::json j = {{"status", c.passed ? "passed" : "failed"},
-                      {"max_abs_err", c.max_abs_err},
-                      {"max_rel_err", c.max_rel_err},
-                      {"rtol", tol.rtol},
-                      {"atol", tol.atol}};
-  if (!c.message.empty()) j["message"] = c.message;
-  return j;
 }
 
 }  // namespace optbench

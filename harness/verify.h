@@ -5,13 +5,11 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "harness/experiment.h"
 
 namespace optbench {
 
-struct Comparison {
+struct OutputComparison {
   bool passed = false;
   double max_abs_err = 0;
   double max_rel_err = 0;
@@ -19,7 +17,6 @@ struct Comparison {
 };
 
 // allclose semantics: |a - b| <= atol + rtol * |b| everywhere, NaNs never equal.
-Comparison compare_outputs(const at::Tensor& baseline, const at::Tensor& variant, const Tolerance& tol);
-nlohmann::json to_json(const Comparison& c, const Tolerance& tol);
+OutputComparison compare_outputs(const at::Tensor& baseline, const at::Tensor& variant, const Tolerance& tol);
 
 }  // namespace optbench

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/resnet.h"
@@ -21,15 +22,21 @@ Case sweep_case() {
   return e->cases(RunContext{DeviceKind::cpu, Profile::quick}).at(0);
 }
 
-json variant(double batch, const std::string& status, std::optional<double> sps, std::optional<double> peak) {
-  json v = {{"name", "batch_" + std::to_string(static_cast<int>(batch))},
-            {"status", status},
-            {"units", {{"bytes", 0}, {"flops", 0}, {"items", batch}, {"item_name", "images"}}},
-            {"throughput", json::object()},
-            {"memory", nullptr}};
-  if (sps) v["throughput"]["items_per_s"] = *sps;
-  if (peak) v["memory"] = {{"peak_allocated_bytes", *peak}, {"peak_reserved_bytes", *peak}};
+VariantResult variant(double batch, VariantStatus status, std::optional<double> sps, std::optional<double> peak) {
+  VariantResult v;
+  v.name = "batch_" + std::to_string(static_cast<int>(batch));
+  v.status = status;
+  v.units = WorkUnits{0, 0, batch, "images"};
+  v.throughput.items_per_s = sps;
+  if (peak) v.memory = MemoryPeak{static_cast<std::int64_t>(*peak), static_cast<std::int64_t>(*peak)};
   return v;
+}
+
+CaseResult sweep(std::vector<VariantResult> variants, double case_items = 0) {
+  CaseResult r;
+  r.units.items = case_items;
+  r.variants = std::move(variants);
+  return r;
 }
 
 }  // namespace
@@ -39,10 +46,11 @@ TEST(BatchSizeSweep, DerivesLargestFittingBestAndDiminishingReturns) {
   ASSERT_TRUE(c.derive);
   // Listed out of order on purpose; 1024 ran out of memory while being built,
   // 512 fit but ran out mid-sampling (its partial throughput must not count).
-  const json r = {{"units", {{"items", 64}}},
-                  {"variants",
-                   {variant(64, "ok", 1000, 4e9), variant(128, "ok", 1500, 8e9), variant(1024, "oom", std::nullopt, 7.9e10),
-                    variant(256, "ok", 1700, 1.6e10), variant(512, "oom", 9000, 3.2e10), variant(2048, "oom", std::nullopt, 1e9)}}};
+  const auto ok = VariantStatus::ok, oom = VariantStatus::oom;
+  const CaseResult r = sweep({variant(64, ok, 1000, 4e9), variant(128, ok, 1500, 8e9), variant(1024, oom, std::nullopt, 7.9e10),
+                              variant(256, ok, 1700, 1.6e10), variant(512, oom, 9000, 3.2e10),
+                              variant(2048, oom, std::nullopt, 1e9)},
+                             64);
   const json d = c.derive(r);
   EXPECT_EQ(d.at("largest_fitting_batch").get<double>(), 256);
   EXPECT_EQ(d.at("smallest_oom_batch").get<double>(), 512);
@@ -62,9 +70,9 @@ TEST(BatchSizeSweep, DerivesLargestFittingBestAndDiminishingReturns) {
 
 TEST(BatchSizeSweep, DiminishingReturnsIsTheSmallestBatchNearTheBest) {
   const Case c = sweep_case();
-  const json r = {{"variants",
-                   {variant(2, "ok", 100, std::nullopt), variant(4, "ok", 185, std::nullopt),
-                    variant(8, "ok", 200, std::nullopt), variant(16, "ok", 190, std::nullopt)}}};
+  const auto ok = VariantStatus::ok;
+  const CaseResult r = sweep({variant(2, ok, 100, std::nullopt), variant(4, ok, 185, std::nullopt),
+                              variant(8, ok, 200, std::nullopt), variant(16, ok, 190, std::nullopt)});
   const json d = c.derive(r);
   EXPECT_EQ(d.at("best_batch").get<double>(), 8);
   EXPECT_EQ(d.at("diminishing_returns_batch").get<double>(), 4);  // 185 >= 180
@@ -72,7 +80,7 @@ TEST(BatchSizeSweep, DiminishingReturnsIsTheSmallestBatchNearTheBest) {
   EXPECT_TRUE(d.at("largest_fitting_is_lower_bound").get<bool>()) << "nothing ran out of memory";
   EXPECT_TRUE(d.at("smallest_oom_batch").is_null());
   // A failure other than out-of-memory is listed, and is not taken for the limit.
-  const json r2 = {{"variants", {variant(2, "ok", 100, std::nullopt), variant(4, "error", std::nullopt, std::nullopt)}}};
+  const CaseResult r2 = sweep({variant(2, ok, 100, std::nullopt), variant(4, VariantStatus::error, std::nullopt, std::nullopt)});
   const json d2 = c.derive(r2);
   EXPECT_EQ(d2.at("largest_fitting_batch").get<double>(), 2);
   EXPECT_TRUE(d2.at("largest_fitting_is_lower_bound").get<bool>());

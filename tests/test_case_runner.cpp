@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "harness/budget_plan.h"
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "tests/fake_backend.h"
 
@@ -33,7 +34,7 @@ struct Fixture {
                    }};
   }
   json run(const Case& c, double max_time = 5.0, std::optional<double> deadline = std::nullopt) {
-    return run_case(c, backend, cfg, {max_time, deadline, std::nullopt}, stop);
+    return to_json(run_case(c, backend, cfg, {max_time, deadline, std::nullopt}, stop));
   }
 };
 
@@ -269,7 +270,7 @@ TEST(CaseRunner, PeakMemoryIsEachVariantsOwn) {
                    }};
   };
   c.variants = {sized("big", 1000, 1), sized("small", 100, 2), sized("same", 1000, 3)};
-  const json r = run_case(c, backend, f.cfg, {5.0, std::nullopt, std::nullopt}, f.stop);
+  const json r = to_json(run_case(c, backend, f.cfg, {5.0, std::nullopt, std::nullopt}, f.stop));
   for (int i : {0, 1, 2}) {
     const std::int64_t want = i == 1 ? 100 : 1000;
     EXPECT_EQ(r["variants"][i]["memory"]["peak_allocated_bytes"], want) << i;
@@ -382,7 +383,7 @@ TEST(BudgetPlan, DropsACaseRatherThanStarvingItAndPassesUnusedTimeOn) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const BudgetState b{deadline - f.clock.now, cases.size() - i, 0, cases.size(), 1};
       shares.push_back(case_share_s(b, 5.0));
-      results.push_back(run_case(cases[i], f.backend, f.cfg, {shares.back(), deadline, std::nullopt}, f.stop));
+      results.push_back(to_json(run_case(cases[i], f.backend, f.cfg, {shares.back(), deadline, std::nullopt}, f.stop)));
     }
     return std::make_pair(shares, results);
   };

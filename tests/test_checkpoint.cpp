@@ -8,6 +8,7 @@
 
 #include <thread>
 
+#include "harness/case_result.h"
 #include "harness/compat/autocast.h"
 #include "harness/registry.h"
 #include "workloads/models/transformer.h"
@@ -225,14 +226,17 @@ TEST(GradCheckpointingExperiment, EveryVariantPassesTheGradientCheck) {
 
 TEST(GradCheckpointingExperiment, DerivesMemorySavedAndTimePaid) {
   const Case c = grad_checkpointing_case();
-  const nlohmann::json r = {
-      {"variants",
-       {{{"name", "no_checkpointing"}, {"status", "ok"}, {"stats", {{"median", 0.10}}},
-         {"memory", {{"peak_allocated_bytes", 1000.0}, {"peak_reserved_bytes", 2000.0}}}},
-        {{"name", "checkpoint_every_block"}, {"status", "ok"}, {"stats", {{"median", 0.13}}},
-         {"memory", {{"peak_allocated_bytes", 400.0}, {"peak_reserved_bytes", 800.0}}}},
-        {{"name", "checkpoint_every_2nd_block"}, {"status", "ok"}, {"stats", {{"median", 0.115}}},
-         {"memory", nullptr}}}}};
+  auto variant = [](std::string name, double median, std::optional<std::int64_t> peak) {
+    VariantResult v;
+    v.name = std::move(name);
+    v.stats = Summary{};
+    v.stats->median = median;
+    if (peak) v.memory = MemoryPeak{*peak, 2 * *peak};
+    return v;
+  };
+  CaseResult r;
+  r.variants = {variant("no_checkpointing", 0.10, 1000), variant("checkpoint_every_block", 0.13, 400),
+                variant("checkpoint_every_2nd_block", 0.115, std::nullopt)};
   const auto d = c.derive(r);
   const auto& every = d.at("variants").at("checkpoint_every_block");
   EXPECT_NEAR(every.at("time_overhead_fraction").get<double>(), 0.3, 1e-9);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <regex>
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/training/sgd_trainer.h"
 
@@ -143,17 +144,24 @@ TEST(CudaGraphs, TraceCheckCatchesGradientsAccumulatedAcrossReplays) {
 
 TEST(CudaGraphs, DeriveReportsOverheadSavedAndBreakEven) {
   const Case c = experiment().cases(kCpu).at(0);
-  nlohmann::json r = {{"variants",
-                       {{{"name", "eager"}, {"stats", {{"median", 2e-3}}}},
-                        {{"name", "graph_replay"}, {"stats", {{"median", 5e-4}}}, {"metrics", {{"capture_s", 0.03}}}}}}};
+  auto variant = [](std::string name, double median) {
+    VariantResult v;
+    v.name = std::move(name);
+    v.stats = Summary{};
+    v.stats->median = median;
+    return v;
+  };
+  CaseResult r;
+  r.variants = {variant("eager", 2e-3), variant("graph_replay", 5e-4)};
+  r.variants[1].metrics = {{"capture_s", 0.03}};
   const auto d = c.derive(r);
   EXPECT_DOUBLE_EQ(d["saved_per_step_s"].get<double>(), 1.5e-3);
   EXPECT_DOUBLE_EQ(d["eager_over_graph"].get<double>(), 4.0);
   EXPECT_DOUBLE_EQ(d["saved_fraction_of_eager_step"].get<double>(), 0.75);
   EXPECT_DOUBLE_EQ(d["break_even_steps"].get<double>(), 20.0);
 
-  r["variants"][1]["stats"]["median"] = 3e-3;  // slower: capture never pays off
+  r.variants[1].stats->median = 3e-3;  // slower: capture never pays off
   EXPECT_TRUE(c.derive(r)["break_even_steps"].is_null());
-  r["variants"][1]["stats"] = nullptr;  // the graph variant failed
+  r.variants[1].stats.reset();  // the graph variant failed
   EXPECT_TRUE(c.derive(r).empty());
 }

@@ -16,6 +16,7 @@
 #include <iostream>
 #include <thread>
 
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "workloads/data/loader_cases.h"
 #include "workloads/synthetic_images.h"
@@ -69,7 +70,7 @@ json run_on_cpu(const Case& c) {
   cfg.warmup_max_s = 0.3;
   cfg.stopping = {7, 0.2, 6.0, 100000, 0.03, 0.95};
   std::atomic<bool> stop{false};
-  json r = run_case(c, *backend, cfg, CaseLimits{6.0, std::nullopt}, stop);
+  json r = to_json(run_case(c, *backend, cfg, CaseLimits{6.0, std::nullopt}, stop));
   // The rates, for whoever reads a failure (or wonders how close a bound came).
   std::cout << c.name << " (" << r.value("rounds", 0) << " rounds, " << r.value("stop_reason", "") << "):";
   for (const auto& v : r.value("variants", json::array()))
@@ -225,21 +226,24 @@ TEST(DataLoader, CasesPairEveryLoopWithItsDataOnlyLoopAndTheBoundOverOneWindow) 
 
 TEST(DataLoader, DerivedFiguresNameTheBound) {
   auto v = [](std::string name, std::string loop, int w, double ips, double wait = 0.1) {
-    json j = {{"name", name}, {"status", "ok"}, {"params", {{"loop", loop}}},
-              {"throughput", {{"items_per_s", ips}}}, {"metrics", {{"data_wait_fraction", wait}}}};
+    VariantResult r;
+    r.name = std::move(name);
+    r.params = {{"loop", loop}};
+    r.throughput.items_per_s = ips;
+    r.metrics = {{"data_wait_fraction", wait}};
     if (loop != "no_loader") {
-      j["params"]["workers"] = w;
-      j["params"]["prefetch"] = 2;
-      j["params"]["pinned"] = false;
+      r.params["workers"] = w;
+      r.params["prefetch"] = 2;
+      r.params["pinned"] = false;
     }
-    return j;
+    return r;
   };
-  const json r = {{"name", "workers"},
-                  {"variants",
-                   {v("workers_0", "train", 0, 100, 0.8), v("workers_0_data_only", "data_only", 0, 105),
-                    v("workers_1", "train", 1, 180), v("workers_1_data_only", "data_only", 1, 400),
-                    v("workers_2", "train", 2, 290), v("workers_2_data_only", "data_only", 2, 800),
-                    v("no_loader", "no_loader", 0, 300)}}};
+  CaseResult r;
+  r.name = "workers";
+  r.variants = {v("workers_0", "train", 0, 100, 0.8), v("workers_0_data_only", "data_only", 0, 105),
+                v("workers_1", "train", 1, 180),      v("workers_1_data_only", "data_only", 1, 400),
+                v("workers_2", "train", 2, 290),      v("workers_2_data_only", "data_only", 2, 800),
+                v("no_loader", "no_loader", 0, 300)};
   const json d = derive_loader(r);
   EXPECT_EQ(d["workers_0"]["bound"], "loader");
   EXPECT_NEAR(d["workers_0"]["of_data_only"].get<double>(), 100.0 / 105, 1e-9);

@@ -5,6 +5,7 @@
 
 #include <atomic>
 
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "workloads/training/optimizer_cases.h"
 
@@ -21,7 +22,7 @@ json run_on_cpu(const Case& c) {
   cfg.warmup_max_s = 0.05;
   cfg.stopping = {6, 0.01, 0.5, 100000, 0.5, 0.95};
   std::atomic<bool> stop{false};
-  return run_case(c, *backend, cfg, CaseLimits{2.0, std::nullopt}, stop);
+  return to_json(run_case(c, *backend, cfg, CaseLimits{2.0, std::nullopt}, stop));
 }
 
 std::string status_of(const json& r, const std::string& variant) {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "harness/seeding.h"
 #include "harness/stats.h"
@@ -26,7 +27,7 @@ json run_probe(const std::string& case_name, bool isolate, bool breakdown = fals
   auto backend = make_backend(DeviceKind::cpu);
   std::atomic<bool> stop{false};
   const CaseLimits limits{0.2, std::nullopt, WorkerOrigin{OPTBENCH_PROBE_BIN, "isolation_probe", ctx}};
-  return run_case(c, *backend, cfg, limits, stop);
+  return to_json(run_case(c, *backend, cfg, limits, stop));
 }
 
 }  // namespace

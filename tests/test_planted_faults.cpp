@@ -44,18 +44,18 @@ TrainOptions opts(Precision p, PlantedFault f = PlantedFault::none, bool channel
   return o;
 }
 
-// The verdict of `variant` against an fp32 baseline, printed for whoever reads a failure.
-Verdict verdict(const TrainOptions& variant, const NetFactory& net = kNet) {
+// The check result of `variant` against an fp32 baseline, printed for whoever reads a failure.
+CheckResult check(const TrainOptions& variant, const NetFactory& net = kNet) {
   TrainStep base(net, kBatches, opts(Precision::fp32), torch::kCPU);
   TrainStep var(net, kBatches, variant, torch::kCPU);
   std::vector<Workload*> ws = {&base, &var};
-  Verdict v = verify_loss_traces(ws);
+  CheckResult v = verify_loss_traces(ws);
   std::cout << to_string(variant.precision) << " fault " << static_cast<int>(variant.fault) << ": "
             << (v.problem.empty() ? "passed" : v.problem) << "\n  " << v.details.dump() << "\n";
   return v;
 }
 
-bool judged(const Verdict& v, const std::string& what) {
+bool judged(const CheckResult& v, const std::string& what) {
   const auto& j = v.details.value("judged", nlohmann::json::array());
   return std::find(j.begin(), j.end(), what) != j.end();
 }
@@ -65,7 +65,7 @@ bool judged(const Verdict& v, const std::string& what) {
 TEST(PlantedFaults, CleanVariantsPassWithTheFitJudged) {
   for (const auto& o : {opts(Precision::fp32), opts(Precision::amp_bf16), opts(Precision::amp_fp16),
                         opts(Precision::fp32, PlantedFault::none, true)}) {
-    const Verdict v = verdict(o);
+    const CheckResult v = check(o);
     EXPECT_EQ(v.problem, "") << to_string(o.precision);
     EXPECT_TRUE(judged(v, "fit")) << v.details.dump();
     EXPECT_TRUE(judged(v, "first_loss"));
@@ -76,17 +76,17 @@ TEST(PlantedFaults, CleanVariantsPassWithTheFitJudged) {
 // again. Only BatchNorm's parameters still move the forward pass, so the fit
 // lags the baseline's by about two thirds of its drop.
 TEST(PlantedFaults, StaleAutocastWeightCacheFails) {
-  const Verdict v = verdict(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache));
+  const CheckResult v = check(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache));
   EXPECT_NE(v.problem, "");
   EXPECT_GT(v.details["fit_gap_of_baseline_drop"].get<double>(), kFitBand) << v.details.dump();
 }
 
 TEST(PlantedFaults, GradScalerThatNeverUnscalesFails) {
-  EXPECT_NE(verdict(opts(Precision::amp_fp16, PlantedFault::scaler_never_unscales)).problem, "");
+  EXPECT_NE(check(opts(Precision::amp_fp16, PlantedFault::scaler_never_unscales)).problem, "");
 }
 
 TEST(PlantedFaults, GradScalerThatNeverStepsFails) {
-  const Verdict v = verdict(opts(Precision::amp_fp16, PlantedFault::scaler_never_steps));
+  const CheckResult v = check(opts(Precision::amp_fp16, PlantedFault::scaler_never_steps));
   EXPECT_NE(v.problem.find("does not learn"), std::string::npos) << v.problem;
 }
 
@@ -116,17 +116,17 @@ NetFactory with_grads_grown() {
 // 0.039); the GradScaler (2^10 in the fit) lifts them back (within 1e-4 of the
 // baseline's drop).
 TEST(PlantedFaults, Fp16WithoutScalerWhereGradientsUnderflowFails) {
-  EXPECT_EQ(verdict(opts(Precision::amp_fp16), with_grads_grown<-16>()).problem, "");
-  EXPECT_NE(verdict(opts(Precision::amp_fp16, PlantedFault::fp16_without_scaler), with_grads_grown<-16>()).problem, "");
+  EXPECT_EQ(check(opts(Precision::amp_fp16), with_grads_grown<-16>()).problem, "");
+  EXPECT_NE(check(opts(Precision::amp_fp16, PlantedFault::fp16_without_scaler), with_grads_grown<-16>()).problem, "");
 }
 
 TEST(PlantedFaults, SkippedOptimizerStepFails) {
-  const Verdict v = verdict(opts(Precision::fp32, PlantedFault::skip_optimizer_step));
+  const CheckResult v = check(opts(Precision::fp32, PlantedFault::skip_optimizer_step));
   EXPECT_NE(v.problem.find("does not learn"), std::string::npos) << v.problem;
 }
 
 TEST(PlantedFaults, ScrambledChannelsLastConversionFails) {
-  const Verdict v = verdict(opts(Precision::fp32, PlantedFault::scrambled_channels_last, true));
+  const CheckResult v = check(opts(Precision::fp32, PlantedFault::scrambled_channels_last, true));
   EXPECT_NE(v.problem, "");
   EXPECT_TRUE(judged(v, "first_logits")) << v.details.dump();
 }
@@ -148,13 +148,13 @@ TEST(PlantedFaults, ShortFitOfAFastLearnerCatchesTheFaults) {
   auto run = [&](const TrainOptions& o) {
     TrainStep var(fast, batch, o, torch::kCPU);
     std::vector<Workload*> ws = {&base, &var};
-    Verdict v = verify_loss_traces(ws);
+    CheckResult v = verify_loss_traces(ws);
     std::cout << to_string(o.precision) << " fault " << static_cast<int>(o.fault) << ": "
               << (v.problem.empty() ? "passed" : v.problem) << "\n  " << v.details.dump() << "\n";
     EXPECT_TRUE(judged(v, "fit")) << v.details.dump();
     return v;
   };
-  const Verdict clean = run(opts(Precision::amp_bf16));
+  const CheckResult clean = run(opts(Precision::amp_bf16));
   EXPECT_EQ(clean.problem, "");
   EXPECT_LT(clean.details["fit_steps"].get<int>(), TrainStep::kFitSteps) << "the fit did not end early";
   EXPECT_GE(clean.details["baseline_fit_loss_drop"].get<double>(), kFitClearDrop);
@@ -175,7 +175,7 @@ TEST(PlantedFaults, ShortFitOfAFastLearnerCatchesTheFaults) {
 // off, before). Gradients grown by 2^12 on their way back overflow fp16 at the
 // scale of 2^10 the trace and the fit start from, until the scaler has backed off.
 TEST(PlantedFaults, UpdatesTheScalerSkipsAreNotCounted) {
-  const Verdict v = verdict(opts(Precision::amp_fp16), with_grads_grown<12>());
+  const CheckResult v = check(opts(Precision::amp_fp16), with_grads_grown<12>());
   EXPECT_EQ(v.problem, "");
   EXPECT_GT(v.details["fit_skipped_updates"].get<int>(), 0) << "nothing overflowed: the test tests nothing";
   EXPECT_GT(v.details["trace_skipped_updates"].get<int>(), 0);
@@ -187,6 +187,6 @@ TEST(PlantedFaults, UpdatesTheScalerSkipsAreNotCounted) {
 // any scale the scaler backs off to (2^40 larger) leave a variant that never
 // trains, and that fails.
 TEST(PlantedFaults, AScalerThatSkipsEveryUpdateFails) {
-  const Verdict v = verdict(opts(Precision::amp_fp16), with_grads_grown<40>());
+  const CheckResult v = check(opts(Precision::amp_fp16), with_grads_grown<40>());
   EXPECT_NE(v.problem.find("skipped every update"), std::string::npos) << v.problem;
 }

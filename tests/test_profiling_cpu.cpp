@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/chrome_trace.h"
@@ -120,7 +121,7 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   cfg.stopping = {6, 0.01, 0.3, 100000, 0.5, 0.95};
   cfg.breakdown.mode = profiling::BreakdownMode::on;
   std::atomic<bool> stop{false};
-  const json r = run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop);
+  const json r = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
   for (const auto& v : r["variants"]) {
     ASSERT_TRUE(v.contains("breakdown")) << v.dump();
     EXPECT_EQ(v["breakdown"]["status"], "ok");
@@ -130,7 +131,7 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   EXPECT_GT(r["time_s"]["profiling"].get<double>(), 0.0);
   // Off: nothing profiled, nothing recorded.
   cfg.breakdown.mode = profiling::BreakdownMode::off;
-  const json off = run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop);
+  const json off = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
   for (const auto& v : off["variants"]) EXPECT_FALSE(v.contains("breakdown"));
   EXPECT_LT(off["time_s"]["profiling"].get<double>(), 1e-3);
 }

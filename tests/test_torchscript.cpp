@@ -54,9 +54,9 @@ TEST(TorchScriptConvNet, ScriptedAndFrozenGiveTheEagerOutput) {
   torch::jit::Module frozen = freeze_and_optimize(s.module);
   // Twice each: the profiling executor's first run and its optimised graph.
   for (int i = 0; i < 2; ++i) {
-    const Comparison a = compare_outputs(ref, run(s.module, f.x), tol);
+    const OutputComparison a = compare_outputs(ref, run(s.module, f.x), tol);
     EXPECT_TRUE(a.passed) << "scripted, run " << i << ": " << a.message;
-    const Comparison b = compare_outputs(ref, run(frozen, f.x), tol);
+    const OutputComparison b = compare_outputs(ref, run(frozen, f.x), tol);
     EXPECT_TRUE(b.passed) << "frozen_optimized, run " << i << ": " << b.message;
   }
 }
@@ -95,7 +95,7 @@ TEST(TorchScriptConvNet, ADifferentWeightFailsTheComparison) {
     torch::NoGradGuard g;
     bn.module.attr("l1_weight").toTensor()[0].mul_(1.01);
   }
-  const Comparison a = compare_outputs(ref, run(bn.module, f.x), tol);
+  const OutputComparison a = compare_outputs(ref, run(bn.module, f.x), tol);
   EXPECT_FALSE(a.passed) << "1% on one BN channel went unnoticed, max_rel_err=" << a.max_rel_err;
   torch::jit::Module frozen_bn = freeze_and_optimize(bn.module);
   EXPECT_FALSE(compare_outputs(ref, run(frozen_bn, f.x), tol).passed) << "frozen copy of the changed module";

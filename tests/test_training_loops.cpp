@@ -123,7 +123,7 @@ TEST(CriterionDevice, BothPlacementsGiveTheSameLossesOnCpu) {
     ASSERT_EQ(a.numel(), 3);
     EXPECT_TRUE(a.isfinite().all().item<bool>());
     EXPECT_NE(a[0].item<double>(), a[2].item<double>()) << c.name << ": the weights did not change";
-    const Comparison cmp = compare_outputs(a, b, *c.tolerance);
+    const OutputComparison cmp = compare_outputs(a, b, *c.tolerance);
     EXPECT_TRUE(cmp.passed) << c.name << ": " << cmp.message;
   }
 }

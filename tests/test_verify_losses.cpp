@@ -43,7 +43,7 @@ at::Tensor logits(std::int64_t rows = 2) {
 TEST(LossTraces, WellConditionedTraceIsJudged) {
   const auto base = rec(trace(7.0, 6.5 * (1 + 1e-4), 6.0), 1e-3);
   EXPECT_EQ(judge_training(rec(kRef, 0), base, rec(trace(7.0, 6.5 * (1 + 5e-4), 6.0), 1e-3)).problem, "");
-  const Verdict off = judge_training(rec(kRef, 0), base, rec(trace(7.0, 6.5 * (1 + 2e-3), 6.0), 1e-3));
+  const CheckResult off = judge_training(rec(kRef, 0), base, rec(trace(7.0, 6.5 * (1 + 2e-3), 6.0), 1e-3));
   EXPECT_NE(off.problem.find("loss trace deviates from float64"), std::string::npos) << off.problem;
   EXPECT_TRUE(off.details.at("trace_judged").get<bool>());
   EXPECT_DOUBLE_EQ(off.details.at("trace_allowed").get<double>(), 1e-3);
@@ -54,12 +54,12 @@ TEST(LossTraces, WellConditionedTraceIsJudged) {
 
 TEST(LossTraces, IllConditionedTraceJudgesTheFirstStepOnly) {
   const auto base = rec(trace(7.0 * (1 + 5e-6), 6.9, 6.6), 1e-3);  // fp32 baseline 6% away from float64 by step 3
-  const Verdict chaotic = judge_training(rec(kRef, 0), base, rec(trace(7.0 * (1 - 5e-6), 6.2, 5.1), 1e-3));
+  const CheckResult chaotic = judge_training(rec(kRef, 0), base, rec(trace(7.0 * (1 - 5e-6), 6.2, 5.1), 1e-3));
   EXPECT_EQ(chaotic.problem, "");
   EXPECT_FALSE(chaotic.details.at("trace_judged").get<bool>());
   EXPECT_NE(chaotic.details.at("note").get<std::string>().find("ill-conditioned"), std::string::npos);
   // A variant that computes something else is caught at its first loss.
-  const Verdict wrong = judge_training(rec(kRef, 0), base, rec(trace(7.0 * 1.01, 6.9, 6.6), 1e-3));
+  const CheckResult wrong = judge_training(rec(kRef, 0), base, rec(trace(7.0 * 1.01, 6.9, 6.6), 1e-3));
   EXPECT_NE(wrong.problem.find("first-step loss deviates from float64"), std::string::npos) << wrong.problem;
   // Lower precision: its own tolerance.
   EXPECT_EQ(judge_training(rec(kRef, 0), base, rec(trace(7.0 * 1.01, 6.0, 5.0), 5e-2, kBf16)).problem, "");
@@ -75,11 +75,11 @@ TEST(LossTraces, NonFiniteLossFails) {
 TEST(LossTraces, LogitsCatchAForwardPassTheLossCannotSee) {
   const auto ref = rec(kRef, 0, 0, logits());
   const auto base = rec(kRef, 1e-3, kFp32, off_by(logits(), 1e-7, 2));  // condition estimate ~1.7
-  const Verdict ok = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 1e-2, 3)));
+  const CheckResult ok = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 1e-2, 3)));
   EXPECT_EQ(ok.problem, "");
   EXPECT_TRUE(ok.details.at("first_logits_judged").get<bool>());
   EXPECT_DOUBLE_EQ(ok.details.at("first_logits_allowed").get<double>(), 5e-2);
-  const Verdict wrong = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 0.8, 4)));
+  const CheckResult wrong = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 0.8, 4)));
   EXPECT_NE(wrong.problem.find("first-step logits deviates from float64"), std::string::npos) << wrong.problem;
 }
 
@@ -88,12 +88,12 @@ TEST(LossTraces, LogitsCatchAForwardPassTheLossCannotSee) {
 TEST(LossTraces, LogitsOfAnIllConditionedForwardAreNotJudged) {
   const auto ref = rec(kRef, 0, 0, logits());
   const auto base = rec(kRef, 1e-3, kFp32, off_by(logits(), 1e-4, 2));
-  const Verdict v = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 0.65, 3)));
+  const CheckResult v = judge_training(ref, base, rec(kRef, 5e-2, kBf16, off_by(logits(), 0.65, 3)));
   EXPECT_EQ(v.problem, "");
   EXPECT_FALSE(v.details.at("first_logits_judged").get<bool>());
   EXPECT_NE(v.details.at("note").get<std::string>().find("logits not judged"), std::string::npos);
   // The same baseline still judges another fp32 variant.
-  const Verdict fp32 = judge_training(ref, base, rec(kRef, 1e-3, kFp32, off_by(logits(), 5e-2, 3)));
+  const CheckResult fp32 = judge_training(ref, base, rec(kRef, 1e-3, kFp32, off_by(logits(), 5e-2, 3)));
   EXPECT_NE(fp32.problem.find("first-step logits"), std::string::npos) << fp32.problem;
 }
 
@@ -103,7 +103,7 @@ TEST(LossTraces, LogitsOfALargerBatchCompareTheCommonSamples) {
   const auto ref = rec(kRef, 0, 0, logits(2));
   const auto base = rec(kRef, 1e-3, kFp32, logits(2));
   const auto big = torch::cat({logits(2), logits(2) * 5});  // rows 2..3: other images
-  const Verdict v = judge_training(ref, base, rec(kRef, 1e-3, kFp32, big));
+  const CheckResult v = judge_training(ref, base, rec(kRef, 1e-3, kFp32, big));
   EXPECT_EQ(v.problem, "");
   EXPECT_DOUBLE_EQ(v.details.at("first_logits_rel_dev").get<double>(), 0.0);
 }

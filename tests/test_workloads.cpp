@@ -34,7 +34,7 @@ TEST_P(EveryExperiment, DeclaresAndRunsOnCpu) {
     }
     for (std::size_t i = 1; i < built.size(); ++i) {
       if (c.tolerance) {
-        const Comparison cmp = compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance);
+        const OutputComparison cmp = compare_outputs(built[0]->output(), built[i]->output(), *c.tolerance);
         EXPECT_TRUE(cmp.passed) << c.name << " " << c.variants[i].name << ": " << cmp.message
                                 << " max_abs_err=" << cmp.max_abs_err;
       }

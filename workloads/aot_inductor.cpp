@@ -11,6 +11,7 @@
 
 #include <chrono>
 
+#include "harness/budget_plan.h"
 #include "harness/compat/numerics_flags.h"
 #include "harness/registry.h"
 #include "workloads/aoti/package.h"
@@ -147,7 +148,7 @@ class AotInductor final : public Experiment {
       auto pkg = std::make_shared<aoti::Package>(aoti::cached_package(
           aoti::cache_root(), aoti::python_executable(), base->get(), key, ctx.budget_left_s));
       if (!pkg->error.empty()) {
-        c.skip_reason = pkg->error.rfind("budget:", 0) == 0 ? pkg->error : "AOTInductor compilation failed: " + pkg->error;
+        c.skip_reason = is_budget_reason(pkg->error) ? pkg->error : "AOTInductor compilation failed: " + pkg->error;
       } else {
         c.notes = pkg->info;
         c.notes["grad_mode"] = "torch::NoGradGuard in both variants";

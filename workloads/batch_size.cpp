@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/resnet.h"
@@ -32,28 +33,20 @@ struct SweepSpec {
   double forward_flops_per_image;
 };
 
-std::optional<double> number_at(const json& j, const char* a, const char* b) {
-  if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_number()) return std::nullopt;
-  return j[a][b].get<double>();
-}
-
 // Largest batch that fit, the fastest per sample, where returns diminish, and
-// a compact table; from the result JSON alone (variants[].units, throughput,
+// a compact table; from the result alone (each variant's units, throughput,
 // memory, status).
-json sweep_summary(const json& r) {
+json sweep_summary(const CaseResult& r) {
   struct Row {
     double batch;
     std::string status;
     std::optional<double> sps, peak;
   };
   std::vector<Row> rows;
-  const auto case_items = number_at(r, "units", "items");
-  for (const auto& v : r.at("variants")) {
-    Row row{0, v.value("status", "?"), number_at(v, "throughput", "items_per_s"), number_at(v, "memory", "peak_allocated_bytes")};
-    const auto items = number_at(v, "units", "items");
-    if (!items && !case_items) throw std::runtime_error("a variant without a batch size (units.items)");
-    row.batch = items ? *items : *case_items;
-    if (row.status != "ok") row.sps.reset();  // an OOM mid-sampling leaves samples that say nothing
+  for (const auto& v : r.variants) {
+    Row row{v.units ? v.units->items : r.units.items, to_string(v.status), v.throughput.items_per_s, std::nullopt};
+    if (v.memory) row.peak = static_cast<double>(v.memory->allocated_bytes);
+    if (v.status != VariantStatus::ok) row.sps.reset();  // an OOM mid-sampling leaves samples that say nothing
     rows.push_back(row);
   }
   std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.batch < b.batch; });

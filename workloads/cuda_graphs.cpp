@@ -24,6 +24,7 @@
 #include "harness/compat/cuda_graph.h"
 #endif
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/mlp.h"
@@ -248,22 +249,17 @@ std::unique_ptr<Workload> make_graph_replay(const SgdSpec& spec, const torch::De
 
 // Launch overhead the graph removes: the eager step's median minus the replay's,
 // their ratio, and the replays after which capture has paid for itself.
-nlohmann::json launch_overhead_saved(const nlohmann::json& r) {
-  const nlohmann::json *eager = nullptr, *graph = nullptr;
-  for (const auto& v : r["variants"]) {
-    if (v["name"] == "eager") eager = &v;
-    if (v["name"] == "graph_replay") graph = &v;
-  }
-  if (!eager || !graph || !(*eager)["stats"].is_object() || !(*graph)["stats"].is_object())
-    return nlohmann::json::object();
-  const double e = (*eager)["stats"]["median"], g = (*graph)["stats"]["median"];
+nlohmann::json launch_overhead_saved(const CaseResult& r) {
+  const VariantResult *eager = r.variant("eager"), *graph = r.variant("graph_replay");
+  if (!eager || !graph || !eager->stats || !graph->stats) return nlohmann::json::object();
+  const double e = eager->stats->median, g = graph->stats->median;
   nlohmann::json out = {{"eager_step_s", e},
                         {"graph_step_s", g},
                         {"saved_per_step_s", e - g},
                         {"eager_over_graph", e / g},
                         {"saved_fraction_of_eager_step", (e - g) / e},
                         {"break_even_steps", nullptr}};
-  const auto m = graph->value("metrics", nlohmann::json::object());
+  const nlohmann::json& m = graph->metrics;
   if (m.is_object() && m.contains("capture_s") && m["capture_s"].is_number() && e > g) {
     out["capture_s"] = m["capture_s"];
     out["break_even_steps"] = m["capture_s"].get<double>() / (e - g);

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/resnet.h"
@@ -45,24 +46,19 @@ Variant train_variant(std::string name, std::string desc, BatchSource batches, T
 // cold first step is one observation per process: the median over the
 // processes the harness took it in (Case::cold_first_step), and the label says
 // how many.
-nlohmann::json break_even(const nlohmann::json& r) {
-  const auto& v = r["variants"];
-  auto first = [](const nlohmann::json& x) -> std::optional<double> {
-    for (const char* k : {"cold_first_run_s", "first_run_s"})
-      if (x.contains(k) && x[k].is_number()) return x[k].get<double>();
-    return std::nullopt;
-  };
-  if (v.size() < 2 || !v[0]["stats"].is_object() || !v[1]["stats"].is_object() || !first(v[0]) || !first(v[1]))
-    return nlohmann::json::object();
-  const double off = v[0]["stats"]["median"], on = v[1]["stats"]["median"];
+nlohmann::json break_even(const CaseResult& r) {
+  const auto& v = r.variants;
+  auto first = [](const VariantResult& x) { return x.cold_first_run_s() ? x.cold_first_run_s() : x.first_run_s; };
+  if (v.size() < 2 || !v[0].stats || !v[1].stats || !first(v[0]) || !first(v[1])) return nlohmann::json::object();
+  const double off = v[0].stats->median, on = v[1].stats->median;
   const double first_off = *first(v[0]), first_on = *first(v[1]);
   const double tuning = std::max(0.0, first_on - first_off);
-  auto count = [](const nlohmann::json& x) {
-    return x.contains("cold_first_runs_s") ? x["cold_first_runs_s"].size() : std::size_t{1};
+  auto count = [](const VariantResult& x) {
+    return x.cold_first_runs_s.empty() ? std::size_t{1} : x.cold_first_runs_s.size();
   };
   const std::size_t processes = std::min(count(v[0]), count(v[1]));  // the fewer either median rests on
   std::string label = "warm";
-  if (v[0]["process"] == "fresh")
+  if (v[0].process == ProcessKind::fresh)
     label = processes > 1 ? "cold: median of " + std::to_string(processes) + " fresh processes per variant"
                           : "cold: one fresh process per variant, one observation each (no median, no interval)";
   nlohmann::json out = {{"first_step_extra_s", std::max(0.0, first_on - on)},

@@ -16,6 +16,7 @@
 // equal one process training on every rank's batch concatenated.
 #include <torch/torch.h>
 
+#include "harness/case_result.h"
 #include "harness/compat/distributed.h"
 #include "harness/distributed/session.h"
 #include "harness/registry.h"
@@ -114,65 +115,55 @@ class AllreduceBench final : public dist::DistributedWorkload {
   std::string check_;
 };
 
-const json* find_variant(const json& r, const std::string& name) {
-  for (const auto& v : r.at("variants"))
-    if (v.value("name", "") == name) return &v;
-  return nullptr;
-}
-
-json samples_per_s(const json& v) {
-  return v.contains("throughput") && v["throughput"].contains("items_per_s") ? v["throughput"]["items_per_s"]
-                                                                             : json(nullptr);
+json samples_per_s(const VariantResult& v) {
+  return v.throughput.items_per_s ? json(*v.throughput.items_per_s) : json(nullptr);
 }
 
 // Per variant: throughput, the ratio against one device at the same global
 // batch, and the scaling efficiency (ratio / devices it used) with its CI; at
 // world size 1, DDP's overhead. `devices`: how many devices each variant used.
-json derive_scaling(const json& r, const std::map<std::string, int>& devices) {
-  const json& base = r.at("variants").at(0);
-  json out = {{"single_device_samples_per_s", samples_per_s(base)}, {"variants", json::object()}};
-  for (const auto& c : r.value("comparisons", json::array())) {
-    const std::string name = c.value("variant", "");
-    const json* v = find_variant(r, name);
-    if (!v || !devices.count(name)) continue;
-    const int n = devices.at(name);
+json derive_scaling(const CaseResult& r, const std::map<std::string, int>& devices) {
+  json out = {{"single_device_samples_per_s", samples_per_s(r.variants.at(0))}, {"variants", json::object()}};
+  for (const auto& c : r.comparisons) {
+    const VariantResult* v = r.variant(c.variant);
+    if (!v || !devices.count(c.variant)) continue;
+    const int n = devices.at(c.variant);
     json d = {{"devices", n}, {"samples_per_s", samples_per_s(*v)}};
-    if (c.contains("speedup") && c["speedup"].is_number()) {
-      const double sp = c["speedup"].get<double>();
-      d["throughput_ratio"] = sp;
-      d["scaling_efficiency"] = sp / n;
-      if (c.contains("ci_low")) d["scaling_efficiency_ci"] = {c["ci_low"].get<double>() / n, c["ci_high"].get<double>() / n};
-      if (n == 1 && sp > 0) d["overhead_fraction"] = 1.0 / sp - 1.0;
+    if (c.speedup) {
+      const SpeedupEstimate& sp = *c.speedup;
+      d["throughput_ratio"] = sp.value;
+      d["scaling_efficiency"] = sp.value / n;
+      if (!sp.below_floor) d["scaling_efficiency_ci"] = {sp.ci_low / n, sp.ci_high / n};
+      if (n == 1 && sp.value > 0) d["overhead_fraction"] = 1.0 / sp.value - 1.0;
     }
-    if (v->contains("metrics") && v->at("metrics").contains("buckets")) {
-      const json& m = v->at("metrics");
+    const json& m = v->metrics;
+    if (m.is_object() && m.contains("buckets")) {
       d["grad_layout"] = m.value("grad_layout", "");
       d["buckets"] = m.value("buckets", 0);
       d["mean_buckets_overlapped"] = m.value("mean_buckets_overlapped", 0.0);
-      if (m.value("comm_wait_measured", false) && v->at("stats").is_object()) {
-        const double wait = m["mean_comm_wait_s"].get<double>(), step = v->at("stats")["median"].get<double>();
+      if (m.value("comm_wait_measured", false) && v->stats) {
+        const double wait = m["mean_comm_wait_s"].get<double>(), step = v->stats->median;
         d["mean_comm_wait_s"] = wait;
         if (step > 0) d["comm_wait_fraction"] = std::min(1.0, wait / step);
       }
     }
-    out["variants"][name] = d;
+    out["variants"][c.variant] = d;
   }
   // The checklist's pair, at the same global batch: DDP's throughput over DP's.
+  const VariantResult* dp = r.variant("data_parallel");
   for (const char* ddp_name : {"ddp", "ddp_bucket_view"}) {
-    const json* dp = find_variant(r, "data_parallel");
-    const json* dd = find_variant(r, ddp_name);
-    if (dp && dd && samples_per_s(*dp).is_number() && samples_per_s(*dd).is_number())
-      out[std::string(ddp_name) + "_over_data_parallel"] =
-          samples_per_s(*dd).get<double>() / samples_per_s(*dp).get<double>();
+    const VariantResult* dd = r.variant(ddp_name);
+    if (dp && dd && dp->throughput.items_per_s && dd->throughput.items_per_s)
+      out[std::string(ddp_name) + "_over_data_parallel"] = *dd->throughput.items_per_s / *dp->throughput.items_per_s;
   }
   return out;
 }
 
-json derive_busbw(const json& r, double bytes, int ranks) {
+json derive_busbw(const CaseResult& r, double bytes, int ranks) {
   json out = {{"bytes", bytes}, {"ranks", ranks}, {"formula", "algbw = bytes/time; busbw = algbw * 2(n-1)/n"}};
-  const json& v = r.at("variants").at(0);
-  if (!v.contains("stats") || !v["stats"].is_object()) return out;
-  const double med = v["stats"]["median"].get<double>(), best = v["stats"]["min"].get<double>();
+  const VariantResult& v = r.variants.at(0);
+  if (!v.stats) return out;
+  const double med = v.stats->median, best = v.stats->min;
   out["time_s"] = med;
   out["algbw_bytes_per_s"] = ddp::allreduce_algbw(bytes, med);
   out["busbw_bytes_per_s"] = ddp::allreduce_busbw(bytes, med, ranks);
@@ -318,7 +309,7 @@ class DataParallelExperiment final : public Experiment {
       t.notes["ran_on"] = "one process, one " + dev_words + ": ddp is DDP at world size 1 (" + backend +
                           "), its overhead over the plain step";
     }
-    t.derive = [devices](const json& r) { return derive_scaling(r, devices); };
+    t.derive = [devices](const CaseResult& r) { return derive_scaling(r, devices); };
     t.skip_reason = unavailable;
     if (!t.skip_reason.empty()) t.notes = json::object();
     out.push_back(t);
@@ -347,7 +338,7 @@ class DataParallelExperiment final : public Experiment {
                   train(rs, Mode::ddp, GradLayout::bucket_view, rjob("ddp_bucket_view"), 1, true)},
                  "ddp", 1)};
       c.notes["ran_on"] = "one process, one GPU: DDP's overhead on a model whose step users know";
-      c.derive = [](const json& r) { return derive_scaling(r, {{"ddp", 1}, {"ddp_bucket_view", 1}}); };
+      c.derive = [](const CaseResult& r) { return derive_scaling(r, {{"ddp", 1}, {"ddp_bucket_view", 1}}); };
       c.skip_reason = !unavailable.empty() ? unavailable
                       : !gpu               ? "CUDA only (a ResNet-50 training step takes seconds on a CPU)"
                       : world > 1          ? "world size 1 only (DDP's overhead); mlp_train_ws" +
@@ -374,7 +365,7 @@ class DataParallelExperiment final : public Experiment {
                           }}};
     a.verify = verify_first_step();
     if (world > 1) a.notes["ran_on"] = std::to_string(world) + " processes, one " + dev_words + " each (" + backend + ")";
-    a.derive = [grad_bytes, world](const json& r) { return derive_busbw(r, grad_bytes, world); };
+    a.derive = [grad_bytes, world](const CaseResult& r) { return derive_busbw(r, grad_bytes, world); };
     a.skip_reason = !unavailable.empty() ? unavailable
                     : world < 2 ? "all-reduce bandwidth needs 2+ ranks: run under optbench launch --nproc N, "
                                   "torchrun or srun"
@@ -400,7 +391,7 @@ class DataParallelExperiment final : public Experiment {
                          "data_parallel", dp_devices)};
     d.verify = verify_first_step();
     d.notes["ran_on"] = "one process, " + std::to_string(dp_devices) + " GPUs";
-    d.derive = [dp_devices](const json& r) { return derive_scaling(r, {{"data_parallel", dp_devices}}); };
+    d.derive = [dp_devices](const CaseResult& r) { return derive_scaling(r, {{"data_parallel", dp_devices}}); };
     if (!gpu) {
       d.skip_reason = "torch::nn::parallel::data_parallel needs CUDA devices; the CPU DP-equivalent runs under "
                       "optbench launch --nproc N (in mlp_train_wsN)";

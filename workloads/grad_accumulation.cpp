@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/models/transformer.h"
 #include "workloads/training/accumulate_step.h"
@@ -16,16 +17,15 @@ namespace optbench::workloads {
 namespace {
 
 // Each variant's peak device memory as a fraction of the baseline's.
-nlohmann::json memory_vs_baseline(const nlohmann::json& r) {
+nlohmann::json memory_vs_baseline(const CaseResult& r) {
   nlohmann::json out = nlohmann::json::object();
-  const auto& v = r["variants"];
-  if (v.empty() || !v[0]["memory"].is_object()) return out;
-  const double base = v[0]["memory"]["peak_allocated_bytes"].get<double>();
+  const auto& v = r.variants;
+  if (v.empty() || !v[0].memory) return out;
+  const double base = static_cast<double>(v[0].memory->allocated_bytes);
   if (!(base > 0)) return out;
   for (std::size_t i = 1; i < v.size(); ++i)
-    if (v[i]["memory"].is_object())
-      out["peak_allocated_vs_baseline"][v[i]["name"].get<std::string>()] =
-          v[i]["memory"]["peak_allocated_bytes"].get<double>() / base;
+    if (v[i].memory)
+      out["peak_allocated_vs_baseline"][v[i].name] = static_cast<double>(v[i].memory->allocated_bytes) / base;
   return out;
 }
 

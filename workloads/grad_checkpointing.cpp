@@ -12,6 +12,7 @@
 
 #include "harness/compat/numerics_flags.h"
 #include "harness/compat/zero_grad.h"
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/transformer.h"
@@ -156,25 +157,24 @@ std::string verify_gradients(std::vector<Workload*>& w) {
 }
 
 // Memory saved vs time paid, per checkpointed variant, from the result itself.
-json memory_vs_time(const json& r) {
-  const auto& v = r.at("variants");
-  const auto& base = v.at(0);
-  auto num = [](const json& j, const char* a, const char* b) -> std::optional<double> {
-    if (!j.contains(a) || !j[a].is_object() || !j[a].contains(b) || !j[a][b].is_number()) return std::nullopt;
-    return j[a][b].get<double>();
+json memory_vs_time(const CaseResult& r) {
+  const auto& v = r.variants;
+  auto median_of = [](const VariantResult& x) { return x.stats ? std::optional<double>(x.stats->median) : std::nullopt; };
+  auto peak_of = [](const VariantResult& x) {
+    return x.memory ? std::optional<double>(static_cast<double>(x.memory->allocated_bytes)) : std::nullopt;
   };
-  const auto t0 = num(base, "stats", "median");
-  const auto m0 = num(base, "memory", "peak_allocated_bytes");
+  const auto t0 = median_of(v.at(0));
+  const auto m0 = peak_of(v.at(0));
   json out = {{"baseline_peak_allocated_bytes", m0 ? json(*m0) : json(nullptr)}, {"variants", json::object()}};
   for (std::size_t i = 1; i < v.size(); ++i) {
-    json row = {{"status", v[i].value("status", "")}};
-    const auto t = num(v[i], "stats", "median");
-    const auto m = num(v[i], "memory", "peak_allocated_bytes");
+    json row = {{"status", to_string(v[i].status)}};
+    const auto t = median_of(v[i]);
+    const auto m = peak_of(v[i]);
     row["time_overhead_fraction"] = (t0 && t && *t0 > 0) ? json(*t / *t0 - 1.0) : json(nullptr);
     row["peak_allocated_bytes"] = m ? json(*m) : json(nullptr);
     row["memory_saved_bytes"] = (m0 && m) ? json(*m0 - *m) : json(nullptr);
     row["memory_saved_fraction"] = (m0 && m && *m0 > 0) ? json((*m0 - *m) / *m0) : json(nullptr);
-    out["variants"][v[i].value("name", "?")] = row;
+    out["variants"][v[i].name] = row;
   }
   return out;
 }

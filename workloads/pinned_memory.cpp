@@ -11,6 +11,7 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
+#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 
@@ -221,11 +222,10 @@ class PinnedMemory final : public Experiment {
     };
     c.notes = notes;
     c.notes["timing"] = kTimingNote;
-    c.derive = [](const nlohmann::json& r) -> nlohmann::json {
+    c.derive = [](const CaseResult& r) -> nlohmann::json {
       auto median_of = [&](const std::string& name) -> double {
-        for (const auto& v : r["variants"])
-          if (v["name"] == name && v["stats"].is_object()) return v["stats"]["median"].get<double>();
-        return NAN;
+        const VariantResult* v = r.variant(name);
+        return v && v->stats ? v->stats->median : NAN;
       };
       const double copy = median_of("copy_only"), compute = median_of("compute_only"),
                    overlap = median_of("pinned_overlap");

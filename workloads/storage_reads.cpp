@@ -92,7 +92,7 @@ class StorageEpoch final : public Workload {
   std::int64_t epochs_ = 0, incomplete_ = 0;
 };
 
-Verdict verify_reads(std::vector<Workload*>& ws) {
+CheckResult verify_reads(std::vector<Workload*>& ws) {
   for (Workload* w : ws) {
     auto* e = dynamic_cast<StorageEpoch*>(w);
     if (!e) return {"not a storage epoch"};

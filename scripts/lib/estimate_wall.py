@@ -99,9 +99,9 @@ GPU_WORK_RATIO = {
     r"storage_reads/.*": 16.0,
 }
 # The product's own figure for CUPTI's set-up on a GPU, once per process
-# (harness/case_runner.cpp, profile_variants).
+# (harness/budget_plan.cpp, kCuptiSetupS).
 CUPTI_SETUP_S = 1.0
-# The product budgets a window at twice window_plan.cpp's estimate (case_runner.cpp);
+# The product budgets a window at twice window_plan.cpp's estimate (budget_plan.cpp);
 # no case of results/..._breakdown.json spent more than 1.82x it profiling.
 PROFILE_COST_FACTOR = 2.0
 

@@ -9,6 +9,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "harness/budget_plan.h"
+
 namespace optbench::workloads::aoti {
 namespace {
 
@@ -69,13 +71,9 @@ Package cached_package(const std::string& root, const std::string& python, const
                        const PackageKey& key, std::optional<double> max_compile_s) {
   auto over_budget = [&]() -> std::optional<Package> {
     if (!max_compile_s) return std::nullopt;
-    const double expected = expected_compile_s(root, key.device);
-    if (expected <= *max_compile_s) return std::nullopt;
     Package p;
-    std::ostringstream os;
-    os << "budget: a cold AOTInductor compile is expected to take " << static_cast<int>(expected)
-       << " s here, and the run's --time-budget has " << static_cast<int>(*max_compile_s) << " s left";
-    p.error = os.str();
+    p.error = refuse_one_time_setup("a cold AOTInductor compile", expected_compile_s(root, key.device), max_compile_s);
+    if (p.error.empty()) return std::nullopt;
     return p;
   };
   if (root.empty()) {

@@ -31,7 +31,7 @@ std::string package_key(const ConvNet& net, const PackageKey& key);
 // The cached package for (net, key) under `root`, else compiled now (and stored
 // there). info["cache"] says which: "hit" or "miss"; "" root: always compiled.
 // With max_compile_s, a compile expected to take longer is not started: the
-// package's error then starts with "budget:" and says why.
+// package's error is then the budget's reason (harness/budget_plan.h).
 Package cached_package(const std::string& root, const std::string& python, const ConvNet& net,
                        const PackageKey& key, std::optional<double> max_compile_s = std::nullopt);
 

@@ -170,7 +170,7 @@ nlohmann::json PythonEpochs::metrics() {
           {"incomplete_epochs", incomplete_}};
 }
 
-Verdict verify_epochs(std::vector<Workload*>& ws) {
+CheckResult verify_epochs(std::vector<Workload*>& ws) {
   for (Workload* w : ws) {
     std::int64_t bad = -1, all = 0;
     if (auto* t = dynamic_cast<ThreadEpochs*>(w)) bad = t->incomplete_epochs(), all = t->epochs();

@@ -61,6 +61,6 @@ class PythonEpochs final : public Workload {
 };
 
 // Every epoch of every variant delivered all its samples (ThreadEpochs or PythonEpochs).
-Verdict verify_epochs(std::vector<Workload*>& ws);
+CheckResult verify_epochs(std::vector<Workload*>& ws);
 
 }  // namespace optbench::workloads

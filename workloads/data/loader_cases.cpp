@@ -9,6 +9,8 @@
 #include <thread>
 #include <tuple>
 
+#include "harness/case_result.h"
+
 namespace optbench::workloads {
 namespace {
 
@@ -90,9 +92,9 @@ Case build_case(const LoaderSetup& s, std::string name, const std::vector<Settin
   return c;
 }
 
-const json* find(const json& variants, const std::string& loop, const json& like) {
+const VariantResult* find(const std::vector<VariantResult>& variants, const std::string& loop, const json& like) {
   for (const auto& v : variants) {
-    const auto& p = v.value("params", json::object());
+    const json& p = v.params;
     if (p.value("loop", "") != loop) continue;
     if (like.is_null() || (p.value("workers", -1) == like.value("workers", -2) &&
                            p.value("prefetch", -1) == like.value("prefetch", -2) &&
@@ -102,11 +104,9 @@ const json* find(const json& variants, const std::string& loop, const json& like
   return nullptr;
 }
 
-std::optional<double> rate(const json* v) {
-  if (!v || v->value("status", "") != "ok") return std::nullopt;
-  const auto& t = v->value("throughput", json::object());
-  if (!t.contains("items_per_s") || !t["items_per_s"].is_number()) return std::nullopt;
-  return t["items_per_s"].get<double>();
+std::optional<double> rate(const VariantResult* v) {
+  if (!v || v->status != VariantStatus::ok) return std::nullopt;
+  return v->throughput.items_per_s;
 }
 
 }  // namespace
@@ -189,19 +189,19 @@ std::string verify_windows(std::vector<Workload*>& ws) {
   return "";
 }
 
-json derive_loader(const json& r) {
+json derive_loader(const CaseResult& r) {
   json out = json::object();
-  const json& vs = r.at("variants");
+  const auto& vs = r.variants;
   const auto bound = rate(find(vs, "no_loader", nullptr));
   std::optional<double> best;
   std::vector<std::pair<std::int64_t, double>> by_workers;
   for (const auto& v : vs) {
-    const auto& p = v.value("params", json::object());
+    const json& p = v.params;
     if (p.value("loop", "") != "train") continue;
     const auto train = rate(&v);
     if (!train) continue;
     const auto data_only = rate(find(vs, "data_only", p));
-    const auto& m = v.value("metrics", json::object());
+    const json& m = v.metrics;
     json d = {{"samples_per_s", *train},
               {"data_only_samples_per_s", data_only ? json(*data_only) : json(nullptr)},
               {"no_loader_samples_per_s", bound ? json(*bound) : json(nullptr)},
@@ -224,9 +224,9 @@ json derive_loader(const json& r) {
       d["bound"] = "training step";
     else if (of_data && of_bound)
       d["bound"] = "neither (loading and training overlap incompletely)";
-    out[v.value("name", "?")] = d;
+    out[v.name] = d;
     best = std::max(best.value_or(0.0), *train);
-    if (r.value("name", "") == "workers") by_workers.emplace_back(p.value("workers", std::int64_t{0}), *train);
+    if (r.name == "workers") by_workers.emplace_back(p.value("workers", std::int64_t{0}), *train);
   }
   if (best && !by_workers.empty()) {
     std::sort(by_workers.begin(), by_workers.end());

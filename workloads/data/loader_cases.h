@@ -57,6 +57,6 @@ std::string verify_windows(std::vector<Workload*>& ws);
 // Per training loop: samples/s, its data-only rate and the no-loader bound,
 // what share of each it reaches, the share of time waiting for data, and which
 // side bounds it; per case, the fewest workers within 10% of the best.
-nlohmann::json derive_loader(const nlohmann::json& result);
+nlohmann::json derive_loader(const CaseResult& result);
 
 }  // namespace optbench::workloads

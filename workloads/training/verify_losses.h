@@ -36,7 +36,7 @@
 //   more steps add cost, and a variant that learns slower is further behind
 //   early than late. Updates the GradScaler skips are not counted (the batch
 //   runs again); a variant whose every update is skipped fails.
-// Every figure is recorded in the verdict's details, judged or not, and
+// Every figure is recorded in the check result's details, judged or not, and
 // details.judged lists what was judged.
 #include <algorithm>
 #include <cmath>
@@ -85,7 +85,7 @@ inline constexpr double kFitMinDrop = 0.02, kFitBand = 0.25;
 // after 2 and 0.07, inside kFitBand, after 8.
 inline constexpr double kFitClearDrop = 0.5;
 
-inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, const TrainRecord& var) {
+inline CheckResult judge_training(const TrainRecord& ref, const TrainRecord& base, const TrainRecord& var) {
   if (!var.losses.isfinite().all().item<bool>()) return {"non-finite loss"};
   // Updates the GradScaler skips are run again (TrainStep::run_fresh), up to a
   // limit: a run that hit it has fewer losses than it was asked for. The
@@ -93,7 +93,7 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
   for (const auto* r : {&base, &var}) {
     const bool short_trace = r->losses.numel() < ref.losses.numel();
     if (short_trace || (r == &var && base.fit.defined() && var.fit.defined() && var.fit.numel() < base.fit.numel())) {
-      Verdict v{std::string("the GradScaler skipped every update it was given (") +
+      CheckResult v{std::string("the GradScaler skipped every update it was given (") +
                 std::to_string(short_trace ? r->trace_skipped : r->fit_skipped) + " in a row): the " +
                 (r == &base ? "baseline" : "variant") + " does not train"};
       v.details["trace_skipped_updates"] = var.trace_skipped;
@@ -102,11 +102,11 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
       return v;
     }
   }
-  Verdict v;
+  CheckResult v;
   std::vector<std::string> notes, judged;
   char msg[256];
   // One quantity: its deviations are recorded; judged, its bar is, and
-  // exceeding it is the verdict's (first) problem; not judged, why_not is noted.
+  // exceeding it is the result's (first) problem; not judged, why_not is noted.
   auto judge = [&](const std::string& key, const char* what, double dev, double dev_base, bool is_judged, double bar,
                    const std::string& why_not) {
     v.details[key + "_rel_dev"] = dev;
@@ -207,7 +207,7 @@ inline Verdict judge_training(const TrainRecord& ref, const TrainRecord& base, c
   return v;
 }
 
-inline Verdict verify_loss_traces(std::vector<Workload*>& w) {
+inline CheckResult verify_loss_traces(std::vector<Workload*>& w) {
   auto* base = dynamic_cast<TrainStep*>(w.at(0));
   auto* var = dynamic_cast<TrainStep*>(w.at(1));
   if (!base || !var) return {"not a training step"};

@@ -1,0 +1,59 @@
+#include "harness/case_result.h"
+
+namespace optbench {
+
+const char* to_string(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::ok: return "ok";
+    case CaseStatus::skipped: return "skipped";
+    case CaseStatus::failed: return "failed";
+    case CaseStatus::interrupted: return "interrupted";
+    case CaseStatus::not_run: return "not_run";
+  }
+  return "?";
+}
+
+const char* to_string(VariantStatus s) {
+  switch (s) {
+    case VariantStatus::ok: return "ok";
+    case VariantStatus::oom: return "oom";
+    case VariantStatus::error: return "error";
+    case VariantStatus::not_run: return "not_run";
+  }
+  return "?";
+}
+
+const char* to_string(RoleInCase r) {
+  switch (r) {
+    case RoleInCase::baseline: return "baseline";
+    case RoleInCase::optimized: return "optimized";
+    case RoleInCase::reference: return "reference";
+  }
+  return "?";
+}
+
+const char* to_string(ProcessKind p) { return p == ProcessKind::fresh ? "fresh" : "shared"; }
+
+const char* to_string(PrimaryMetric m) { return m == PrimaryMetric::device_s ? "device_s" : "host_s"; }
+
+const char* to_string(VerificationStatus s) {
+  switch (s) {
+    case VerificationStatus::passed: return "passed";
+    case VerificationStatus::failed: return "failed";
+    case VerificationStatus::not_checked: return "not_checked";
+  }
+  return "?";
+}
+
+std::optional<double> VariantResult::cold_first_run_s() const {
+  if (cold_first_runs_s.empty()) return std::nullopt;
+  return median(cold_first_runs_s);
+}
+
+const VariantResult* CaseResult::variant(const std::string& variant_name) const {
+  for (const auto& v : variants)
+    if (v.name == variant_name) return &v;
+  return nullptr;
+}
+
+}  // namespace optbench
