@@ -6,12 +6,14 @@
 // eagerly by the C++ frontend. Compile time is a reported one-time cost.
 // Needs a Python whose torch is this LibTorch's release; otherwise recorded as
 // skipped with the reason.
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <chrono>
 
 #include "harness/compat/numerics_flags.h"
+#include "harness/profiling/scopes.h"
 #include "harness/registry.h"
 #include "workloads/aoti/package.h"
 #include "workloads/aoti/package_cache.h"
@@ -86,6 +88,7 @@ class AotiInference final : public Workload {
     compat::NumericsFlagsGuard flags(compat::strict_fp32());
     torch::NoGradGuard no_grad;
     // Runs on the current CUDA stream (the loader's default), where the harness times.
+    RECORD_USER_SCOPE(profiling::kCompiledScope);  // its generated kernels are compiled code, not idle
     out_ = loader_->run(inputs_).at(0);
   }
   at::Tensor output() override { return out_; }

@@ -16,6 +16,7 @@
 #include "workloads/common.h"
 #include "workloads/models/transformer.h"
 #include "workloads/training/checkpoint.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 namespace {
@@ -106,7 +107,7 @@ class GptTraining final : public Workload {
     auto logits = forward(s);
     auto loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2), spec_.targets.flatten());
     loss.backward();
-    s.opt->step();
+    scoped_step(*s.opt);
     return loss.detach();
   }
 
