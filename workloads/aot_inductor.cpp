@@ -105,7 +105,7 @@ class AotiInference final : public Workload {
 class AotInductor final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"aot_inductor",
+    ExperimentInfo i{"aot_inductor",
             "AOTInductor (torch.compile ahead of time) vs eager, from C++",
             "torch.export + torch._inductor.aoti_compile_and_package, run by AOTIModelPackageLoader",
             {"torch_compile"},
@@ -115,6 +115,8 @@ class AotInductor final : public Experiment {
             "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
             "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
             "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was configured with)."};
+    i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
+    return i;
   }
 
   std::string unsupported_reason(const RunContext& ctx) const override {

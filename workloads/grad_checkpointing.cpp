@@ -183,7 +183,7 @@ json memory_vs_time(const json& r) {
 class GradCheckpointing final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"grad_checkpointing",
+    ExperimentInfo i{"grad_checkpointing",
             "Gradient checkpointing: peak memory saved vs time paid",
             "activation checkpointing (torch.utils.checkpoint, reentrant): blocks re-run in backward instead of "
             "storing their activations",
@@ -193,6 +193,8 @@ class GradCheckpointing final : public Experiment {
             "device memory saved and step time paid relative to the baseline (derived), block forwards counted per "
             "step; first-step gradients and a 3-step loss trace must equal the baseline's within fp32 tolerance. "
             "Peak memory is measured on GPUs only."};
+    i.mechanism_counters = {"op_calls_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

@@ -71,7 +71,7 @@ class ConvNetInference final : public Workload {
 class TorchScript final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"torchscript",
+    ExperimentInfo i{"torchscript",
             "TorchScript vs eager inference, and freeze + optimize_for_inference",
             "a TorchScript module (torch.jit.script), and one frozen with torch::jit::freeze + "
             "torch::jit::optimize_for_inference",
@@ -83,6 +83,8 @@ class TorchScript final : public Experiment {
             "Outputs must match the eager ones at fp32 tolerance. Script compile, freeze and optimise times are in "
             "each variant's metrics with the ops left in the forward graph; first_run_s includes the profiling "
             "run."};
+    i.mechanism_counters = {"op_calls_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {
