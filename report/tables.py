@@ -111,7 +111,7 @@ def experiment_rows(experiment: dict, spec: dict | None, why: bool = False) -> l
                              reason=c.get("reason") or "no variants recorded"))
             continue
         for v in variants:
-            rows.append(_variant_row(c, v, ccommon, kind, spec, why))
+            rows.append(_variant_row(c, v, ccommon, kind, spec, why, experiment.get("mechanism_counters") or ()))
     return rows
 
 
@@ -126,7 +126,8 @@ def work_amount(case: dict, variant: dict) -> float:
     return 1.0
 
 
-def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
+def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict | None, why: bool,
+                 counters: object = ()) -> dict:
     stats = v.get("stats") or {}
     thr = v.get("throughput") or {}
     mem = v.get("memory") or {}
@@ -158,7 +159,7 @@ def _variant_row(c: dict, v: dict, ccommon: dict, kind: str | None, spec: dict |
         row.update(speedup=cm.get("speedup"), ci_low=cm.get("ci_low"), ci_high=cm.get("ci_high"))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = _variant_named(c, cm.get("baseline")) or {}
-            row["why"] = why_text(cm, base, v, work_amount(c, base), work_amount(c, v), below_floor(c, cm))
+            row["why"] = why_text(cm, base, v, work_amount(c, base), work_amount(c, v), below_floor(c, cm), counters)
         if is_num(cm.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=comparison_rounds(c, cm), below_floor=below_floor(c, cm))
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI
