@@ -64,7 +64,7 @@ int cmd_list(const std::string& filter, bool as_json) {
     for (auto d : i.devices) devices.push_back(to_string(d));
     out.push_back({{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
                    {"claims", i.claims}, {"devices", devices}, {"description", i.description},
-                   {"quick_leaves_out", i.quick_leaves_out}});
+                   {"quick_leaves_out", i.quick_leaves_out}, {"mechanism_counters", i.mechanism_counters}});
   }
   if (as_json) {
     std::cout << out.dump(2) << '\n';

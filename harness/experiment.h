@@ -142,6 +142,8 @@ struct ExperimentInfo {
   // case that cannot get the rounds floor within the quick profile's time is
   // left out rather than sampled below it.
   std::string quick_leaves_out;
+  // Counters that carry its claim (harness/profiling/counters.h), preferred first: the report's why leads with one.
+  std::vector<std::string> mechanism_counters;
 };
 
 class Experiment {

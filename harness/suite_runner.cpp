@@ -32,7 +32,8 @@ json info_json(const ExperimentInfo& i) {
   json devices = json::array();
   for (auto d : i.devices) devices.push_back(to_string(d));
   return {{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
-          {"claims", i.claims}, {"description", i.description}, {"devices", devices}};
+          {"claims", i.claims}, {"description", i.description}, {"devices", devices},
+          {"mechanism_counters", i.mechanism_counters}};
 }
 
 bool verification_failed(const json& case_result) {

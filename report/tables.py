@@ -56,11 +56,12 @@ def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False
                              reason=c.raw.get("reason") or "no variants recorded"))
             continue
         for v in c.variants:
-            rows.append(_variant_row(c, v, ccommon, kind, spec, why))
+            rows.append(_variant_row(c, v, ccommon, kind, spec, why, experiment.raw.get("mechanism_counters") or ()))
     return rows
 
 
-def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool) -> dict:
+def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool,
+                 counters: object = ()) -> dict:
     v = var.raw
     stats = v.get("stats") or {}
     thr = v.get("throughput") or {}
@@ -94,7 +95,7 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
         row.update(speedup=raw.get("speedup"), ci_low=raw.get("ci_low"), ci_high=raw.get("ci_high"))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = cm.baseline or Variant({}, c)
-            row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor)
+            row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)
         if is_num(raw.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)
         if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI

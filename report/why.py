@@ -10,24 +10,29 @@ from __future__ import annotations
 
 from .fmt import is_num, sig, time_scale
 
+# "compiled" last: a category's plot colour is its place here, and older files' plots keep theirs.
 CATEGORIES = ("gemm", "conv", "attention", "elementwise", "reduction_norm", "optimizer", "memcpy_h2d",
-              "memcpy_d2h", "memcpy_d2d", "memcpy_host", "memset", "collective", "other")
+              "memcpy_d2h", "memcpy_d2d", "memcpy_host", "memset", "collective", "other", "compiled")
 IDLE = "idle"
 LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attention", "elementwise": "elementwise",
           "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
           "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
-          "collective": "collectives", "other": "other", IDLE: "idle"}
+          "collective": "collectives", "other": "other", "compiled": "compiled code", IDLE: "idle"}
 NOTE = ("The why column and the stacked bars come from a profiled window per variant (PyTorch profiler/Kineto) "
-        "run after the timed rounds; no profiled step is part of a timed sample. Times are per step of the "
-        "baseline's work (the speedup column's unit) and a share is of the timed difference. A mechanism is shown "
-        "only where the timed CI excludes 1 and the windows' speedup lies on its side of 1 and inside the CI "
+        "run after the timed rounds; no profiled step is part of a timed sample. Times and counts are per step of "
+        "the baseline's work (the speedup column's unit) and a share is of the timed difference. Time shares are "
+        "shown only where the timed CI excludes 1 and the windows' speedup lies on its side of 1 and inside the CI "
         "widened by the windows' noise; otherwise the row says \"profile disagrees with the timing: not "
-        "explained\". Terms: outside operators (a CPU run) = window time in which the stepping thread ran no "
-        "recorded operator: plain C++ (image decoding, file reads), waiting for a loader or a lock, and compiled "
-        "code that no operator record wraps (AOTInductor's kernels); TorchScript graph's own time = a scripted "
-        "method's time not spent in a recorded ATen operator (a frozen graph's fused oneDNN convolutions); "
-        "profiled = the steps in each window and the profiler's overhead on each side (window step / timed "
-        "step - 1).")
+        "explained\". A mechanism counter the experiment names (operator calls, fill operations, autograd nodes, "
+        "optimizer operator calls, host reads, kernel launches, counted in the windows: the profiler's overhead "
+        "does not change a count) leads the why where the timed CI excludes 1 and the count moved the way the "
+        "timing did; otherwise it is shown as \"counted\". Terms: outside operators (a CPU run) = window time in "
+        "which the stepping thread ran no recorded operator: plain C++ (image decoding, file reads), waiting for "
+        "a loader or a lock (and, in files from before compiled code was scoped, AOTInductor's kernels); compiled "
+        "code = time inside AOTInductor's run or a TorchScript graph that no recorded operator covers (a frozen "
+        "graph's oneDNN convolutions are shown as convolution); TorchScript graph's own time (older files) = a "
+        "scripted method's time not spent in a recorded ATen operator; profiled = the steps in each window and "
+        "the profiler's overhead on each side (window step / timed step - 1).")
 # A second category under a fifth of the first's change adds words, not an explanation.
 SECOND_MIN = 0.2
 
@@ -153,13 +158,14 @@ def _ranked(cats: list[str], deltas: dict[str, float], sign: float) -> list[str]
 
 
 def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
-            timed_change_s: float | None = None) -> dict:
+            timed_change_s: float | None = None, launches: bool = True) -> dict:
     """Per-category per-step change from baseline to variant (idle included), the
     variant's times scaled by `scale` (baseline work / variant work: the baseline's
     step of work, the speedup column's unit), launches and idle share before/after,
     the one or two categories that moved most in the direction of `timed_change_s`
     (the timed step change; without it, the windows'), the largest one against it,
-    and the sentence. A share is of the timed change and lies in (0, 100%]. ok is
+    and the sentence (launches=False: without launches, where a counter already
+    gave them). A share is of the timed change and lies in (0, 100%]. ok is
     False (and sentence 'no breakdown (reason)') when either breakdown is missing or
     not status ok."""
     out = {"ok": False, "device": None, "before_s": {}, "after_s": {}, "deltas_s": {}, "step_s": (None, None),
@@ -188,16 +194,16 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
     against = _ranked(cats, deltas, -sign)[:1]
     against = item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0]["delta_s"]) \
         else None
-    launches = (base_bd.get("launches_per_step"), var_bd.get("launches_per_step"))
+    launch_counts = (base_bd.get("launches_per_step"), var_bd.get("launches_per_step"))
     idle = (idle_share(base_bd), idle_share(var_bd))
     out.update(ok=True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
-               change_s=change, launches=launches, idle_share=idle, top=top, against=against)
+               change_s=change, launches=launch_counts, idle_share=idle, top=top, against=against)
     parts = [_movers(top, against, step, change, timed=is_num(timed_change_s) and timed_change_s != 0,
                      per_base=scale != 1.0)]
     if all(is_num(x) for x in idle):
         parts.append(f"{label(IDLE, device)} {100 * idle[0]:.0f}% -> {100 * idle[1]:.0f}%")
-    if all(is_num(x) for x in launches):
-        parts.append(f"launches {_launches(launches[0])} -> {_launches(launches[1])} per step")
+    if launches and all(is_num(x) for x in launch_counts):
+        parts.append(f"launches {_launches(launch_counts[0])} -> {_launches(launch_counts[1])} per step")
     parts.append(_profiled(base_bd, var_bd))
     out["sentence"] = "; ".join(parts)
     return out

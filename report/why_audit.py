@@ -13,6 +13,14 @@ cover(s) all of the X added") contradicts its timing when:
   offset         a category it names moved by more than X without saying what
                  offset the rest;
   steps          it does not show how many steps were profiled.
+A sentence that leads with a mechanism counter ("fill operations 34 -> 0 per step;
+...", why_counters.py) contradicts its timing when:
+  no_difference  as above;
+  count_direction  the count did not move the way the timing did (fewer where
+                 faster, more where slower);
+  count_value    the counts printed are not the two windows' (the variant's scaled
+                 to the baseline's work, and said so where it is);
+  count_unnamed  the experiment does not name that counter.
 Rows that say why no mechanism is shown are counted, not checked."""
 from __future__ import annotations
 
@@ -23,6 +31,8 @@ from .document import Case, Comparison, Document, Variant
 from .fmt import is_num
 from .tables import document_tables
 from .why import window_speedup
+from .why_counters import LABELS as COUNTER_LABELS
+from .why_counters import PER_BASE
 
 UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
 _NUM = r"([0-9][0-9,]*(?:\.[0-9]+)?)"
@@ -31,6 +41,9 @@ PAIR = re.compile(_NUM + r" -> " + _NUM + r" (\S+)/step")
 STEPS = re.compile(r"profiled: [0-9]+(?: / [0-9]+)? steps?")
 # The figures are printed to 3 significant digits: half a unit of the third, and a margin.
 ROUNDING = 0.01
+COUNT = re.compile("^(" + "|".join(re.escape(x) for x in COUNTER_LABELS.values()) + ") " + _NUM + " -> " + _NUM +
+                   " (per step|" + re.escape(PER_BASE) + ")(?:;|$)")
+COUNTER_KEYS = {label: key for key, label in COUNTER_LABELS.items()}
 
 
 @dataclass
@@ -87,20 +100,60 @@ def _problems(text: str, comparison: Comparison, case: Case) -> list[str]:
     return out
 
 
+def _near(printed: str, actual: float | None) -> bool:
+    """A count as printed (whole, with separators, or to 3 figures) against the window's."""
+    if actual is None:
+        return False
+    p = float(printed.replace(",", ""))
+    return abs(p - actual) <= max(0.51 if abs(actual) >= 100 else 0.0, ROUNDING * abs(actual), 1e-9)
+
+
+def _count_of(bd: object, key: str) -> float | None:
+    v = ((bd or {}).get("counters") or {}).get(key) if isinstance(bd, dict) else None
+    return float(v) if is_num(v) else None
+
+
+def _count_problems(m: re.Match, comparison: Comparison, case: Case, named: list) -> list[str]:
+    cm = comparison.raw
+    s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
+    base, var = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
+    out = []
+    if not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi:
+        out.append("no_difference")
+    before, after = float(m.group(2).replace(",", "")), float(m.group(3).replace(",", ""))
+    if not is_num(s) or before == after or (after < before) != (s > 1.0):
+        out.append("count_direction")
+    key = COUNTER_KEYS[m.group(1)]
+    scale = base.work / var.work
+    b, v = _count_of(base.raw.get("breakdown"), key), _count_of(var.raw.get("breakdown"), key)
+    if not (_near(m.group(2), b) and _near(m.group(3), None if v is None else v * scale)) or \
+            (m.group(4) == PER_BASE) != (scale != 1.0):
+        out.append("count_value")
+    if key not in named:
+        out.append("count_unnamed")
+    return out
+
+
 def audit_rows(doc: dict, rows: list[tuple[str, str, str, str]]) -> Audit:
     """rows: (experiment, case, variant, why text) as a report printed them."""
-    cases = {(e.name, c.name): c for e in Document(doc).experiments for c in e.cases}
+    experiments = Document(doc).experiments
+    cases = {(e.name, c.name): c for e in experiments for c in e.cases}
+    named = {e.name: list(e.raw.get("mechanism_counters") or []) for e in experiments}
     res = Audit()
     for exp, case_name, variant, text in rows:
         case = cases.get((exp, case_name))
         cm = case.comparison(variant) if case is not None else None
         if not text or cm is None:
             continue
-        if not SHARE.search(text):
+        count = COUNT.match(text)
+        if not SHARE.search(text) and not count:
             res.unexplained += 1
             continue
         res.mechanisms += 1
-        res.findings += [Finding(f"{exp}/{case_name}/{variant}", p, text) for p in _problems(text, cm, case)]
+        problems = _problems(text, cm, case) if SHARE.search(text) else []
+        if count:
+            problems += [p for p in _count_problems(count, cm, case, named.get(exp, [])) if p not in problems]
+        res.findings += [Finding(f"{exp}/{case_name}/{variant}", p, text) for p in problems]
     return res
 
 

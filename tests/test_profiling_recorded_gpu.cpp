@@ -29,7 +29,7 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   ASSERT_FALSE(events.empty());
   // Independent figures from the file itself (microseconds).
   double device_us = 0;
-  int kernels = 0, launch_calls = 0, h2d = 0, device_events = 0;
+  int kernels = 0, launch_calls = 0, h2d = 0, device_events = 0, aten_ops = 0;
   for (const auto& e : trace["traceEvents"]) {
     const std::string cat = e["cat"];
     if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
@@ -37,6 +37,7 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
       ++device_events;
     }
     kernels += cat == "kernel";
+    aten_ops += cat == "cpu_op" && e["name"].get<std::string>().rfind("aten::", 0) == 0;
     launch_calls += cat == "cuda_runtime" && e["name"] == "cudaLaunchKernel";
     h2d += cat == "gpu_memcpy" && e["name"].get<std::string>().rfind("Memcpy HtoD", 0) == 0;
   }
@@ -55,6 +56,10 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   EXPECT_EQ(b["device_events"], device_events);
   EXPECT_DOUBLE_EQ(b["launches_per_step"].get<double>(), launch_calls);
   EXPECT_EQ(launch_calls, kernels);  // no CUDA graph: one launch call per kernel
+  // The counters: launches as above, every ATen operator once (its other CPU
+  // records, "detach", are no operator calls).
+  EXPECT_DOUBLE_EQ(b["counters"]["kernel_launches_per_step"].get<double>(), launch_calls);
+  EXPECT_DOUBLE_EQ(b["counters"]["op_calls_per_step"].get<double>(), aten_ops);
   // The median launch call: 9 us in the file, though one call (a module loaded
   // lazily) took 3.06 s and would make a mean of 39 ms.
   EXPECT_NEAR(b["host_s_per_launch"].get<double>(), 9e-6, 0.5e-6);
@@ -74,7 +79,8 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
 }
 
 // The reader keeps what the breakdown needs and drops the rest: kinds by "cat",
-// launches by name (a driver launch flagged), microseconds to nanoseconds.
+// launches by name (a driver launch flagged), user scopes as annotations,
+// microseconds to nanoseconds.
 TEST(ProfilingRecordedGpu, EventsFromATraceKeepTheirKinds) {
   const json trace = {{"traceEvents",
                        {{{"ph", "X"}, {"cat", "kernel"}, {"name", "ampere_sgemm_128x64_nn"}, {"ts", 10.0}, {"dur", 5.0}, {"pid", 0}, {"tid", 7}},
@@ -83,7 +89,7 @@ TEST(ProfilingRecordedGpu, EventsFromATraceKeepTheirKinds) {
                         {{"ph", "i"}, {"cat", "cpu_instant_event"}, {"name", "x"}, {"ts", 9.0}},
                         {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "w"}, {"ts", 0.0}, {"dur", 20.0}}}}};
   const auto ev = events_from_chrome_trace(trace);
-  ASSERT_EQ(ev.size(), 3u);
+  ASSERT_EQ(ev.size(), 4u);
   EXPECT_EQ(ev[0].kind, EventKind::kernel);
   EXPECT_EQ(ev[0].start_ns, 10000u);
   EXPECT_EQ(ev[0].end_ns, 15000u);
@@ -91,6 +97,8 @@ TEST(ProfilingRecordedGpu, EventsFromATraceKeepTheirKinds) {
   EXPECT_TRUE(ev[1].driver);
   EXPECT_EQ(ev[2].kind, EventKind::runtime);
   EXPECT_NE(ev[1].thread, ev[2].thread);  // tid 2 and "2" are different threads' spellings; kept apart
+  EXPECT_EQ(ev[3].kind, EventKind::annotation);
+  EXPECT_EQ(ev[3].end_ns, 20000u);
 }
 
 }  // namespace

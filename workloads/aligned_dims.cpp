@@ -9,6 +9,7 @@
 #include "harness/compat/zero_grad.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 namespace {
@@ -75,7 +76,7 @@ class LayerStep final : public Workload, public CheckedAgainstFp64 {
     compat::zero_grad(*opt_, /*set_to_none=*/true);  // set to none, as Python's default
     auto y = layer_.forward(x_);
     y.to(at::kFloat).pow(2).mean().backward();
-    opt_->step();
+    scoped_step(*opt_);
   }
   double error_vs_fp64() override {
     torch::NoGradGuard ng;

@@ -6,6 +6,7 @@
 // eagerly by the C++ frontend. Compile time is a reported one-time cost.
 // Needs a Python whose torch is this LibTorch's release; otherwise recorded as
 // skipped with the reason.
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -13,6 +14,7 @@
 
 #include "harness/budget_plan.h"
 #include "harness/compat/numerics_flags.h"
+#include "harness/profiling/scopes.h"
 #include "harness/registry.h"
 #include "workloads/aoti/package.h"
 #include "workloads/aoti/package_cache.h"
@@ -87,6 +89,7 @@ class AotiInference final : public Workload {
     compat::NumericsFlagsGuard flags(compat::strict_fp32());
     torch::NoGradGuard no_grad;
     // Runs on the current CUDA stream (the loader's default), where the harness times.
+    RECORD_USER_SCOPE(profiling::kCompiledScope);  // its generated kernels are compiled code, not idle
     out_ = loader_->run(inputs_).at(0);
   }
   at::Tensor output() override { return out_; }
@@ -103,7 +106,7 @@ class AotiInference final : public Workload {
 class AotInductor final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"aot_inductor",
+    ExperimentInfo i{"aot_inductor",
             "AOTInductor (torch.compile ahead of time) vs eager, from C++",
             "torch.export + torch._inductor.aoti_compile_and_package, run by AOTIModelPackageLoader",
             {"torch_compile"},
@@ -113,6 +116,8 @@ class AotInductor final : public Experiment {
             "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
             "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
             "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was configured with)."};
+    i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
+    return i;
   }
 
   std::string unsupported_reason(const RunContext& ctx) const override {

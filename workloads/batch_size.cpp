@@ -143,7 +143,7 @@ Case sweep_case(const SweepSpec& s, DeviceKind d) {
 class BatchSize final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"batch_size",
+    ExperimentInfo i{"batch_size",
             "Batch-size sweep: samples/s and peak memory up to the largest batch that fits",
             "a larger training batch size",
             {"batch_size"},
@@ -152,6 +152,8 @@ class BatchSize final : public Experiment {
             "Speedups compare samples/s with the smallest batch; derived: the largest batch that fit, the batch with "
             "the best samples/s and the smallest batch within 10% of it, with samples/s and peak memory per batch. "
             "On a CPU, a small ResNet on 32x32 images in fp32 at batch 8, 16, 32."};
+    i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

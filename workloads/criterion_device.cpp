@@ -11,6 +11,7 @@
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/transformer.h"
+#include "workloads/training/optimizer_scope.h"
 #include "workloads/training/train_step.h"
 
 namespace optbench::workloads {
@@ -70,7 +71,7 @@ class CriterionStep final : public Workload {
     const auto targets = loss_on_host_ ? targets_ : targets_.to(device_, /*non_blocking=*/true);
     auto loss = torch::nn::functional::cross_entropy(logits, targets);
     loss.backward();
-    s.opt->step();
+    scoped_step(*s.opt);
     return loss.detach();
   }
 

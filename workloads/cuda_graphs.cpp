@@ -292,7 +292,7 @@ Case graph_case(std::string name, nlohmann::json params, const SgdSpec& spec, Wo
 class CudaGraphs final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"cuda_graphs",
+    ExperimentInfo i{"cuda_graphs",
             "Whole training step captured in a CUDA graph vs launched eagerly",
             "at::cuda::CUDAGraph: forward, loss, backward and optimizer step captured once, replayed every step",
             {"cuda_graphs"},
@@ -303,6 +303,8 @@ class CudaGraphs final : public Experiment {
             "per step and the steps after which capture pays off. Verified: per-step losses and the distance each "
             "parameter moved, eager vs warm-up + replays, from the same fresh weights.",
             {DeviceKind::cuda}};
+    i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
+    return i;
   }
 
   std::string unsupported_reason(const RunContext& ctx) const override {

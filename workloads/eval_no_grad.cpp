@@ -60,12 +60,14 @@ class EvalStep final : public Workload {
 class EvalNoGrad final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"eval_no_grad",
+    ExperimentInfo i{"eval_no_grad",
             "Evaluation with autograd off (no_grad / inference_mode)",
             "torch::NoGradGuard or c10::InferenceMode around evaluation",
             {"no_grad_eval"},
             "Forward passes of an MLP in eval mode with grad recording on (baseline), under NoGradGuard, and under "
             "InferenceMode. Outputs must be identical; memory shows the activations autograd keeps."};
+    i.mechanism_counters = {"autograd_nodes_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

@@ -18,7 +18,7 @@ namespace {
 class FusedOptimizer final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"fused_optimizer",
+    ExperimentInfo i{"fused_optimizer",
             "Kernel fusion in the optimizer: AdamW per tensor vs foreach vs fused",
             "multi-tensor (_foreach_) and fused (_fused_adamw_) AdamW instead of a loop over parameters",
             {"kernel_fusion"},
@@ -26,6 +26,8 @@ class FusedOptimizer final : public Experiment {
             "fused kernel: the optimizer step alone on a deep MLP of many small tensors and on two large tensors "
             "(GB/s of the update's 28 bytes per parameter), and the whole training step of the MLP. The parameters "
             "after 5 steps must match the loop's."};
+    i.mechanism_counters = {"optimizer_ops_per_step", "kernel_launches_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

@@ -32,7 +32,7 @@ nlohmann::json memory_vs_baseline(const CaseResult& r) {
 class GradAccumulation final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"grad_accumulation",
+    ExperimentInfo i{"grad_accumulation",
             "Gradient accumulation: k micro-batches of b vs one batch of k*b",
             "k forward/backward passes on micro-batches (loss / k), one optimizer step",
             {"grad_accumulation"},
@@ -40,6 +40,8 @@ class GradAccumulation final : public Experiment {
             "k*b (baseline) vs k = 2, 4, 8 accumulated micro-batches, each loss divided by k, gradients reset once "
             "per cycle. samples/s and peak device memory; the first step's gradients from the same fresh weights "
             "must equal the large batch's (per-tensor max |diff| / max |grad|)."};
+    i.mechanism_counters = {"op_calls_per_step", "optimizer_steps_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

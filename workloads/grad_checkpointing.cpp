@@ -17,6 +17,7 @@
 #include "workloads/common.h"
 #include "workloads/models/transformer.h"
 #include "workloads/training/checkpoint.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 namespace {
@@ -107,7 +108,7 @@ class GptTraining final : public Workload {
     auto logits = forward(s);
     auto loss = torch::nn::functional::cross_entropy(logits.flatten(0, -2), spec_.targets.flatten());
     loss.backward();
-    s.opt->step();
+    scoped_step(*s.opt);
     return loss.detach();
   }
 
@@ -182,7 +183,7 @@ json memory_vs_time(const CaseResult& r) {
 class GradCheckpointing final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"grad_checkpointing",
+    ExperimentInfo i{"grad_checkpointing",
             "Gradient checkpointing: peak memory saved vs time paid",
             "activation checkpointing (torch.utils.checkpoint, reentrant): blocks re-run in backward instead of "
             "storing their activations",
@@ -192,6 +193,8 @@ class GradCheckpointing final : public Experiment {
             "device memory saved and step time paid relative to the baseline (derived), block forwards counted per "
             "step; first-step gradients and a 3-step loss trace must equal the baseline's within fp32 tolerance. "
             "Peak memory is measured on GPUs only."};
+    i.mechanism_counters = {"op_calls_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

@@ -69,7 +69,7 @@ class ReadLossLoop final : public Workload {
 class HostSync final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"host_sync",
+    ExperimentInfo i{"host_sync",
             "Host synchronisation in the training loop: loss.item() every step vs every 10 vs never",
             "read the loss on the host rarely (every 10 steps) or not in the loop at all",
             {"host_sync"},
@@ -77,6 +77,8 @@ class HostSync final : public Experiment {
             "after every step (baseline: the host waits for the GPU each step), every 10th step, and never. The "
             "losses of one timed unit (20 steps) from the same fresh weights must match. On a CPU .item() is not a "
             "device sync: no effect expected."};
+    i.mechanism_counters = {"host_reads_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

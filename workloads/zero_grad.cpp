@@ -45,13 +45,15 @@ BatchSource fixed_batch(torch::Tensor x, torch::Tensor y) {
 class ZeroGrad final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    return {"zero_grad",
+    ExperimentInfo i{"zero_grad",
             "zero_grad: set_to_none vs zeroing in place",
             "optimizer.zero_grad(set_to_none=True)",
             {"zero_grad_set_to_none"},
             "FP32 training steps (forward, loss, backward, SGD with momentum) of models with many parameter tensors: "
             "gradients zeroed in place before each backward (baseline) vs set to none. The loss of 3 steps from the "
             "same fresh weights must match."};
+    i.mechanism_counters = {"fills_per_step"};
+    return i;
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {

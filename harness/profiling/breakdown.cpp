@@ -4,11 +4,15 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "harness/profiling/categories.h"
+#include "harness/profiling/counters.h"
+#include "harness/profiling/scopes.h"
 #include "harness/stats.h"
 
 namespace optbench::profiling {
@@ -119,6 +123,25 @@ struct Categoriser {
   }
 };
 
+// A compiled-code scope (scopes.h) and the category its uncovered time goes to.
+struct CompiledScope {
+  const TraceEvent* e;
+  Span span;
+  Category category;
+};
+
+std::optional<CompiledScope> compiled_scope(const TraceEvent& e, Span s) {
+  const std::string_view prefix = kCompiledScope;
+  if (e.kind != EventKind::annotation || e.name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  const std::string_view rest = std::string_view(e.name).substr(prefix.size());
+  std::optional<Category> c = Category::compiled;
+  if (!rest.empty()) c = rest.front() == '/' ? category_from_key(rest.substr(1)) : std::nullopt;
+  if (!c) return std::nullopt;
+  return CompiledScope{&e, s, *c};
+}
+
+bool within(Span inner, Span outer) { return outer.first <= inner.first && inner.second <= outer.second; }
+
 }  // namespace
 
 json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
@@ -138,16 +161,24 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   std::array<double, kCategoryCount> cat_ns{};
   std::unordered_map<std::string, std::pair<std::uint64_t, Category>> by_name;
   Categoriser category_of;
-  auto credit = [&](EventKind kind, const std::string& name, std::uint64_t ns) {
-    const Category c = category_of(kind, name);
+  auto credit_as = [&](Category c, const std::string& name, std::uint64_t ns) {
     cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(ns);
     by_name.try_emplace(name, 0, c).first->second.first += ns;
   };
+  auto credit = [&](EventKind kind, const std::string& name, std::uint64_t ns) {
+    credit_as(category_of(kind, name), name, ns);
+  };
+  std::vector<CompiledScope> compiled;
+  std::vector<std::pair<std::uint64_t, double>> step_times;  // start, seconds
   for (const auto& e : events) {
     const auto s = clip(e);
     if (!s) continue;
     switch (e.kind) {
       case EventKind::cpu_op: ops.emplace_back(&e, *s); break;
+      case EventKind::annotation:
+        if (e.name == kStepScope) step_times.emplace_back(e.start_ns, static_cast<double>(e.duration_ns()) * 1e-9);
+        if (auto c = compiled_scope(e, *s)) compiled.push_back(*c);
+        break;
       case EventKind::kernel: kernels.push_back(*s); break;
       case EventKind::memcpy: copies.push_back(*s); break;
       case EventKind::memset: memsets.push_back(*s); break;
@@ -159,10 +190,28 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   }
   const std::vector<OpTime> op_times = cpu_op_times(ops);
   Spans top_ops;
+  // Compiled code (CPU): its time outside the operator calls it makes is its
+  // own, and so is the self time of the non-operator records inside it (a
+  // TorchScript method's "forward"): neither is idle, neither is "other".
+  auto in_compiled = [&](const OpTime& o) {
+    return std::any_of(compiled.begin(), compiled.end(),
+                       [&](const CompiledScope& c) { return c.e->thread == o.e->thread && within(o.span, c.span); });
+  };
   for (const auto& o : op_times) {
     if (o.top_level) top_ops.push_back(o.span);
-    if (!w.device_timeline) credit(EventKind::cpu_op, o.e->name, o.self_ns);
+    if (w.device_timeline) continue;
+    if (!compiled.empty() && !is_operator(o.e->name) && in_compiled(o)) continue;
+    credit(EventKind::cpu_op, o.e->name, o.self_ns);
   }
+  if (!w.device_timeline)
+    for (const auto& c : compiled) {
+      Spans covered;
+      for (const auto& o : op_times)
+        if (o.e->thread == c.e->thread && is_operator(o.e->name) && within(o.span, c.span)) covered.push_back(o.span);
+      const std::uint64_t own = (c.span.second - c.span.first) - length(merged(covered));
+      credit_as(c.category, c.e->name, own);
+      top_ops.push_back(c.span);
+    }
   top_ops = merged(top_ops);
 
   json j = {{"status", "ok"},
@@ -249,6 +298,14 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     j["host_s_per_launch"] = nullptr;
     j["host_ops_while_idle_s"] = nullptr;
   }
+  // Each step's host time in the window, in order (on CUDA the device may finish it later).
+  std::sort(step_times.begin(), step_times.end());
+  json step_s = json::array();
+  for (const auto& [start, sec] : step_times) step_s.push_back(sec);
+  j["step_s"] = step_times.empty() ? json(nullptr) : step_s;
+  j["counters"] = count_mechanisms(
+      events, window.first, window.second, w.steps,
+      w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
   j["top"] = ranked(by_name, cat_total, steps, 5);
   json others = json::array();
   std::vector<std::pair<std::uint64_t, std::string>> unknown;

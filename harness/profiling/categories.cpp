@@ -76,6 +76,7 @@ const char* category_key(Category c) {
     case Category::memcpy_host: return "memcpy_host";
     case Category::memset: return "memset";
     case Category::collective: return "collective";
+    case Category::compiled: return "compiled";
     case Category::other: return "other";
   }
   return "other";
@@ -85,8 +86,14 @@ const std::array<Category, kCategoryCount>& all_categories() {
   static const std::array<Category, kCategoryCount> all = {
       Category::gemm,       Category::conv,       Category::attention,   Category::elementwise, Category::reduction_norm,
       Category::optimizer,  Category::memcpy_h2d, Category::memcpy_d2h,  Category::memcpy_d2d,  Category::memcpy_host,
-      Category::memset,     Category::collective, Category::other};
+      Category::memset,     Category::collective, Category::compiled,    Category::other};
   return all;
+}
+
+std::optional<Category> category_from_key(std::string_view key) {
+  for (Category c : all_categories())
+    if (key == category_key(c)) return c;
+  return std::nullopt;
 }
 
 bool is_launch_call(std::string_view n) {

@@ -7,6 +7,7 @@
 // so the table can grow from what users see. Tested on recorded names
 // (tests/data/recorded_cuda_names.tsv and tests/test_profiling_categories.cpp).
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +28,7 @@ enum class Category {
   memcpy_host,     // a copy (or dtype cast: copy_ does both) done by the CPU: never called H2D
   memset,
   collective,      // NCCL kernels, c10d/Gloo collectives
+  compiled,        // CPU: compiled code no operator record covers (AOTInductor's run, a TorchScript graph's own work)
   other,
 };
 
@@ -34,6 +36,8 @@ inline constexpr std::size_t kCategoryCount = static_cast<std::size_t>(Category:
 
 // The JSON key of a category ("gemm", "memcpy_h2d", ...).
 const char* category_key(Category c);
+// The category whose key this is ("conv"), if any.
+std::optional<Category> category_from_key(std::string_view key);
 const std::array<Category, kCategoryCount>& all_categories();
 
 Category categorise(EventKind kind, std::string_view name);

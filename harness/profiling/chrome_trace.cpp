@@ -30,6 +30,7 @@ std::vector<TraceEvent> events_from_chrome_trace(const nlohmann::json& trace) {
     TraceEvent t;
     t.name = e.value("name", "");
     if (cat == "cpu_op") t.kind = EventKind::cpu_op;
+    else if (cat == "user_annotation") t.kind = EventKind::annotation;
     else if (cat == "kernel") t.kind = EventKind::kernel;
     else if (cat == "gpu_memcpy") t.kind = EventKind::memcpy;
     else if (cat == "gpu_memset") t.kind = EventKind::memset;
@@ -42,6 +43,9 @@ std::vector<TraceEvent> events_from_chrome_trace(const nlohmann::json& trace) {
     t.start_ns = microseconds_to_ns(e["ts"]);
     t.end_ns = t.start_ns + microseconds_to_ns(e["dur"]);
     t.thread = thread_of(e);
+    if (const auto args = e.find("args"); args != e.end() && args->is_object())
+      if (const auto seq = args->find("Sequence number"); seq != args->end() && seq->is_number_integer())
+        t.sequence = seq->get<std::int64_t>();
     out.push_back(std::move(t));
   }
   return out;

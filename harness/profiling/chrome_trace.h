@@ -1,8 +1,9 @@
 #pragma once
 // Events from a Chrome trace as the PyTorch profiler writes it (--trace-dir,
 // torch.profiler's export_chrome_trace): complete events ("ph": "X") whose "cat"
-// the breakdown reads (cpu_op, kernel, gpu_memcpy, gpu_memset, cuda_runtime,
-// cuda_driver), times in microseconds. So the breakdown can be computed on a
+// the breakdown reads (cpu_op, user_annotation, kernel, gpu_memcpy, gpu_memset,
+// cuda_runtime, cuda_driver), times in microseconds, an operator's autograd
+// sequence number from its args. So the breakdown can be computed on a
 // trace recorded elsewhere, e.g. a GPU's trace checked on a CPU-only machine.
 #include <vector>
 

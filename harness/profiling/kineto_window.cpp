@@ -10,6 +10,7 @@
 
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/categories.h"
+#include "harness/profiling/scopes.h"
 
 namespace optbench::profiling {
 namespace {
@@ -18,16 +19,16 @@ namespace tp = torch::profiler::impl;
 using torch::autograd::profiler::KinetoEvent;
 using json = nlohmann::json;
 
-constexpr const char* kWindowName = "optbench::window";
-
 TraceEvent convert(const KinetoEvent& k) {
   TraceEvent e;
   e.name = k.name();
   e.start_ns = k.startNs();
   e.end_ns = k.endNs();
   e.thread = k.startThreadId();
+  e.sequence = k.sequenceNr();
   switch (static_cast<libkineto::ActivityType>(k.activityType())) {
     case libkineto::ActivityType::CPU_OP: e.kind = EventKind::cpu_op; break;
+    case libkineto::ActivityType::USER_ANNOTATION: e.kind = EventKind::annotation; break;
     case libkineto::ActivityType::CONCURRENT_KERNEL: e.kind = EventKind::kernel; break;
     case libkineto::ActivityType::GPU_MEMCPY: e.kind = EventKind::memcpy; break;
     case libkineto::ActivityType::GPU_MEMSET: e.kind = EventKind::memset; break;
@@ -61,8 +62,11 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
       step();
       backend.synchronize();
     }
-    RECORD_USER_SCOPE(kWindowName);
-    for (int i = 0; i < r.steps; ++i) step();
+    RECORD_USER_SCOPE(kWindowScope);
+    for (int i = 0; i < r.steps; ++i) {
+      RECORD_USER_SCOPE(kStepScope);  // each step's own time (breakdown's step_s)
+      step();
+    }
     backend.synchronize();  // the window ends when the device's work has
   } catch (...) {
     torch::autograd::profiler::disableProfiler();
@@ -78,7 +82,7 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
   bool found = false;
   for (const auto& k : result->events()) {
     TraceEvent e = convert(k);
-    if (e.name == kWindowName) {  // the host's annotation; Kineto mirrors it on the GPU's timeline too
+    if (e.name == kWindowScope) {  // the host's annotation; Kineto mirrors it on the GPU's timeline too
       if (!found && static_cast<libkineto::ActivityType>(k.activityType()) != libkineto::ActivityType::GPU_USER_ANNOTATION) {
         w.start_ns = e.start_ns;
         w.end_ns = e.end_ns;

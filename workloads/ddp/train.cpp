@@ -12,6 +12,7 @@
 #include "workloads/common.h"
 #include "workloads/models/mlp.h"
 #include "workloads/models/resnet.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads::ddp {
 namespace {
@@ -180,7 +181,7 @@ void Train::run_step() {
   }
   if (first_grads_.empty())
     for (const auto& p : module_->parameters()) first_grads_.push_back(p.grad().detach().clone());
-  opt_->step();
+  scoped_step(*opt_);
   if (ddp_) ddp_->wait_completed();  // after the optimizer is enqueued: the GPU stays busy
 }
 

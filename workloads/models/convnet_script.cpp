@@ -3,8 +3,12 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <chrono>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "harness/profiling/categories.h"
+#include "harness/profiling/scopes.h"
 
 namespace optbench::workloads {
 namespace {
@@ -90,6 +94,42 @@ std::map<std::string, int> forward_op_counts(const torch::jit::Module& m) {
     ++counts[k.toQualString()];
   }
   return counts;
+}
+
+namespace {
+
+// prim:: nodes that move values or control flow, doing no tensor work.
+bool bookkeeping(const std::string& kind) {
+  static const std::set<std::string> kinds = {
+      "prim::Constant",     "prim::GetAttr",       "prim::SetAttr",        "prim::ListConstruct", "prim::ListUnpack",
+      "prim::TupleConstruct", "prim::TupleUnpack", "prim::TupleIndex",     "prim::DictConstruct", "prim::If",
+      "prim::Loop",         "prim::RaiseException", "prim::CallMethod",    "prim::CallFunction",  "prim::Uninitialized",
+      "prim::unchecked_cast", "prim::NumToTensor", "prim::device",         "prim::dtype",         "prim::layout",
+      "prim::ConstantMKLDNNTensor", "prim::Return", "prim::Param"};
+  return kinds.count(kind) > 0;
+}
+
+// Categories of the JIT's own (non-dispatcher) operators under `block`; an
+// unrecognised one adds Category::other.
+void unrecorded(torch::jit::Block* block, std::set<profiling::Category>& out) {
+  for (torch::jit::Node* node : block->nodes()) {
+    for (torch::jit::Block* b : node->blocks()) unrecorded(b, out);
+    const std::string kind = node->kind().toQualString();
+    // Operators of other namespaces (aten::, quantized::, ...) go through the
+    // dispatcher, which records them.
+    if (!node->kind().is_prim() || bookkeeping(kind)) continue;
+    out.insert(profiling::categorise(profiling::EventKind::cpu_op, kind));
+  }
+}
+
+}  // namespace
+
+std::string compiled_scope(const torch::jit::Module& m) {
+  std::set<profiling::Category> cats;
+  unrecorded(m.get_method("forward").graph()->block(), cats);
+  if (cats.size() == 1 && *cats.begin() != profiling::Category::other)
+    return std::string(profiling::kCompiledScope) + "/" + profiling::category_key(*cats.begin());
+  return profiling::kCompiledScope;
 }
 
 }  // namespace optbench::workloads

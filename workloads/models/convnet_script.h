@@ -35,4 +35,11 @@ torch::jit::Module freeze_and_optimize(const torch::jit::Module& m, FreezeTimes*
 // attribute reads and list construction: what the passes left of the model.
 std::map<std::string, int> forward_op_counts(const torch::jit::Module& m);
 
+// The profiler scope a call of m's forward runs in (harness/profiling/scopes.h).
+// The JIT runs some operators of its own that no profiler record covers (a
+// frozen graph's prim::mkldnn_convolution): where every such operator in the
+// forward graph is of one category (conv), the graph's uncovered time goes to
+// it; otherwise (fusion groups, mixed kinds, none) to "compiled".
+std::string compiled_scope(const torch::jit::Module& m);
+
 }  // namespace optbench::workloads

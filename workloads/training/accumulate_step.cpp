@@ -6,6 +6,7 @@
 
 #include "harness/compat/numerics_flags.h"
 #include "harness/compat/zero_grad.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 
@@ -36,7 +37,7 @@ void AccumulateStep::cycle(Net& net, torch::optim::Optimizer& opt) const {
   compat::NumericsFlagsGuard flags(compat::strict_fp32());
   compat::zero_grad(opt, /*set_to_none=*/true);  // once per accumulation cycle
   backward_passes(net);
-  opt.step();
+  scoped_step(opt);
 }
 
 void AccumulateStep::step() { cycle(net_, *opt_); }

@@ -1,9 +1,12 @@
 #include "workloads/training/adamw.h"
 
+#include <ATen/record_function.h>
 #include <torch/optim/adamw.h>
 
 #include <cmath>
 #include <stdexcept>
+
+#include "harness/profiling/scopes.h"
 
 namespace optbench::workloads {
 
@@ -84,6 +87,7 @@ AdamWStep::AdamWStep(std::vector<at::Tensor> params, AdamWConfig cfg, AdamWImpl 
 AdamWStep::~AdamWStep() = default;
 
 void AdamWStep::step() {
+  RECORD_USER_SCOPE(profiling::kOptimizerStepScope);  // as every optimizer step (training/optimizer_scope.h)
   switch (impl_->kind) {
     case AdamWImpl::per_tensor: impl_->frontend->step(); break;
     case AdamWImpl::foreach: impl_->foreach_step(); break;

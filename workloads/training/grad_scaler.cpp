@@ -1,5 +1,7 @@
 #include "workloads/training/grad_scaler.h"
 
+#include "workloads/training/optimizer_scope.h"
+
 namespace optbench::workloads {
 
 GradScaler::GradScaler(GradScalerOptions o) : opts_(o) {}
@@ -45,12 +47,12 @@ void GradScaler::unscale(torch::optim::Optimizer& opt) {
 
 bool GradScaler::step(torch::optim::Optimizer& opt) {
   if (!opts_.enabled) {
-    opt.step();
+    scoped_step(opt);
     return true;
   }
   unscale(opt);
   const bool overflow = found_inf_.defined() && found_inf_.item<float>() > 0;
-  if (!overflow) opt.step();
+  if (!overflow) scoped_step(opt);
   return !overflow;
 }
 

@@ -4,6 +4,7 @@
 
 #include "harness/compat/numerics_flags.h"
 #include "harness/compat/zero_grad.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 
@@ -42,7 +43,7 @@ torch::Tensor SgdTrainer::step(const torch::Tensor& x, const torch::Tensor& y) {
   zero_grad();
   auto l = loss(x, y);
   l.backward();
-  opt_->step();
+  scoped_step(*opt_);
   return l.detach();
 }
 

@@ -4,6 +4,7 @@
 
 #include "harness/compat/autocast.h"
 #include "harness/compat/zero_grad.h"
+#include "workloads/training/optimizer_scope.h"
 
 namespace optbench::workloads {
 
@@ -95,7 +96,7 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch:
   if (s.scaler) {
     s.scaler->scale(loss).backward();
     if (f == PlantedFault::scaler_never_unscales)
-      s.opt->step();
+      scoped_step(*s.opt);
     else if (f == PlantedFault::scaler_never_steps)
       s.scaler->unscale(*s.opt);
     else if (f != PlantedFault::skip_optimizer_step) {
@@ -105,7 +106,7 @@ torch::Tensor TrainStep::run_step(State& s, std::int64_t i, bool float64, torch:
     s.scaler->update();
   } else {
     loss.backward();
-    if (f != PlantedFault::skip_optimizer_step) s.opt->step();
+    if (f != PlantedFault::skip_optimizer_step) scoped_step(*s.opt);
   }
   return loss.detach();
 }
