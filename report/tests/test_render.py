@@ -188,8 +188,19 @@ def test_train_and_data_only_loops_are_separate_lines():
     for v, (w, loop) in zip(c["variants"], ((0, "train"), (0, "data_only"), (1, "train"), (1, "data_only"))):
         v["params"] = {"workers": w, "loop": loop}
     sweeps = dict(find_sweeps(experiment_view(synth.experiment("dataloader", [c]))))
-    assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only)"}
+    # the data-only loop is a reference: its line says so (and is drawn dashed grey)
+    assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only) (reference)"}
     assert [x for x, _ in sweeps["workers"]["workers (train)"]] == [0, 1]
+
+
+def test_reference_bars_are_labelled_and_come_after_the_options():
+    from report.plots import REFERENCE, speedup_points
+
+    c = synth.case("workers", [("workers_0", [4e-3, 4.1e-3]), ("no_loader", [1e-3, 1.1e-3]),
+                               ("workers_1", [2e-3, 2.1e-3])], roles={"no_loader": "reference"})
+    labels = [p[0] for p in speedup_points(experiment_view(synth.experiment("dataloader", [c])))]
+    assert [lab.split(" ")[1] for lab in labels] == ["workers_1", "no_loader"]
+    assert [lab.endswith(REFERENCE) for lab in labels] == [False, True]
 
 
 def test_derived_figures_are_shown(tmp_path, cli):
