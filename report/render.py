@@ -48,8 +48,7 @@ def build_sections(inputs: list[Input], plot_dir: Path | None) -> list[Section]:
     # Whether a verdict reproduced: against the other inputs measured on the same device.
     runs = [s for s in sections if s.summary is not None]
     for s in runs:
-        others = [(o.label, o.claims) for o in runs if o is not s and device_name(o.doc) == device_name(s.doc)]
-        mark_reproduced(s.summary, s.label, others)
+        mark_reproduced(s.summary, [(o.label, o.claims) for o in runs if device_name(o.doc) == device_name(s.doc)])
     return sections
 
 

@@ -157,19 +157,19 @@ def summarize(claims: list[ClaimResult], has_breakdowns: bool) -> Summary:
     return Summary(rows, list(unmeasured.items()), has_breakdowns)
 
 
-def mark_reproduced(summary: Summary, label: str, others: list[tuple[str, list[ClaimResult]]]) -> None:
-    """Fill each row's reproduced cell from the other runs of the same device (label,
-    claims): the verdict the same in every run that drew one, or unstable."""
+def mark_reproduced(summary: Summary, runs: list[tuple[str, list[ClaimResult]]]) -> None:
+    """Fill each row's reproduced cell from the report's runs of the same device (label,
+    claims), this one among them, in input order: the verdict the same in every run that
+    drew one, or unstable with each run's."""
     for row in summary.rows:
         if row.verdict_word not in DRAWN:
             row.reproduced = "—"
             continue
-        seen = [(lab, cr.verdict.verdict) for lab, crs in others for cr in crs
+        seen = [(lab, cr.verdict.verdict) for lab, crs in runs for cr in crs
                 if cr.claim["id"] == row.claim and cr.verdict.verdict in DRAWN]
-        if not seen:
+        if len(seen) <= 1:
             row.reproduced = ONE_RUN
         elif all(v == row.verdict_word for _, v in seen):
-            row.reproduced = f"yes: {row.verdict_word} in {len(seen) + 1} of {len(seen) + 1} runs"
+            row.reproduced = f"yes: {row.verdict_word} in {len(seen)} of {len(seen)} runs"
         else:
-            row.reproduced = "no, unstable: " + "; ".join([f"{label} {row.verdict_word}",
-                                                          *(f"{lab} {v}" for lab, v in seen)])
+            row.reproduced = "no, unstable: " + "; ".join(f"{lab} {v}" for lab, v in seen)
