@@ -20,7 +20,7 @@ def verification_cell(r: dict) -> str:
 
 def experiment_headers(t: dict) -> list[str]:
     thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
-    h = ["case", "variant", "median time", "IQR", "n", thr]
+    h = ["case", "variant", "median time per step", "IQR", "n", thr]
     if t["has_items"]:
         h.append("items/s")
     h.append("speedup [CI]")

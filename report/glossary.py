@@ -82,9 +82,12 @@ TERMS: tuple[Term, ...] = (
     Term("shown beside", "Measurements next to a verdict that are not pooled into it (the raw mechanism, "
          "other settings, the claim's variant not as written).", aliases=("shown beside (not in the verdict)",),
          pattern=r"\bbeside\b"),
-    Term("median time", "A variant's median time per sample; a sample is the experiment's timed unit (a batch "
-         "of steps, 20 training steps, an epoch: its notes say which).", pattern=r"\bmedian time\b"),
-    Term("IQR", "Interquartile range of the samples: the spread of the middle half."),
+    Term("step", "The experiment's timed unit: one training or inference step, one copy, or what its notes "
+         "name (20 training steps in host_sync, an epoch of batches in the loaders); a sample times several "
+         "back to back and divides.", pattern=r"/step\b|\bper step\b"),
+    Term("median time per step", "A variant's median over its samples of the time per step.",
+         aliases=("median time",), pattern=r"\bmedian time\b"),
+    Term("IQR", "Interquartile range of the time per step over the samples: the spread of the middle half."),
     Term("throughput", "Work per second in the experiment's unit (FLOP/s, bytes/s, or items such as images, "
          "samples or tokens per second).", aliases=("items/s",)),
     Term("% of peak", "Throughput as a share of the device's datasheet peak for that kind of work "
