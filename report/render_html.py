@@ -31,6 +31,10 @@ img{max-width:100%;border:1px solid #ddd;margin:0.3em 0 1em}
 code{background:#f4f4f4;padding:0 3px} blockquote{color:#555;margin:0.2em 1em}
 table.summary{font-size:14px} table.summary td:nth-child(2){max-width:20em} table.summary td:nth-child(5){min-width:12em}
 .unstable{background:#fde8e8} p.run{color:#555;margin:0.2em 0}
+table.claims{table-layout:fixed;width:100%} table.claims td{overflow-wrap:anywhere}
+table.claims th:nth-child(1){width:10%} table.claims th:nth-child(2){width:12%} table.claims th:nth-child(3){width:7%}
+table.claims th:nth-child(4){width:16%} table.claims th:nth-child(5){width:13%} table.claims th:nth-child(6){width:8%}
+table.claims th:nth-child(7){width:13%} table.claims th:nth-child(8){width:21%}
 dl.glossary{columns:2 30em;column-gap:2em;font-size:13px;margin:0.5em 0 1.5em}
 dl.glossary dt{font-weight:bold;break-after:avoid} dl.glossary dd{margin:0 0 0.4em 1em;break-inside:avoid}
 """
@@ -87,10 +91,11 @@ def _summary(section) -> str:
     else:
         out.append("<p>No claim was measured in this run.</p>")
     if sm.unmeasured:
-        out.append("<p>Not measured in this run: " + escape("; ".join(f"{', '.join(ids)} ({why})"
-                                                                   for why, ids in sm.unmeasured)) + ".</p>")
+        out.append("<p>Not measured in this run:</p><ul>"
+                   + "".join(f"<li>{escape(', '.join(ids))}: {escape(why)}</li>" for why, ids in sm.unmeasured)
+                   + "</ul>")
     if not sm.has_mechanism:
-        out.append("<p>No mechanism column: this run has no profiler breakdowns (<code>--breakdown on</code>).</p>")
+        out.append("<p>No mechanism column: this run recorded no profiler breakdowns.</p>")
     return "\n".join(out)
 
 
@@ -120,7 +125,9 @@ def _claims(section) -> str:
     rows = [claim_cells(cr) for cr in section.claims]
     verdict_col = CLAIM_HEADERS.index("verdict")
     cc = [["" if j != verdict_col else VERDICT_CLASS.get(r[verdict_col], "") for j in range(len(r))] for r in rows]
-    out = ["<h3>Checklist claims</h3>", table(CLAIM_HEADERS, rows, cell_classes=cc),
+    # Fixed column widths: the eight columns fit the page, long case lists break anywhere.
+    out = ["<h3>Checklist claims</h3>", table(CLAIM_HEADERS, rows, cell_classes=cc).replace(
+        "<table>", '<table class="claims">', 1),
            "<details><summary>How each claim was tested</summary><ul>"]
     for cr in section.claims:
         d = claim_details(cr)

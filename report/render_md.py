@@ -60,10 +60,10 @@ def _summary(section) -> list[str]:
         out.append("No claim was measured in this run.")
     out.append("")
     if sm.unmeasured:
-        out += ["Not measured in this run: " + esc("; ".join(f"{', '.join(ids)} ({why})"
-                                                            for why, ids in sm.unmeasured)) + ".", ""]
+        out += ["Not measured in this run:", "", *(f"- {esc(', '.join(ids))}: {esc(why)}" for why, ids in sm.unmeasured),
+                ""]
     if not sm.has_mechanism:
-        out += ["No mechanism column: this run has no profiler breakdowns (`--breakdown on`).", ""]
+        out += ["No mechanism column: this run recorded no profiler breakdowns.", ""]
     return out
 
 
