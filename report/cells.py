@@ -20,7 +20,7 @@ def verification_cell(r: dict) -> str:
 
 def experiment_headers(t: dict) -> list[str]:
     thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
-    h = ["case", "variant", "median time", "IQR", "n", thr]
+    h = ["case", "variant", "median time per step", "IQR", "n", thr]
     if t["has_items"]:
         h.append("items/s")
     h.append("speedup [CI]")
@@ -115,17 +115,11 @@ CLAIM_HEADERS = ["claim", "technique", "claimed", "case used", "measured speedup
 SOURCES_FILE = "report/sources.md"  # carries every quoted excerpt, inside the project
 
 
-def derived_text(items: list[tuple[str, object]]) -> str:
-    """'key = value; ...' with numbers to 3 significant figures."""
-    def val(v: object) -> str:
-        if isinstance(v, list):
-            return "[" + ", ".join(val(x) for x in v) + "]"
-        if v is None:
-            return DASH
-        if isinstance(v, int) and not isinstance(v, bool):
-            return str(v)
-        return sig(v) if is_num(v) else str(v)
-    return "; ".join(f"{k} = {val(v)}" for k, v in items)
+def run_line(doc: dict) -> str:
+    """The run in one line above the summary: device, LibTorch, profile, date (the
+    environment table under 'Run' has the rest)."""
+    env = dict(environment_lines(doc))
+    return "; ".join(f"{k} {env[k]}" for k in ("device", "libtorch", "profile", "date") if env.get(k))
 
 
 def _cases_used(cr: ClaimResult) -> str:

@@ -4,6 +4,9 @@ marker is hollow), and throughput against a
 swept numeric parameter: of the cases (params.bytes, .size, ...; a line per variant)
 or of the variants of a case (variants[].params.workers, .batch, ...; a line per case),
 and per case with profiler breakdowns (why.py) where a profiled step's time goes.
+Reference variants (role "reference": a data-only loop, training with no loader, a
+copy or compute alone) bound the options and are none: their bars come last, hatched
+grey, their lines dashed grey, and their labels say "(reference)".
 matplotlib is imported lazily; without it plots are skipped with a message."""
 from __future__ import annotations
 
@@ -19,6 +22,8 @@ from .rounds import floor_text, rounds_text
 from .why import CATEGORIES, IDLE, case_breakdowns, label, per_step, usable
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
+REFERENCE = " (reference)"  # a label's end that marks a reference variant's bar or line
+REFERENCE_COLOR = "#bdbdbd"
 
 
 @dataclass
@@ -53,20 +58,23 @@ def _text(s: object) -> str:
 
 
 def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
-    """(label, speedup, CI low, CI high) per comparison; no CI below the rounds floor,
-    whatever an older file wrote as one, and the label says the rounds."""
+    """(label, speedup, CI low, CI high) per comparison, the references' last and labelled
+    so; no CI below the rounds floor, whatever an older file wrote as one, and the label
+    says the rounds."""
     out = []
     for c in experiment.cases:
         for cm in c.comparisons:
             if cm.speedup is None:
                 continue
+            ref = REFERENCE if cm.variant is not None and cm.variant.role == "reference" else ""
             label, s = f"{c.name}: {cm.raw.get('variant')}", cm.speedup
             if cm.below_floor:
-                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI)", s, None, None))
+                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI){ref}", s, None, None))
             else:
                 lo, hi = cm.raw.get("ci_low"), cm.raw.get("ci_high")
-                out.append((label, s, lo if is_num(lo) else None, hi if is_num(hi) else None))
-    return out
+                out.append((label + ref, s, lo if is_num(lo) else None, hi if is_num(hi) else None))
+    # The options first, the references (bounds, not options) after them.
+    return [p for p in out if not p[0].endswith(REFERENCE)] + [p for p in out if p[0].endswith(REFERENCE)]
 
 
 def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float]) -> bool:
@@ -88,13 +96,16 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     pts = speedup_points(experiment)
     if not pts:
         return False
+    refs = [p[0].endswith(REFERENCE) for p in pts]
     labels = [p[0] for p in pts]
     vals = [p[1] for p in pts]
     lo_err = [p[1] - p[2] if p[2] is not None else 0.0 for p in pts]
     hi_err = [p[3] - p[1] if p[3] is not None else 0.0 for p in pts]
     colors = []
-    for _, s, lo, hi in pts:
-        if lo is not None and lo > 1:
+    for (_, s, lo, hi), ref in zip(pts, refs):
+        if ref:
+            colors.append(REFERENCE_COLOR)
+        elif lo is not None and lo > 1:
             colors.append("#2a9d5c")
         elif hi is not None and hi < 1:
             colors.append("#c0392b")
@@ -103,11 +114,18 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.38 * len(pts)))
     y = list(range(len(pts)))[::-1]
     # Bars start at 1 (no change): right = faster, left = slower.
-    ax.barh(y, [v - 1.0 for v in vals], left=1.0, color=colors)
+    for ref in (False, True):  # one call each: per-bar hatches need a newer matplotlib than Debian's
+        idx = [i for i, r in enumerate(refs) if r == ref]
+        if idx:
+            ax.barh([y[i] for i in idx], [vals[i] - 1.0 for i in idx], left=1.0, color=[colors[i] for i in idx],
+                    **({"hatch": "//", "edgecolor": "#7f7f7f"} if ref else {}))
+    if any(refs) and not all(refs):
+        ax.axhline(y[refs.index(True)] + 0.5, color="#7f7f7f", linewidth=0.8)
     no_ci = _points(ax, pts, y, lo_err, hi_err)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, [_text(lab) for lab in labels], fontsize=8)
     ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
+                  + ("\nhatched grey, below the line: references (bounds, not options)" if any(refs) else "")
                   + (f"\nhollow, no whisker: fewer than {_floors(experiment)} rounds, no CI" if no_ci else ""))
     ax.set_title(_text(f"{experiment.name}: speedup"), fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
@@ -152,7 +170,8 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
             for v in c.get("variants", []) or []:
                 thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
                 if is_num(thr) and v.get("status", "ok") == "ok":
-                    pts.append((float(params[key]), v.get("name"), float(thr)))
+                    ref = REFERENCE if v.get("role") == "reference" else ""
+                    pts.append((float(params[key]), f"{v.get('name')}{ref}", float(thr)))
         # Label lines by the other params that differ between groups (e.g. direction=h2d).
         all_keys = {k for rest, _ in groups.values() for k in rest}
         varying = sorted(k for k in all_keys if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
@@ -182,14 +201,17 @@ def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
     devices it spread over) are no setting swept: neither lines nor points."""
     per_key: dict[str, dict[str, list]] = {}
     for c in cases:
-        for v in c.get("variants", []) or []:
-            thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
-            if not (is_num(thr) and v.get("status", "ok") == "ok"):
-                continue
+        variants = [v for v in c.get("variants", []) or []
+                    if v.get("status", "ok") == "ok" and is_num((v.get("throughput") or {}).get(KIND_KEYS[kind]))]
+        for v in variants:
+            thr = v["throughput"][KIND_KEYS[kind]]
             params = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
             # Text params tell lines apart within a case (the dataloader's train and data_only loops).
             tags = [str(x) for x in params.values() if isinstance(x, str)]
             line = str(c.get("name")) + (f" ({', '.join(tags)})" if tags else "")
+            # A line every variant of which is a reference (the data-only loops) is one.
+            if all(w.get("role") == "reference" for w in variants if _same_line(w, params, tags)):
+                line += REFERENCE
             for k, x in params.items():
                 if is_num(x):
                     per_key.setdefault(k, {}).setdefault(line, []).append((float(x), float(thr)))
@@ -199,6 +221,12 @@ def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
         if lines and (key in PREFERRED_SWEEPS or max(len(p) for p in lines.values()) >= 3):
             out.append((key, lines))
     return out
+
+
+def _same_line(v: dict, params: dict, tags: list[str]) -> bool:
+    """Whether variant v belongs to the line of a variant with these swept params and tags."""
+    mine = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
+    return [str(x) for x in mine.values() if isinstance(x, str)] == tags and set(mine) == set(params)
 
 
 def sweep_peak(experiment: Experiment, spec: dict | None) -> tuple[float, str] | None:
@@ -214,8 +242,10 @@ def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, s
     kind = experiment.throughput_kind
     div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, pts in sorted(lines.items()):
-        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(label))
+    for label, pts in sorted(lines.items(), key=lambda kv: (kv[0].endswith(REFERENCE), kv[0])):
+        style = {"color": REFERENCE_COLOR, "linestyle": "--", "markerfacecolor": "white"} \
+            if label.endswith(REFERENCE) else {}
+        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(label), **style)
     peak = sweep_peak(experiment, spec)
     if peak:
         ax.axhline(peak[0] / div, color="black", linestyle="--", linewidth=0.8, label=f"peak: {peak[1]}")
@@ -244,8 +274,12 @@ def _category_color(plt, k: str):
 
 def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
     """One stacked bar per variant: a profiled step's time by category, then idle.
-    A variant without a usable breakdown keeps its (empty) row; none at all, no plot."""
-    bars = case_breakdowns(case.raw)
+    A variant without a usable breakdown keeps its (empty) row; none at all, no plot.
+    A reference variant's bar is faded and its label says so."""
+    from matplotlib.colors import to_rgba
+
+    refs = [(v := case.variant(name)) is not None and v.role == "reference" for name, _ in case_breakdowns(case.raw)]
+    bars = [(name + REFERENCE if ref else name, bd) for (name, bd), ref in zip(case_breakdowns(case.raw), refs)]
     ok = [bd for _, bd in bars if usable(bd)]
     if not ok:
         return False
@@ -259,7 +293,9 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
     left = [0.0] * len(bars)
     for k in cats:
         widths = [st.get(k, 0.0) / div for st in steps]
-        ax.barh(y, widths, left=left, color=_category_color(plt, k), label=_text(label(k, device)),
+        # A reference variant's bar is faded: a bound beside the options, not one of them.
+        colors = [to_rgba(_category_color(plt, k), 0.35 if r else 1.0) for r in refs]
+        ax.barh(y, widths, left=left, color=colors, label=_text(label(k, device)),
                 hatch="//" if k == IDLE else None, edgecolor="white", linewidth=0.5)
         left = [a + b for a, b in zip(left, widths)]
     timed = [(yy, bd["timed_step_s"] / div) for yy, (_, bd) in zip(y, bars)

@@ -8,9 +8,12 @@ from pathlib import Path
 from . import render_csv, render_html, render_md
 from .claims import ClaimResult, evaluate
 from .document import Document
+from .gpu_specs import device_name
 from .plots import Plot, make_plots, matplotlib_or_none
 from .results import Input, ResultsError
+from .summary import Summary, mark_reproduced, summarize
 from .tables import document_tables
+from .why import document_has_breakdowns
 
 
 @dataclass
@@ -21,7 +24,12 @@ class Section:
     doc: dict
     tables: list = field(default_factory=list)
     claims: list[ClaimResult] = field(default_factory=list)
+    summary: Summary | None = None
     plots: list[Plot] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"input {self.index}"
 
 
 def build_sections(inputs: list[Input], plot_dir: Path | None) -> list[Section]:
@@ -32,10 +40,15 @@ def build_sections(inputs: list[Input], plot_dir: Path | None) -> list[Section]:
             doc = Document(inp.doc)
             s.tables = document_tables(doc)
             s.claims = evaluate(doc)
+            s.summary = summarize(s.claims, document_has_breakdowns(inp.doc))
             if plot_dir is not None:
                 prefix = f"{i}_" if len(inputs) > 1 else ""
                 s.plots = make_plots(doc, plot_dir, prefix)
         sections.append(s)
+    # Whether a verdict reproduced: against the other inputs measured on the same device.
+    runs = [s for s in sections if s.summary is not None]
+    for s in runs:
+        mark_reproduced(s.summary, [(o.label, o.claims) for o in runs if device_name(o.doc) == device_name(s.doc)])
     return sections
 
 

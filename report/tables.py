@@ -7,10 +7,12 @@ from __future__ import annotations
 import statistics
 
 from .document import Case, Document, Experiment, Variant
+from .facts import derived_tables
 from .fmt import KIND_KEYS, is_num, rate_scale, sig
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
+from .machine_paths import is_machine_path
 from .why import document_has_breakdowns
 from .why_row import why_text
 
@@ -131,8 +133,8 @@ def document_tables(doc: dict | Document) -> list[dict]:
             "has_peak": any(is_num(r["pct_peak"]) for r in rows),
             "has_why": has_why,
             "rows": rows,
-            "derived": [(str(c.get("name")), flat) for c in e.get("cases", []) or []
-                        if (flat := flatten_derived(c.get("derived")))],
+            "derived": derived_tables([(str(c.get("name")), flat) for c in e.get("cases", []) or []
+                                       if (flat := flatten_derived(c.get("derived")))]),
             "notes": case_notes(e),
             "time": case_times(e),
         })
@@ -185,6 +187,12 @@ def flatten_derived(derived: object, prefix: str = "") -> list[tuple[str, object
 MACHINE_NOTES = ("peak_kind",)
 
 
+def _shown_note(key: str, value: object) -> bool:
+    """A note for a reader: not one the report reads, nor a path of the measuring machine
+    (a cache entry, a temporary package, a venv's python; the results file keeps them)."""
+    return key not in MACHINE_NOTES and not is_machine_path(value)
+
+
 def measurement_facts(case: dict) -> list[tuple[str, object]]:
     """What the harness recorded about how the case was measured: variants timed in
     fresh processes (cold first runs), and the share of samples each variant spent
@@ -201,19 +209,19 @@ def measurement_facts(case: dict) -> list[tuple[str, object]]:
     return out
 
 
-def case_notes(experiment: dict) -> list[tuple[str, list[tuple[str, object]]]]:
+def case_notes(experiment: dict) -> list[tuple[list[str], list[tuple[str, object]]]]:
     """Each case's notes (how it was timed, what ran where, the PCIe link, cold or
     warm, throttling...) as (case names, items); cases with the same notes share one entry."""
-    out: list[tuple[str, list]] = []
+    out: list[tuple[list[str], list]] = []
     for c in experiment.get("cases", []) or []:
-        items = [(k, v) for k, v in flatten_derived(c.get("notes")) if k not in MACHINE_NOTES]
+        items = [(k, v) for k, v in flatten_derived(c.get("notes")) if _shown_note(k, v)]
         items += measurement_facts(c)
         if not items:
             continue
         name = str(c.get("name"))
         same = next((i for i, (_, it) in enumerate(out) if it == items), None)
         if same is None:
-            out.append((name, items))
+            out.append(([name], items))
         else:
-            out[same] = (f"{out[same][0]}, {name}", items)
+            out[same][0].append(name)
     return out

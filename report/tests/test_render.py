@@ -188,8 +188,19 @@ def test_train_and_data_only_loops_are_separate_lines():
     for v, (w, loop) in zip(c["variants"], ((0, "train"), (0, "data_only"), (1, "train"), (1, "data_only"))):
         v["params"] = {"workers": w, "loop": loop}
     sweeps = dict(find_sweeps(experiment_view(synth.experiment("dataloader", [c]))))
-    assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only)"}
+    # the data-only loop is a reference: its line says so (and is drawn dashed grey)
+    assert set(sweeps["workers"]) == {"workers (train)", "workers (data_only) (reference)"}
     assert [x for x, _ in sweeps["workers"]["workers (train)"]] == [0, 1]
+
+
+def test_reference_bars_are_labelled_and_come_after_the_options():
+    from report.plots import REFERENCE, speedup_points
+
+    c = synth.case("workers", [("workers_0", [4e-3, 4.1e-3]), ("no_loader", [1e-3, 1.1e-3]),
+                               ("workers_1", [2e-3, 2.1e-3])], roles={"no_loader": "reference"})
+    labels = [p[0] for p in speedup_points(experiment_view(synth.experiment("dataloader", [c])))]
+    assert [lab.split(" ")[1] for lab in labels] == ["workers_1", "no_loader"]
+    assert [lab.endswith(REFERENCE) for lab in labels] == [False, True]
 
 
 def test_derived_figures_are_shown(tmp_path, cli):
@@ -201,9 +212,26 @@ def test_derived_figures_are_shown(tmp_path, cli):
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
     md = (tmp_path / "out" / "report.md").read_text()
-    assert "- fixed_b64: break_even_steps = 12.3; autotune_first_step_extra_s = 0.500; " \
-           "per_variant.benchmark_on.saved_s = 0.000200; sizes = [1, 2]" in md
-    assert "break_even_steps = 12.3" in (tmp_path / "out" / "report.html").read_text()
+    # One table of the case's figures, one of its member's (per_variant.benchmark_on): no long line.
+    assert "| | `fixed_b64` |" in md
+    for line in ("| `break_even_steps` | 12.3 |", "| `autotune_first_step_extra_s` | 0.500 |",
+                 "| `per_variant.benchmark_on.saved_s` | 0.000200 |", "| `sizes` | \\[1, 2] |"):
+        assert line in md, line
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert "<td><code>break_even_steps</code></td><td>12.3</td>" in html
+
+
+def test_figures_per_member_are_a_table_of_figure_by_member():
+    from report.facts import derived_tables
+    items = [("fewest", 1), ("w0.rate", 10.0), ("w0.bound", "loader"), ("w1.rate", 20.0), ("w1.bound", "gpu"),
+             ("variants.ddp.buckets", 1), ("variants.ddp_b.buckets", 2)]
+    plain, members, variants = derived_tables([("c", items)])
+    assert (plain.title, plain.columns, plain.rows) == ("", ["c"], [("fewest", ["1"])])
+    assert (members.title, members.columns) == ("c", ["w0", "w1"])
+    assert members.rows == [("rate", ["10.0", "20.0"]), ("bound", ["loader", "gpu"])]
+    assert (variants.title, variants.columns, variants.rows) == ("c: variants", ["buckets"],
+                                                                 [("ddp", ["1"]), ("ddp_b", ["2"])])
+    assert variants.numeric and not members.numeric
 
 
 def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
@@ -213,7 +241,7 @@ def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
     md = (tmp_path / "out" / "report.md").read_text()
-    assert "- c1, c2: timing = 20 steps per sample" in md
+    assert "- `c1`, `c2`:\n  - `timing`: 20 steps per sample\n" in md
     assert "peak_kind" not in md
 
 
@@ -222,9 +250,9 @@ def test_case_notes_show_cold_processes_and_throttling():
     exp = {"cases": [{"name": "c", "notes": {}, "variants": [
         {"name": "off", "process": "fresh", "throttle": {"thermal": 0.0, "power": 0.25, "other": 0.0, "samples": 4}},
         {"name": "on", "process": "fresh", "throttle": {"thermal": 0.5, "power": 0.0, "other": 0.0, "samples": 4}}]}]}
-    (name, items), = case_notes(exp)
+    (names, items), = case_notes(exp)
     d = dict(items)
-    assert name == "c"
+    assert names == ["c"]
     assert "fresh process" in d["process"]
     assert d["throttled samples"] == "off power 25%; on thermal 50%"
 
