@@ -225,7 +225,8 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
     loader = {r.claim["id"]: r for r in evaluate(docs["h100_dataloader.json"])}
     for cid in ("pin_memory", "num_workers", "prefetch_factor"):
         assert loader[cid].verdict.verdict == INCONCLUSIVE and "n = 1 interleaved round" in loader[cid].verdict.why
-        row = next(line for line in md.split("Results: `")[2].splitlines() if line.startswith(f"| {cid} |"))
+        claims_table = md.split("Results: `")[2].split("### Checklist claims")[1]  # not the summary's row
+        row = next(line for line in claims_table.splitlines() if line.startswith(f"| {cid} |"))
         assert "| inconclusive (too few rounds) |" in row and "(n = 1, no CI)" in row
     rest = {r.claim["id"]: r for r in evaluate(docs["h100_rest_budget300.json"])}
     assert [e.case for e in rest["host_sync"].left_out] == ["gpt_l6_h768_s256_b8"]
