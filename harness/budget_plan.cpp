@@ -112,7 +112,7 @@ bool BudgetGate::fits_cold_process(const PreparedCost& v, double reserve_s) cons
   return fits(reserve_s + kProcessStartS + v.build_s + v.first_step_s + v.step_s);
 }
 
-std::string BudgetGate::refuse_profile_window(double estimate_s, DeviceKind device, double reserve_s) const {
+std::string BudgetGate::refuse_breakdown_window(double estimate_s, DeviceKind device, double reserve_s) const {
   const double setup_s = device == DeviceKind::cuda ? kCuptiSetupS : 0.0;
   if (fits(reserve_s + setup_s + kWindowEstimateFactor * estimate_s)) return "";
   return "budget: the run's --time-budget has no room for the window";

@@ -89,7 +89,7 @@ class BudgetGate {
   // after verification's reserve. The estimate is doubled, since an
   // operator-heavy window costs more than its steps; CUPTI's set-up on a GPU
   // (about a second, once per process) is not in it.
-  std::string refuse_profile_window(double estimate_s, DeviceKind device, double reserve_s) const;
+  std::string refuse_breakdown_window(double estimate_s, DeviceKind device, double reserve_s) const;
 
  private:
   bool fits(double cost_s) const;

@@ -38,7 +38,7 @@ CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& 
   double cold_s = 0, profiling_s = 0;
   if (run.isolate && c.cold_first_step && !run.cut_short())
     cold_s = timed(backend, [&] { take_cold_first_steps(run, reserve_s); });
-  if (!run.cut_short()) profiling_s = timed(backend, [&] { profile_variants(run, reserve_s); });
+  if (!run.cut_short()) profiling_s = timed(backend, [&] { take_breakdown_windows(run, reserve_s); });
   std::vector<Verification> checks;
   const double verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
 

@@ -170,7 +170,7 @@ int cli_main(int argc, char** argv) {
                 "is recorded as 'crashed' and the others still run)");
   std::string breakdown = "auto", trace_dir;
   run->add_option("--breakdown", breakdown,
-                  "Profile each variant for a short window after its timed rounds and record where a step's time "
+                  "RunProfile each variant for a short window after its timed rounds and record where a step's time "
                   "goes (never part of a timed sample): auto (standard and full profiles, within 20% of a case's "
                   "time), on, or off")
       ->check(CLI::IsMember(profiling::breakdown_mode_words()));
@@ -236,7 +236,7 @@ int cli_main(int argc, char** argv) {
     }
     SuiteOptions opts;
     opts.device = device == "auto" ? best_device() : parse_device(device);
-    opts.profile = quick ? Profile::quick : full ? Profile::full : Profile::standard;
+    opts.profile = quick ? RunProfile::quick : full ? RunProfile::full : RunProfile::standard;
     opts.measure = measure_config_for(opts.profile);
     if (max_time > 0) opts.measure.stopping.max_time_s = max_time;
     if (min_samples > 0) opts.measure.stopping.min_samples = min_samples;

@@ -5,18 +5,18 @@
 
 namespace optbench {
 
-Profile parse_profile(const std::string& s) {
-  if (s == "quick") return Profile::quick;
-  if (s == "standard") return Profile::standard;
-  if (s == "full") return Profile::full;
+RunProfile parse_profile(const std::string& s) {
+  if (s == "quick") return RunProfile::quick;
+  if (s == "standard") return RunProfile::standard;
+  if (s == "full") return RunProfile::full;
   throw std::invalid_argument("unknown profile '" + s + "' (valid: quick, standard, full)");
 }
 
-const char* to_string(Profile p) {
+const char* to_string(RunProfile p) {
   switch (p) {
-    case Profile::quick: return "quick";
-    case Profile::standard: return "standard";
-    case Profile::full: return "full";
+    case RunProfile::quick: return "quick";
+    case RunProfile::standard: return "standard";
+    case RunProfile::full: return "full";
   }
   return "standard";
 }

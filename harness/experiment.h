@@ -18,9 +18,11 @@
 
 namespace optbench {
 
-enum class Profile { quick, standard, full };
-Profile parse_profile(const std::string& s);
-const char* to_string(Profile p);
+// The run's preset (--quick, the default standard, --full): how long and how
+// precisely it samples. Not the profiler, which is the breakdown (harness/profiling/).
+enum class RunProfile { quick, standard, full };
+RunProfile parse_profile(const std::string& s);
+const char* to_string(RunProfile p);
 
 // One variant instantiated for one case: state is built in the factory, step()
 // is the timed unit of work. GPU work must be enqueued on the current stream, or
@@ -124,7 +126,7 @@ struct Case {
 
 struct RunContext {
   DeviceKind device = DeviceKind::cpu;
-  Profile profile = Profile::standard;
+  RunProfile profile = RunProfile::standard;
   // Seconds left of the run's --time-budget when the experiment enumerates its
   // cases (none: no budget). Cases whose set-up alone is long (a cold compile)
   // are recorded as skipped for the budget instead of overrunning it.

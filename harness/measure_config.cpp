@@ -2,10 +2,10 @@
 
 namespace optbench {
 
-MeasureConfig measure_config_for(Profile p) {
+MeasureConfig measure_config_for(RunProfile p) {
   MeasureConfig c;
   switch (p) {
-    case Profile::quick:
+    case RunProfile::quick:
       c.warmup_min_s = 0.05;
       c.warmup_max_s = 0.5;
       c.target_sample_s = 1e-3;
@@ -13,10 +13,10 @@ MeasureConfig measure_config_for(Profile p) {
       c.breakdown.mode = profiling::BreakdownMode::off;  // --breakdown on to profile a quick run
       c.cold_processes = 1;
       break;
-    case Profile::standard:
+    case RunProfile::standard:
       c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
       break;
-    case Profile::full:
+    case RunProfile::full:
       c.warmup_min_s = 1.0;
       c.warmup_max_s = 10.0;
       c.target_sample_s = 5e-3;

@@ -29,7 +29,7 @@ struct MeasureConfig {
   profiling::BreakdownConfig breakdown;
 };
 
-MeasureConfig measure_config_for(Profile p);
+MeasureConfig measure_config_for(RunProfile p);
 // Its JSON (the results' config.measure): harness/run_settings.h.
 
 }  // namespace optbench

@@ -18,7 +18,7 @@ json put(const T& v) {
   return json(v);
 }
 json put(DeviceKind v) { return to_string(v); }
-json put(Profile v) { return to_string(v); }
+json put(RunProfile v) { return to_string(v); }
 json put(InterleaveOrder v) { return to_string(v); }
 json put(profiling::BreakdownMode v) { return profiling::to_string(v); }
 json put(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
@@ -28,7 +28,7 @@ void get(const json& j, T& v) {
   j.get_to(v);
 }
 void get(const json& j, DeviceKind& v) { v = parse_device(j.get<std::string>()); }
-void get(const json& j, Profile& v) { v = parse_profile(j.get<std::string>()); }
+void get(const json& j, RunProfile& v) { v = parse_profile(j.get<std::string>()); }
 void get(const json& j, InterleaveOrder& v) { v = parse_interleave_order(j.get<std::string>()); }
 void get(const json& j, profiling::BreakdownMode& v) { v = profiling::parse_breakdown_mode(j.get<std::string>()); }
 void get(const json& j, std::optional<double>& v) {

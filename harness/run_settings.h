@@ -28,7 +28,7 @@ namespace optbench {
 // tests/forwarded_options.sh with the reason.
 struct RunSettings {
   DeviceKind device = DeviceKind::cpu;
-  Profile profile = Profile::standard;
+  RunProfile profile = RunProfile::standard;
   std::string filter = ".*";
   std::optional<double> time_budget_s;
   // A guarded experiment's process that makes no progress for this long is

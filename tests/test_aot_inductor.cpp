@@ -29,7 +29,7 @@ TEST(AotInductor, CompilesLoadsAndVerifiesOnTheCpu) {
   ASSERT_FALSE(py.version.empty()) << aoti::python_executable() << " cannot import torch: " << py.error;
   aoti::TempDir dir("optbench-test-");
   SuiteOptions o;
-  o.profile = Profile::quick;
+  o.profile = RunProfile::quick;
   o.filter = "^aot_inductor$";
   o.out_path = dir.path() + "/results.json";
   o.progress = false;

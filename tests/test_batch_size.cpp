@@ -19,7 +19,7 @@ namespace {
 
 Case sweep_case() {
   const Experiment* e = Registry::instance().match("^batch_size$").at(0);
-  return e->cases(RunContext{DeviceKind::cpu, Profile::quick}).at(0);
+  return e->cases(RunContext{DeviceKind::cpu, RunProfile::quick}).at(0);
 }
 
 VariantResult variant(double batch, VariantStatus status, std::optional<double> sps, std::optional<double> peak) {

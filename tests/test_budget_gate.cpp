@@ -25,7 +25,7 @@ TEST(BudgetGate, WithoutABudgetEverythingFits) {
   EXPECT_EQ(gate.refuse_rounds(6, slow), "");
   EXPECT_EQ(gate.refuse_verification(1e9), "");
   EXPECT_TRUE(gate.fits_cold_process(slow[0], 1e9));
-  EXPECT_EQ(gate.refuse_profile_window(1e9, DeviceKind::cuda, 1e9), "");
+  EXPECT_EQ(gate.refuse_breakdown_window(1e9, DeviceKind::cuda, 1e9), "");
   EXPECT_DOUBLE_EQ(gate.warmup_max_s(1.0, 4, 2.0), 0.25);
   EXPECT_DOUBLE_EQ(gate.sampling_cap_s(3.0, 1.0), 3.0) << "preparation is charged only under a budget";
   EXPECT_EQ(refuse_one_time_setup("a compile", 1e9, std::nullopt), "");
@@ -53,8 +53,8 @@ TEST(BudgetGate, EachEstimateIsHeldToTheTimeLeft) {
   EXPECT_TRUE(gate.fits_cold_process(prepared[0], 3.0));   // 3 + 1 + 1 + 0.5 + 0.1
   EXPECT_FALSE(gate.fits_cold_process(prepared[0], 3.5));
   // A profiled window: twice its estimate, plus CUPTI's set-up on a GPU.
-  EXPECT_EQ(gate.refuse_profile_window(2.9, DeviceKind::cpu, 0.0), "");
-  EXPECT_NE(gate.refuse_profile_window(2.9, DeviceKind::cuda, 0.0), "");
+  EXPECT_EQ(gate.refuse_breakdown_window(2.9, DeviceKind::cpu, 0.0), "");
+  EXPECT_NE(gate.refuse_breakdown_window(2.9, DeviceKind::cuda, 0.0), "");
   // Warm-up: the case's cap shared among its variants, never past the deadline.
   EXPECT_DOUBLE_EQ(gate.warmup_max_s(1.0, 4, 2.0), 0.25);
   clock.now = 9.9;
@@ -74,7 +74,7 @@ TEST(BudgetGate, EveryRefusalIsABudgetReason) {
   const std::vector<PreparedCost> one = {{1.0, 1.0, 1.0, 1}};
   for (const std::string& why :
        {gate.refuse_start(), gate.refuse_child(5.0), gate.refuse_prepare(0.0, one), gate.refuse_rounds(6, one),
-        gate.refuse_verification(1.0), gate.refuse_profile_window(1.0, DeviceKind::cpu, 0.0),
+        gate.refuse_verification(1.0), gate.refuse_breakdown_window(1.0, DeviceKind::cpu, 0.0),
         BudgetGate::ended_below_floor(2, 6), refuse_one_time_setup("a cold compile", 90.0, 30.0)}) {
     EXPECT_TRUE(is_budget_reason(why)) << why;
   }

@@ -12,6 +12,7 @@
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/results_writer.h"
+#include "harness/run_settings.h"
 #include "tests/fake_backend.h"
 #include "tests/schema_check.h"
 
@@ -26,7 +27,7 @@ struct Fixture {
   FakeBackend backend{clock};
   std::atomic<bool> stop{false};
   MeasureConfig cfg = [] {
-    MeasureConfig c = measure_config_for(Profile::quick);
+    MeasureConfig c = measure_config_for(RunProfile::quick);
     c.warmup_min_s = 0.01;  // simulated seconds
     c.warmup_max_s = 0.1;
     c.stopping = {10, 0.05, 5.0, 2000, 0.02, 0.95};
@@ -72,8 +73,10 @@ Case full_case(Fixture& f) {
 // The results file a run writes, with these cases in one experiment.
 std::string write_results(const std::string& name, const std::vector<json>& cases) {
   const std::string path = (std::filesystem::temp_directory_path() / ("optbench_test_" + name + ".json")).string();
-  const json config = {{"device", "cpu"}, {"profile", "quick"}, {"filter", ".*"}, {"time_budget_s", nullptr},
-                       {"measure", to_json(measure_config_for(Profile::quick))}};
+  RunSettings settings;  // the results' config is the run's settings, serialized
+  settings.profile = RunProfile::quick;
+  settings.measure = measure_config_for(RunProfile::quick);
+  const json config = settings;
   ResultsWriter w(path, capture_environment(DeviceKind::cpu, {"test"}), config);
   const auto idx = w.begin_experiment({{"name", "demo"}, {"title", "t"}, {"optimization", "o"},
                                        {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}});

@@ -20,7 +20,7 @@ struct Fixture {
   FakeBackend backend{clock};
   std::atomic<bool> stop{false};
   MeasureConfig cfg = [] {
-    MeasureConfig c = measure_config_for(Profile::quick);
+    MeasureConfig c = measure_config_for(RunProfile::quick);
     c.warmup_min_s = 0.01;  // simulated seconds
     c.warmup_max_s = 0.1;
     c.stopping = {10, 0.05, 5.0, 2000, 0.02, 0.95};

@@ -200,7 +200,7 @@ namespace {
 
 Case grad_checkpointing_case() {
   const Experiment* e = Registry::instance().match("^grad_checkpointing$").at(0);
-  auto cases = e->cases(RunContext{DeviceKind::cpu, Profile::quick});
+  auto cases = e->cases(RunContext{DeviceKind::cpu, RunProfile::quick});
   return cases.at(0);
 }
 

@@ -12,7 +12,7 @@ namespace {
 
 Case fixed_shape_case() {
   const Experiment* e = Registry::instance().match("^cudnn_benchmark$").at(0);
-  return e->cases(RunContext{DeviceKind::cpu, Profile::quick}).at(0);
+  return e->cases(RunContext{DeviceKind::cpu, RunProfile::quick}).at(0);
 }
 
 VariantResult variant(std::string name, double median, double first_run, std::vector<double> cold) {

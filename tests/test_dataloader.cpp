@@ -65,7 +65,7 @@ LoaderSetup small_setup() {
 
 json run_on_cpu(const Case& c) {
   auto backend = make_backend(DeviceKind::cpu);
-  MeasureConfig cfg = measure_config_for(Profile::quick);
+  MeasureConfig cfg = measure_config_for(RunProfile::quick);
   cfg.warmup_min_s = 0.02;
   cfg.warmup_max_s = 0.3;
   cfg.stopping = {7, 0.2, 6.0, 100000, 0.03, 0.95};

@@ -17,7 +17,7 @@ namespace {
 
 json run_on_cpu(const Case& c) {
   auto backend = make_backend(DeviceKind::cpu);
-  MeasureConfig cfg = measure_config_for(Profile::quick);
+  MeasureConfig cfg = measure_config_for(RunProfile::quick);
   cfg.warmup_min_s = 0.01;
   cfg.warmup_max_s = 0.05;
   cfg.stopping = {6, 0.01, 0.5, 100000, 0.5, 0.95};

@@ -16,11 +16,11 @@ namespace {
 
 json run_probe(const std::string& case_name, bool isolate, bool breakdown = false, int cold_processes = 0) {
   auto probe = optbench::testing::make_isolation_probe();
-  const RunContext ctx{DeviceKind::cpu, Profile::quick};
+  const RunContext ctx{DeviceKind::cpu, RunProfile::quick};
   auto cases = build_cases(*probe, ctx);  // as the suite does
   Case c = *std::find_if(cases.begin(), cases.end(), [&](const Case& x) { return x.name == case_name; });
   c.isolate = isolate;
-  MeasureConfig cfg = measure_config_for(Profile::quick);
+  MeasureConfig cfg = measure_config_for(RunProfile::quick);
   if (breakdown) cfg.breakdown.mode = profiling::BreakdownMode::on;
   c.cold_first_step = cold_processes > 0;
   if (cold_processes > 0) cfg.cold_processes = cold_processes;

@@ -150,7 +150,7 @@ std::map<std::string, json> counters_of(const Case& c, int steps = 3) {
 double n(const json& c, const char* key) { return c.at(key).get<double>(); }
 
 TEST(ProfilingCountersCpu, SetToNoneRemovesOneFillPerParameterTensor) {
-  const auto cases = experiment("zero_grad").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("zero_grad").cases({DeviceKind::cpu, RunProfile::quick});
   const Case& c = case_named(cases, "mlp_");
   const auto k = counters_of(c);
   const double tensors = c.notes.at("parameter_tensors").get<double>();
@@ -164,7 +164,7 @@ TEST(ProfilingCountersCpu, SetToNoneRemovesOneFillPerParameterTensor) {
 }
 
 TEST(ProfilingCountersCpu, NoGradRecordsNoAutogradNodes) {
-  const auto cases = experiment("eval_no_grad").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("eval_no_grad").cases({DeviceKind::cpu, RunProfile::quick});
   const auto k = counters_of(cases.at(0));
   EXPECT_GE(n(k.at("grad_enabled"), "autograd_nodes_per_step"), 8);  // 4 Linear (t, addmm) and 4 GELU at the least
   EXPECT_EQ(n(k.at("no_grad"), "autograd_nodes_per_step"), 0);
@@ -173,7 +173,7 @@ TEST(ProfilingCountersCpu, NoGradRecordsNoAutogradNodes) {
 }
 
 TEST(ProfilingCountersCpu, FusedAdamWCallsFarFewerOptimizerOperators) {
-  const auto cases = experiment("fused_optimizer").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("fused_optimizer").cases({DeviceKind::cpu, RunProfile::quick});
   const auto k = counters_of(case_named(cases, "optimizer_step_mlp"));
   const double loop = n(k.at("per_tensor"), "optimizer_ops_per_step");
   EXPECT_LT(n(k.at("foreach"), "optimizer_ops_per_step"), loop);
@@ -182,7 +182,7 @@ TEST(ProfilingCountersCpu, FusedAdamWCallsFarFewerOptimizerOperators) {
 }
 
 TEST(ProfilingCountersCpu, HostSyncReadsAsOftenAsItSays) {
-  const auto cases = experiment("host_sync").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("host_sync").cases({DeviceKind::cpu, RunProfile::quick});
   const auto k = counters_of(cases.at(0), 1);  // a step is a unit of 20 training steps
   std::set<double> reads;
   for (const auto& [name, v] : k) reads.insert(n(v, "host_reads_per_step"));
@@ -190,7 +190,7 @@ TEST(ProfilingCountersCpu, HostSyncReadsAsOftenAsItSays) {
 }
 
 TEST(ProfilingCountersCpu, AccumulationTakesOneOptimizerStepAndMoreOperatorCalls) {
-  const auto cases = experiment("grad_accumulation").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("grad_accumulation").cases({DeviceKind::cpu, RunProfile::quick});
   const auto k = counters_of(cases.at(0), 2);
   EXPECT_LT(n(k.at("one_batch"), "op_calls_per_step"), n(k.at("accumulate_k2"), "op_calls_per_step"));
   EXPECT_LT(n(k.at("accumulate_k2"), "op_calls_per_step"), n(k.at("accumulate_k4"), "op_calls_per_step"));
@@ -202,7 +202,7 @@ TEST(ProfilingCountersCpu, AccumulationTakesOneOptimizerStepAndMoreOperatorCalls
 // convolution time, where before they were the "forward" record's self time.
 TEST(ProfilingCountersCpu, FrozenGraphConvolutionsAreConvolutionTime) {
   if (!at::hasMKLDNN()) GTEST_SKIP() << "no MKL-DNN: optimize_for_inference keeps aten convolutions";
-  const auto cases = experiment("torchscript").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("torchscript").cases({DeviceKind::cpu, RunProfile::quick});
   const Case& c = case_named(cases, "convnet_b1");
   for (const auto& v : c.variants) {
     if (v.name != "frozen_optimized") continue;
@@ -224,7 +224,7 @@ TEST(ProfilingCountersCpu, SavedTraceGivesTheSameCounters) {
   const auto dir = std::filesystem::temp_directory_path() / ("optbench_counters_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "t.pt.trace.json").string();
-  const auto cases = experiment("zero_grad").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("zero_grad").cases({DeviceKind::cpu, RunProfile::quick});
   auto w = case_named(cases, "mlp_").variants.at(0).make();
   const json live = profile(*w, 2, path);
   std::ifstream in(path);

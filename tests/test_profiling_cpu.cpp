@@ -115,7 +115,7 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   c.timing = TimingMode::sync;
   for (const char* n : {"a", "b"}) c.variants.push_back({n, "", [] { return std::make_unique<Mm>(); }});
   auto backend = make_backend(DeviceKind::cpu);
-  MeasureConfig cfg = measure_config_for(Profile::quick);
+  MeasureConfig cfg = measure_config_for(RunProfile::quick);
   cfg.warmup_min_s = 0.01;
   cfg.warmup_max_s = 0.05;
   cfg.stopping = {6, 0.01, 0.3, 100000, 0.5, 0.95};

@@ -23,8 +23,8 @@ json read(const std::string& p) {
 
 json minimal_config() {
   RunSettings s;
-  s.profile = Profile::quick;
-  s.measure = measure_config_for(Profile::quick);
+  s.profile = RunProfile::quick;
+  s.measure = measure_config_for(RunProfile::quick);
   return s;
 }
 

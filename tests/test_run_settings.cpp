@@ -84,7 +84,7 @@ json round_trip(const T& v) {
 RunSettings changed_run() {
   RunSettings s;
   s.device = DeviceKind::cuda;
-  s.profile = Profile::full;
+  s.profile = RunProfile::full;
   s.filter = "^(a|b)$";
   s.time_budget_s = 123.456789012345;
   s.hang_timeout_s = 77.25;
@@ -105,7 +105,7 @@ RunSettings changed_run() {
 
 ExperimentChildSettings changed_child() { return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2}; }
 
-WorkerArgs changed_worker() { return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, Profile::quick, 9.5}}; }
+WorkerArgs changed_worker() { return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, RunProfile::quick, 9.5}}; }
 
 }  // namespace
 

@@ -20,7 +20,7 @@ namespace {
 // The tolerance of the experiment's first CPU case, as the runner applies it.
 Tolerance experiment_tolerance() {
   const Experiment* e = Registry::instance().match("^torchscript$").at(0);
-  const auto cases = e->cases(RunContext{DeviceKind::cpu, Profile::quick});
+  const auto cases = e->cases(RunContext{DeviceKind::cpu, RunProfile::quick});
   return cases.at(0).tolerance.value();
 }
 

@@ -60,7 +60,7 @@ TEST(GradAccumulation, ForgettingToDivideTheLossByKFails) {
 }
 
 TEST(GradAccumulation, RegisteredCpuCasePassesItsOwnCheck) {
-  const auto cases = experiment("grad_accumulation").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("grad_accumulation").cases({DeviceKind::cpu, RunProfile::quick});
   ASSERT_FALSE(cases.empty());
   for (const Case& c : cases) {
     ASSERT_TRUE(c.verify);
@@ -89,7 +89,7 @@ TEST(ZeroGrad, ZeroesInPlaceOrDropsTheGradients) {
 }
 
 TEST(HostSync, VariantsReadTheLossAsOftenAsTheySay) {
-  const auto cases = experiment("host_sync").cases({DeviceKind::cpu, Profile::quick});
+  const auto cases = experiment("host_sync").cases({DeviceKind::cpu, RunProfile::quick});
   ASSERT_FALSE(cases.empty());
   const Case& c = cases[0];
   ASSERT_EQ(c.variants.size(), 3u);
@@ -111,8 +111,8 @@ TEST(HostSync, VariantsReadTheLossAsOftenAsTheySay) {
 // placements train (the loss moves) and give the same losses.
 TEST(CriterionDevice, BothPlacementsGiveTheSameLossesOnCpu) {
   const Experiment& e = experiment("criterion_device");
-  EXPECT_FALSE(e.unsupported_reason({DeviceKind::cpu, Profile::quick}).empty());
-  const auto cases = e.cases({DeviceKind::cpu, Profile::quick});
+  EXPECT_FALSE(e.unsupported_reason({DeviceKind::cpu, RunProfile::quick}).empty());
+  const auto cases = e.cases({DeviceKind::cpu, RunProfile::quick});
   ASSERT_EQ(cases.size(), 2u);
   for (const Case& c : cases) {
     ASSERT_EQ(c.variants.size(), 2u);

@@ -20,7 +20,7 @@ TEST_P(EveryExperiment, DeclaresAndRunsOnCpu) {
   EXPECT_FALSE(info.title.empty());
   EXPECT_FALSE(info.optimization.empty());
   EXPECT_FALSE(info.claims.empty()) << "every experiment tests a claim";
-  RunContext ctx{DeviceKind::cpu, Profile::quick};
+  RunContext ctx{DeviceKind::cpu, RunProfile::quick};
   if (!e->unsupported_reason(ctx).empty()) GTEST_SKIP() << e->unsupported_reason(ctx);
   const auto cases = build_cases(*e, ctx);  // seeded, as in a run
   ASSERT_FALSE(cases.empty());

@@ -152,7 +152,7 @@ class AlignedDims final : public Experiment {
     const bool gpu = d == DeviceKind::cuda;
     const std::int64_t n = gpu ? 4096 : 512, tall_mn = gpu ? 8192 : 512, k = gpu ? 1024 : 256;
     std::vector<std::int64_t> odd = {n - 1, n + 1, n + 4, n + 8};
-    if (ctx.profile == Profile::quick) odd = {n - 1, n + 8};
+    if (ctx.profile == RunProfile::quick) odd = {n - 1, n + 8};
     std::vector<Case> out;
     for (const Precision& p : precisions(d)) {
       for (std::int64_t o : odd) {

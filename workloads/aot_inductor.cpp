@@ -135,7 +135,7 @@ class AotInductor final : public Experiment {
     auto base = std::make_shared<SharedConvNet>(spec, 0);
     const torch::Device device = torch_device(ctx.device);
     std::vector<std::int64_t> batches = {gpu ? 128 : 8, 1};
-    if (ctx.profile == Profile::quick) batches.resize(1);  // one compile, not two, in quick runs
+    if (ctx.profile == RunProfile::quick) batches.resize(1);  // one compile, not two, in quick runs
 
     std::vector<Case> out;
     for (std::int64_t batch : batches) {

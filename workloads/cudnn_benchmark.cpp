@@ -158,7 +158,7 @@ class CudnnBenchmark final : public Experiment {
                          train_variant("nondeterministic", "cudnn.deterministic = False (default)", fixed,
                                        opts(false, false), d)};
     det_case.verify = verify_loss_traces;
-    if (ctx.profile == Profile::quick) return {amp_case, det_case};  // info().quick_leaves_out says why
+    if (ctx.profile == RunProfile::quick) return {amp_case, det_case};  // info().quick_leaves_out says why
     return {fixed_case, amp_case, varying_case, det_case};
   }
 };

@@ -18,7 +18,7 @@
 namespace optbench::workloads {
 namespace {
 
-LoaderSetup setup_for(DeviceKind d, Profile profile) {
+LoaderSetup setup_for(DeviceKind d, RunProfile profile) {
   const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
   LoaderSetup s;
   s.loop.device = d;
@@ -55,7 +55,7 @@ LoaderSetup setup_for(DeviceKind d, Profile profile) {
     };
   }
   s.prefetch_workers = std::max<std::int64_t>(1, cores / 4);
-  if (profile == Profile::quick) {  // info().quick_leaves_out says what and why
+  if (profile == RunProfile::quick) {  // info().quick_leaves_out says what and why
     s.workers = {0, s.prefetch_workers};
     if (cores > s.prefetch_workers) s.workers.push_back(cores);
     s.prefetch = {1, 8};

@@ -158,7 +158,7 @@ class PinnedMemory final : public Experiment {
   std::vector<Case> cases(const RunContext& ctx) const override {
     const DeviceKind d = ctx.device;
     std::vector<std::int64_t> sizes = {1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20};
-    if (ctx.profile == Profile::quick) sizes = {1 << 20, 16 << 20, 256 << 20};
+    if (ctx.profile == RunProfile::quick) sizes = {1 << 20, 16 << 20, 256 << 20};
     const auto notes = link_notes(d);
     std::vector<Case> out;
     for (Direction dir : {Direction::h2d, Direction::d2h}) {

@@ -18,8 +18,8 @@ void prepare_variants(CaseRun& run);
 void sample_rounds(CaseRun& run);
 // Case::cold_first_step: more fresh processes per variant (cold_first_steps.cpp).
 void take_cold_first_steps(CaseRun& run, double reserve_s);
-// A profiled window per variant (profile_window.cpp).
-void profile_variants(CaseRun& run, double reserve_s);
+// A profiled window per variant (breakdown_windows.cpp).
+void take_breakdown_windows(CaseRun& run, double reserve_s);
 // Each variant's outputs against the baseline's (verify_outputs.cpp); [0] unused.
 std::vector<Verification> verify_variants(CaseRun& run, double cost_s);
 // Each variant's speedup over the baseline, with its verification (compare.cpp).

@@ -459,7 +459,7 @@ DistributedRun::~DistributedRun() {
   session_.reset();
 }
 
-DistributedRun join_run(DeviceKind device, Profile profile) {
+DistributedRun join_run(DeviceKind device, RunProfile profile) {
   DistributedRun run;
   auto info = rendezvous_from_environment();
   if (!info) return run;

@@ -147,11 +147,11 @@ class DistributedRun {
   std::optional<int> follower_exit_code() const { return follower_exit_; }
 
  private:
-  friend DistributedRun join_run(DeviceKind device, Profile profile);
+  friend DistributedRun join_run(DeviceKind device, RunProfile profile);
   std::shared_ptr<Session> session_;
   std::optional<int> follower_exit_;
 };
 
-DistributedRun join_run(DeviceKind device, Profile profile);
+DistributedRun join_run(DeviceKind device, RunProfile profile);
 
 }  // namespace optbench::distributed

@@ -24,7 +24,7 @@ std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& 
 
 }  // namespace
 
-void profile_variants(CaseRun& run, double reserve_s) {
+void take_breakdown_windows(CaseRun& run, double reserve_s) {
   const auto& bc = run.cfg.breakdown;
   if (bc.mode == profiling::BreakdownMode::off) return;
   // One plan for the case, sized on its slowest variant: every variant's
@@ -44,7 +44,7 @@ void profile_variants(CaseRun& run, double reserve_s) {
       v.result.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
       continue;
     }
-    if (auto why = run.gate.refuse_profile_window(plan.cost_s * cost_scale, run.backend.kind(), reserve_s);
+    if (auto why = run.gate.refuse_breakdown_window(plan.cost_s * cost_scale, run.backend.kind(), reserve_s);
         !why.empty()) {
       v.result.breakdown = {{"status", "skipped"}, {"reason", why}};
       continue;
