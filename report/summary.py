@@ -19,7 +19,7 @@ from .rounds import rounds_text
 from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 from .why import usable
 from .why_agree import agreement
-from .why_row import timed_change_s, why_text
+from .why_row import leads_with_count, timed_change_s, why_text
 
 HEADERS = ["claim", "optimization", "claimed", "speedup × [CI]", "verdict", "mechanism", "reproduced"]
 UNIT_LINE = ("Speedup: the baseline's time over the optimization's for the same work (× baseline; 1.50 = 50% "
@@ -115,7 +115,8 @@ def first_phrase(why: str) -> str:
 
 
 def mechanism(e: Evidence) -> str:
-    """The first phrase of the why of the comparison behind one case's headline, where
+    """The first phrase of the why of the comparison behind one case's headline: the
+    experiment's mechanism counter where it leads the why, else the time shares where
     the profile agrees with the timing; '' otherwise. The comparison is the one the
     harness recorded (the experiment table's row) where there is one, else the ratio
     the claim computed (AMP against default FP32, DDP against DataParallel)."""
@@ -128,10 +129,14 @@ def mechanism(e: Evidence) -> str:
     cm = var.case.comparison(var.name, base.name)
     raw, below = (cm.raw, cm.below_floor) if cm is not None else (
         {"speedup": e.speedup, "ci_low": e.ci_low, "ci_high": e.ci_high}, e.below_floor)
+    counters = var.case.experiment.raw.get("mechanism_counters") or ()
+    text = why_text(raw, base.raw, var.raw, base.work, var.work, below, counters)
+    if leads_with_count(text):  # the experiment's own counter, as the experiment table's why leads
+        return first_phrase(text)
     if not agreement(raw, base.raw, var.raw, base.work, var.work, below).ok \
             or timed_change_s(base.raw, raw.get("speedup")) is None:
         return ""
-    return first_phrase(why_text(raw, base.raw, var.raw, base.work, var.work, below))
+    return first_phrase(text)
 
 
 def _mechanism(cr: ClaimResult) -> str:

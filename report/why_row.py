@@ -9,7 +9,7 @@ from __future__ import annotations
 from .fmt import is_num
 from .why import explain, usable
 from .why_agree import NOT_EXPLAINED, agreement
-from .why_counters import named_count
+from .why_counters import LABELS, named_count
 
 # Where a counter carries the mechanism but the windows' times disagree with the timing.
 TIMES_NOT_USED = "the windows' times disagree with the timing, so no time shares"
@@ -45,6 +45,13 @@ def why_text(cm: dict, base: dict, var: dict, base_work: float, var_work: float,
         return f"{count.text()}; {TIMES_NOT_USED}{' ' + detail if detail else ''}"
     reason = ag.reason or "no timed baseline step: not explained"
     return _with_count(reason, count)
+
+
+def leads_with_count(text: str) -> bool:
+    """Whether a why leads with the experiment's mechanism counter (why_text's
+    'fill operations 53 -> 19 per step; ...'): a count that moved with the timing,
+    which stands whether or not the windows' times could be used."""
+    return any(text.startswith(label + " ") for label in LABELS.values())
 
 
 def _with_count(text: str, count) -> str:

@@ -21,6 +21,7 @@ from report.verdicts import ALL as VERDICTS
 COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted((FIXTURES / "h100_2026-11-24").glob("*.json.gz")) \
     + sorted((FIXTURES / "cpu_shared_2core").glob("*.json.gz"))
 BREAKDOWN_RUN = REPO / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"
+COUNTED_RUN = REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"  # with counters
 
 
 def _load(path: Path) -> dict:
@@ -122,6 +123,17 @@ def test_the_breakdown_run_summary(renders):
     summary_text = md.split("### Summary", 1)[1].split("###", 1)[0]
     assert not [n for n in references if n in summary_text.replace("\\_", "_")]
     assert "2.93" not in summary_text
+
+
+def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(renders):
+    """Where an experiment names the counter that carries its claim and the why leads with
+    it, the summary's mechanism is that count, not a time share after it."""
+    _, md, _ = renders[COUNTED_RUN]
+    (_, sh, srows), _ = summary_and_claims(md)
+    mech = {r[0]: r[sh.index("mechanism")] for r in srows}
+    assert mech["kernel_fusion"].startswith("optimizer operator calls ")
+    assert mech["no_grad_eval"].startswith("autograd nodes recorded ") and mech["no_grad_eval"].endswith("-> 0 per step")
+    assert re.match(r"[a-z0-9_]+: fill operations ", mech["zero_grad_set_to_none"])
 
 
 def test_a_reference_faster_than_every_option_is_never_the_summary_figure(tmp_path, cli):
