@@ -6,10 +6,12 @@
 // simulated caching allocator (freed bytes stay reserved for reuse until the
 // cache is emptied) stands in for the CUDA one.
 #include <algorithm>
+#include <atomic>
 #include <random>
 
 #include "harness/device.h"
 #include "harness/experiment.h"
+#include "harness/measure_config.h"
 #include "harness/sample_sequence.h"
 
 namespace optbench::testing {
@@ -97,6 +99,21 @@ class FakeWork final : public Workload {
   double value_;
   SimAllocator* mem_;
   std::int64_t step_bytes_;
+};
+
+// What a case run on the fake backend needs: simulated time, the backend, a stop
+// flag, and the quick profile's settings with a warm-up in simulated seconds.
+struct SimulatedRun {
+  SimClock clock;
+  FakeBackend backend{clock};
+  std::atomic<bool> stop{false};
+  MeasureConfig cfg = [] {
+    MeasureConfig c = measure_config_for(RunProfile::quick);
+    c.warmup_min_s = 0.01;  // simulated seconds
+    c.warmup_max_s = 0.1;
+    c.stopping = {10, 0.05, 5.0, 2000, 0.02, 0.95};
+    return c;
+  }();
 };
 
 }  // namespace optbench::testing

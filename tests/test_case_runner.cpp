@@ -15,17 +15,7 @@ using json = nlohmann::json;
 
 namespace {
 
-struct Fixture {
-  SimClock clock;
-  FakeBackend backend{clock};
-  std::atomic<bool> stop{false};
-  MeasureConfig cfg = [] {
-    MeasureConfig c = measure_config_for(RunProfile::quick);
-    c.warmup_min_s = 0.01;  // simulated seconds
-    c.warmup_max_s = 0.1;
-    c.stopping = {10, 0.05, 5.0, 2000, 0.02, 0.95};
-    return c;
-  }();
+struct Fixture : SimulatedRun {
 
   Variant variant(std::string name, double seconds, double noise, std::uint64_t seed, long fail_after = -1,
                   double value = 1.0) {
