@@ -36,8 +36,11 @@ std::string printf_reason(const char* format, ...) {
 double case_share_s(const BudgetState& b, double cap_s) {
   const double per_experiment =
       b.experiments_seen > 0 ? static_cast<double>(b.cases_seen) / static_cast<double>(b.experiments_seen) : 1.0;
-  const double later = static_cast<double>(b.later_experiments) * per_experiment;
-  const double share = b.left_s / (static_cast<double>(std::max<std::size_t>(b.cases_left_here, 1)) + later);
+  const double later = static_cast<double>(b.later_experiments) * per_experiment *
+                       static_cast<double>(std::max<std::size_t>(b.processes, 1));
+  const double again_here = static_cast<double>(b.processes_after_here) * static_cast<double>(b.cases_here);
+  const double share =
+      b.left_s / (static_cast<double>(std::max<std::size_t>(b.cases_left_here, 1)) + again_here + later);
   return std::clamp(share, kMinShareS, cap_s);
 }
 

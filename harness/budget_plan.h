@@ -3,9 +3,10 @@
 // reason recorded for what it left out, and the cost model they rest on.
 //
 // How it is shared among cases: each case, when it starts, may sample for what
-// is left divided evenly among the cases still to run (its experiment's, and
-// the later experiments' at the average count seen so far), capped by the
-// profile's per-case cap. Shares are computed from what is left at each start,
+// is left divided evenly among the case-processes still to run (its
+// experiment's cases in this process and in its further processes, and the
+// later experiments' at the average count seen so far, in as many processes
+// each), capped by the profile's per-case cap. Shares are computed from what is left at each start,
 // so time a case does not use (it stopped on precision, or was dropped) goes to
 // the cases after it. Within a case, work that cannot be stopped once started
 // (building a variant, verification, a cold process, a profiled window) starts
@@ -27,6 +28,10 @@ struct BudgetState {
   std::size_t later_experiments = 0;   // not yet enumerated
   std::size_t cases_seen = 0;          // enumerated so far (this experiment's included)
   std::size_t experiments_seen = 1;
+  // MeasureConfig::processes: this experiment's further processes after this
+  // one (each runs its cases_here again), and how many each later one gets.
+  std::size_t processes_after_here = 0, cases_here = 0;
+  std::size_t processes = 1;
 };
 
 double case_share_s(const BudgetState& b, double cap_s);

@@ -32,15 +32,17 @@ CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& 
   out.sampling_s = run.sampling_s;
 
   // After the rounds, nothing timed: cold processes and profiled windows leave
-  // verification (when the case has it) its share of the budget.
+  // verification (when the case has it) its share of the budget. A further
+  // process of the experiment takes none of them (CaseLimits::repeat).
   const double verification_cost_s = run.gate.verification_cost_s(run.prepared_costs());
   const double reserve_s = run.checks_outputs() ? verification_cost_s : 0.0;
-  double cold_s = 0, profiling_s = 0;
-  if (run.isolate && c.cold_first_step && !run.cut_short())
+  const bool after_rounds = !limits.repeat && !run.cut_short();
+  double cold_s = 0, profiling_s = 0, verification_s = 0;
+  if (after_rounds && run.isolate && c.cold_first_step)
     cold_s = timed(backend, [&] { take_cold_first_steps(run, reserve_s); });
-  if (!run.cut_short()) profiling_s = timed(backend, [&] { take_breakdown_windows(run, reserve_s); });
-  std::vector<Verification> checks;
-  const double verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
+  if (after_rounds) profiling_s = timed(backend, [&] { take_breakdown_windows(run, reserve_s); });
+  std::vector<Verification> checks(run.vs.size());
+  if (!limits.repeat) verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
 
   out.variants = variant_results(run);
   out.comparisons = compare_variants(run, checks);

@@ -170,7 +170,7 @@ int cli_main(int argc, char** argv) {
                 "is recorded as 'crashed' and the others still run)");
   std::string breakdown = "auto", trace_dir;
   run->add_option("--breakdown", breakdown,
-                  "RunProfile each variant for a short window after its timed rounds and record where a step's time "
+                  "Profile each variant for a short window after its timed rounds and record where a step's time "
                   "goes (never part of a timed sample): auto (standard and full profiles, within 20% of a case's "
                   "time), on, or off")
       ->check(CLI::IsMember(profiling::breakdown_mode_words()));
@@ -182,6 +182,12 @@ int cli_main(int argc, char** argv) {
                   "Fresh processes per variant a cold first step is taken from, where a case derives from one "
                   "(cudnn_benchmark's break-even); the median is kept (default: 1 quick, 2 standard, 3 full)")
       ->check(cli::whole_number(1, 1000));
+  int processes = 0;
+  run->add_option("--processes", processes,
+                  "Processes each experiment is measured in: the first does everything, each further one its timed "
+                  "rounds again, so every comparison has a between-process spread beside its within-process interval "
+                  "(default: 1 quick, 3 standard, 5 full; 1 with --in-process)")
+      ->check(cli::whole_number(1, 100));
   bool isolate = false;
   run->add_flag("--isolate", isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
@@ -245,6 +251,8 @@ int cli_main(int argc, char** argv) {
     opts.measure.order = parse_interleave_order(interleave);
     opts.measure.isolate = isolate;
     if (cold_processes > 0) opts.measure.cold_processes = cold_processes;
+    if (processes > 0) opts.measure.processes = processes;
+    if (in_process) opts.measure.processes = 1;  // a further process needs the guard's children
     if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
     if (!trace_dir.empty()) {
       if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");

@@ -15,6 +15,7 @@ MeasureConfig measure_config_for(RunProfile p) {
       break;
     case RunProfile::standard:
       c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
+      c.processes = 3;
       break;
     case RunProfile::full:
       c.warmup_min_s = 1.0;
@@ -22,6 +23,7 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.target_sample_s = 5e-3;
       c.stopping = {30, 2.0, 60.0, 100000, 0.01, 0.95};
       c.cold_processes = 3;
+      c.processes = 5;
       break;
   }
   return c;

@@ -25,6 +25,13 @@ struct MeasureConfig {
   // Fresh processes per variant a cold first step is taken from, where a case
   // derives from one (Case::cold_first_step): one is one observation, no median.
   int cold_processes = 2;
+  // Processes each experiment is measured in (--processes): the first does
+  // everything, each further one its timed rounds again, so every comparison has
+  // a between-process spread beside its within-process interval. A process's
+  // allocator history, page placement and frequency can move a ratio by more
+  // than its own interval shows (fused AdamW over 16 MB tensors: 9.5x in one
+  // process, 3.8x in the next); one process cannot show that.
+  int processes = 1;
   // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
   profiling::BreakdownConfig breakdown;
 };

@@ -15,6 +15,7 @@
 // file itself (each new version is locked before it is renamed into place), so
 // it leaves nothing behind and dies with its process, even one killed by
 // SIGKILL. Readers do not take it and always see a whole version.
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +50,9 @@ class ResultsWriter {
   void end_experiment(std::size_t experiment, const std::string& status, const std::string& reason = "",
                       double wall_s = -1);
   void set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value);
+  // Changes the experiment's recorded cases in place (a further process's
+  // figures added beside them, harness/process_repeats.h).
+  void update_cases(std::size_t experiment, const std::function<void(nlohmann::json& cases)>& change);
   void finish(const std::string& status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

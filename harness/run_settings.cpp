@@ -68,6 +68,7 @@ void fields(S& s, F&& f) {
   f("seed", s.seed);
   f("isolate", s.isolate);
   f("cold_processes", s.cold_processes);
+  f("processes", s.processes);
   f("breakdown", s.breakdown);
 }
 
@@ -89,6 +90,7 @@ void fields(S& s, F&& f) {
   f("later_experiments", s.later_experiments);
   f("prior_cases", s.prior_cases);
   f("prior_experiments", s.prior_experiments);
+  f("process_index", s.process_index);
 }
 
 template <class S, class F, If<S, RunContext> = 0>

@@ -46,6 +46,9 @@ struct ExperimentChildSettings {
   RunSettings run;
   std::string out_path;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
+  // Which of the experiment's measure.processes this is: 0 does everything; a
+  // later one only its timed rounds, which the suite adds to the first's cases.
+  std::size_t process_index = 0;
 };
 
 // nlohmann's conventions (json(x), j.get<T>()). from_json takes exactly the keys

@@ -8,6 +8,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <set>
 #include <tuple>
 
 #include "harness/budget_plan.h"
@@ -16,6 +17,7 @@
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
 #include "harness/part_files.h"
+#include "harness/process_repeats.h"
 #include "harness/process_clock.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
@@ -54,8 +56,8 @@ std::string num(double x) {
 // its later experiments.
 ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string& name, const std::string& part,
                                        std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
-                                       std::size_t prior_experiments) {
-  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments};
+                                       std::size_t prior_experiments, std::size_t process_index) {
+  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index};
   s.run.filter = "^" + name + "$";
   s.run.time_budget_s = budget_left ? std::optional<double>(std::max(*budget_left, 1e-3)) : std::nullopt;
   return s;
@@ -95,8 +97,8 @@ std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, double 
                          (status.empty() ? " before recording the experiment" : " before finishing it")};
 }
 
-// One experiment in a child process (harness/experiment_guard.h): its cases go
-// into the run's file as the child finishes them; a child that dies leaves the
+// One experiment in a child process (harness/experiment_guard.h): `on_case`
+// gets each case as the child finishes it; a child that dies leaves the
 // experiment "crashed" with its signal and last lines.
 struct GuardedResult {
   std::string status, reason;
@@ -105,8 +107,9 @@ struct GuardedResult {
 };
 
 GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string& name, ResultsWriter& writer,
-                                     std::size_t idx, std::optional<double> budget_left, std::size_t later,
-                                     std::size_t cases_seen, std::size_t experiments_seen) {
+                                     std::size_t idx, std::size_t process_index, std::optional<double> budget_left,
+                                     std::size_t later, std::size_t cases_seen, std::size_t experiments_seen,
+                                     const std::function<void(const json&)>& on_case) {
   GuardedResult g;
   const std::string part = part_path(writer.path(), name);
   // However the child ends (or this side fails), its files go with it.
@@ -118,14 +121,15 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
       set_abrupt_cleanup(AbruptSlot::child_temp, "");
     }
   } cleanup{part};
-  const ExperimentChildSettings sent = child_settings(opts, name, part, budget_left, later, cases_seen, experiments_seen);
+  const ExperimentChildSettings sent =
+      child_settings(opts, name, part, budget_left, later, cases_seen, experiments_seen, process_index);
   const auto argv = child_argv(opts, sent);
   GuardLimits limits;
   limits.hang_timeout_s = opts.hang_timeout_s.value_or(default_hang_timeout_s(opts.measure.stopping.max_time_s));
   const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
     ++g.cases;
     g.failures = g.failures || c.value("status", "") == "failed" || verification_failed(c);
-    writer.add_case(idx, c);
+    on_case(c);
   }, stop_requested(), limits);
   if (r.exit_code == kExitWriteFailed) {
     // Its part file sits beside the results file: the folder is full or
@@ -143,13 +147,69 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
       std::tie(g.status, g.reason) = std::pair<std::string, std::string>(
           "failed", "its process ran with settings other than the run's (" + drift + ")");
   if (g.status == "crashed" || g.status == "hung") {
-    writer.set_experiment_field(idx, "output_tail", r.output_tail);
-    if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
-    std::fprintf(stderr, "optbench: %s %s (%s); going on with the next experiment\n", name.c_str(),
-                 g.status.c_str(), g.reason.c_str());
+    // A further process's crash is told in its cases' repeats; the record's
+    // output tail stays the first process's.
+    if (process_index == 0) {
+      writer.set_experiment_field(idx, "output_tail", r.output_tail);
+      if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
+    }
+    std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(),
+                 process_index ? (" (process " + std::to_string(process_index + 1) + ")").c_str() : "",
+                 g.status.c_str(), g.reason.c_str(), process_index ? "process" : "experiment");
   }
   g.failures = g.failures || g.status == "failed" || g.status == "crashed" || g.status == "hung";
   return g;
+}
+
+// The experiment's further processes (MeasureConfig::processes): each runs its
+// timed rounds again, and what it records goes beside the first process's cases
+// (harness/process_repeats.h); a case a process did not record says why.
+struct RepeatsResult {
+  bool failures = false, stopped = false;
+};
+
+RepeatsResult run_repeats(const SuiteOptions& opts, const std::string& name, ResultsWriter& writer, std::size_t idx,
+                          const DeviceBackend& clock, const BudgetGate& gate, double& shortest_child_s, std::size_t later, std::size_t cases_seen,
+                          std::size_t experiments_seen) {
+  RepeatsResult out;
+  const auto processes = static_cast<std::size_t>(std::max(opts.measure.processes, 1));
+  for (std::size_t p = 1; p < processes; ++p) {
+    std::string status, reason;
+    if (stop_requested()) {
+      status = "interrupted";
+      reason = "the run was interrupted before this process";
+    } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
+      status = "not_run";
+      reason = why;
+    }
+    std::set<std::string> recorded;
+    if (status.empty()) {
+      const double t0 = clock.now();
+      const GuardedResult g = run_guarded_experiment(
+          opts, name, writer, idx, p, gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt, later,
+          cases_seen, experiments_seen, [&](const json& c) {
+            const std::string case_name = c.value("name", "");
+            writer.update_cases(idx, [&](json& cases) {
+              for (auto& first : cases)
+                if (first.value("name", "") == case_name) add_repeat(first, c, p);
+            });
+            recorded.insert(case_name);
+          });
+      const double took = clock.now() - t0;
+      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
+      out.failures = out.failures || g.failures;
+      status = g.status;
+      reason = g.reason.empty() ? "the process ended (" + g.status + ") before this case" : g.reason;
+      out.stopped = g.status == "interrupted" || stop_requested();
+    }
+    writer.update_cases(idx, [&](json& cases) {
+      for (auto& first : cases)
+        if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
+          add_missing_repeat(first, p, status == "ok" ? "not_run" : status, reason);
+    });
+    if (out.stopped) break;
+  }
+  return out;
 }
 
 }  // namespace
@@ -162,6 +222,7 @@ SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
   o.later_experiments = s.later_experiments;
   o.prior_cases = s.prior_cases;
   o.prior_experiments = s.prior_experiments;
+  o.process_index = s.process_index;
   return o;
 }
 
@@ -181,8 +242,15 @@ int run_suite(const SuiteOptions& opts) {
   auto budget_left = [&] { return gate.left_s(); };
 
   const RunContext ctx{opts.device, opts.profile};
+  // A launcher's ranks share one process group: they stay in their processes.
+  const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
+  // Processes each experiment is measured in: further ones are the guard's
+  // children, so without it one (and the file says so).
+  RunSettings settings = opts;
+  if (!guard && !opts.guarded_child) settings.measure.processes = 1;
+  const auto processes = static_cast<std::size_t>(std::max(settings.measure.processes, 1));
   json env = opts.guarded_child ? json{{"guarded_child", true}} : capture_environment(opts.device, opts.argv);
-  const json config = static_cast<const RunSettings&>(opts);
+  const json config = settings;
   std::unique_ptr<ResultsWriter> writer_holder;
   try {
     writer_holder = std::make_unique<ResultsWriter>(opts.out_path, env, config);
@@ -199,8 +267,6 @@ int run_suite(const SuiteOptions& opts) {
   bool failures = false, stopped = false;
   std::size_t cases_seen = 0, experiments_enumerated = 0;
 
-  // A launcher's ranks share one process group: they stay in their processes.
-  const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
   // The shortest a guarded experiment's process has taken, start-up (loading
   // LibTorch) included: under a budget, no child is started with less left
   // than that, since it would overrun the budget before it could check it.
@@ -224,18 +290,25 @@ int run_suite(const SuiteOptions& opts) {
         writer.end_experiment(idx, "not_run", why);
         continue;
       }
+      const std::size_t later = selected.size() - k - 1;
       const GuardedResult g = run_guarded_experiment(
-          opts, info.name, writer, idx, deadline ? std::optional<double>(budget_left()) : std::nullopt,
-          selected.size() - k - 1, cases_seen, experiments_enumerated);
+          opts, info.name, writer, idx, 0, deadline ? std::optional<double>(budget_left()) : std::nullopt, later,
+          cases_seen, experiments_enumerated, [&](const json& c) { writer.add_case(idx, c); });
       failures = failures || g.failures;
+      const double took = backend->now() - t_exp;
+      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
+      stopped = g.status == "interrupted" || stop_requested();
+      if (g.cases > 0 && !stopped && processes > 1) {
+        const RepeatsResult r = run_repeats(opts, info.name, writer, idx, *backend, gate, shortest_child_s, later,
+                                            cases_seen, experiments_enumerated);
+        failures = failures || r.failures;
+        stopped = r.stopped;
+      }
       if (g.cases > 0) {
         cases_seen += g.cases;
         ++experiments_enumerated;
       }
-      const double took = backend->now() - t_exp;
-      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
-      writer.end_experiment(idx, g.status, g.reason, took);
-      stopped = g.status == "interrupted" || stop_requested();
+      writer.end_experiment(idx, g.status, g.reason, backend->now() - t_exp);
       continue;
     }
     if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
@@ -261,16 +334,23 @@ int run_suite(const SuiteOptions& opts) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       if (stop_requested()) break;
-      const std::string label = info.name + "/" + c.name;
+      const std::string label =
+          info.name + "/" + c.name +
+          (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
+                                    std::to_string(processes) + ")"
+                              : "");
       if (const auto why = gate.refuse_start(); !why.empty()) {
         writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", "not_run"}, {"reason", why}});
         progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
         continue;
       }
-      CaseLimits limits{opts.measure.stopping.max_time_s, deadline, origin};
+      CaseLimits limits{opts.measure.stopping.max_time_s, deadline, origin, opts.process_index > 0};
       if (deadline) {
-        const BudgetState b{budget_left(), cases.size() - i, selected.size() - k - 1 + opts.later_experiments,
-                            cases_seen + opts.prior_cases, experiments_enumerated + opts.prior_experiments};
+        BudgetState b{budget_left(), cases.size() - i, selected.size() - k - 1 + opts.later_experiments,
+                      cases_seen + opts.prior_cases, experiments_enumerated + opts.prior_experiments};
+        b.processes = processes;
+        b.processes_after_here = processes - 1 - std::min(opts.process_index, processes - 1);
+        b.cases_here = cases.size();
         limits.max_time_s = case_share_s(b, opts.measure.stopping.max_time_s);
       }
       progress.case_started(label);

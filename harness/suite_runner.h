@@ -28,9 +28,10 @@ struct SuiteOptions : RunSettings {
   bool guard_experiments = false;
   // Set in such a child: no environment capture (the suite's file has it), and
   // the budget shared with the suite's later experiments as if they were here
-  // (ExperimentChildSettings carries these three).
+  // (ExperimentChildSettings carries these, and which of its processes this is).
   bool guarded_child = false;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
+  std::size_t process_index = 0;
 };
 
 // A guarded experiment's process runs from exactly what it was given.

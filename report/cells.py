@@ -96,6 +96,8 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
         cells.append(fmt_no_ci(r["speedup"], r["rounds"]))
     else:
         cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
+    if r.get("spread_text"):
+        cells[-1] += f"; {r['spread_text']}"
     if t.get("has_why"):
         cells.append(r.get("why") or DASH)
     if t["has_peak"]:

@@ -26,7 +26,14 @@ The rounds floor (rounds.py, recorded per comparison): a ratio from fewer interl
 rounds has no CI. In a case, a headline with a CI is preferred to a larger one without.
 Cases below the floor are shown but not pooled: the median, range and CI come from
 the cases at or above it, and the verdict says what was left out. When every case is
-below the floor the points are shown with no CI and the verdict is inconclusive."""
+below the floor the points are shown with no CI and the verdict is inconclusive.
+
+Between processes (processes.py): where the run measured each comparison in more than
+one process, the claim's interval is the wider of the within-process one above and
+the between-process one (one case: its processes' t interval; several: per process
+the geometric mean over the cases, then the t interval), each with its own point
+estimate; and a one-case claim whose processes, each judged on its own interval,
+disagree is unstable (verdicts.UNSTABLE), not either answer."""
 from __future__ import annotations
 
 import functools
@@ -42,8 +49,9 @@ from .judged import NOT_JUDGED
 from .judged import status as judged_status
 from .multiplicity import choice_text, confidence_for, rounds_floor
 from .pooled import geometric_mean, pooled_ci
+from .processes import WITHIN, Spread, pooled_between, spread, wider
 from .rounds import rounds_text, why_no_ci
-from .verdicts import DRAWN, Verdict, claimed_text, decide
+from .verdicts import DRAWN, UNSTABLE, Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 
@@ -72,6 +80,8 @@ class Evidence:
     confidence: float = DEFAULT_CONFIDENCE  # of its CI: the run's, corrected for chosen_from
     no_ci: str = ""  # why it has no CI although its rounds would hold one
     floor: int = rounds_floor(DEFAULT_CONFIDENCE)  # the rounds its ratio needed for a CI at the run's confidence
+    # The comparison in each process of the run (processes.py); None: one process.
+    spread: Spread | None = field(default=None, repr=False, compare=False)
 
     @property
     def label(self) -> str:
@@ -89,7 +99,8 @@ class Evidence:
             if self.chosen_from > 1:
                 text += f" ({choice}: needs {rounds_floor(self.confidence)} rounds)"
             return text
-        return fmt_speedup(self.speedup, self.ci_low, self.ci_high) + (f" ({choice})" if choice else "")
+        text = fmt_speedup(self.speedup, self.ci_low, self.ci_high) + (f" ({choice})" if choice else "")
+        return text + (f"; {self.spread.text(self.confidence)}" if self.spread else "")
 
 
 def _better(item: Evidence, best: Evidence | None) -> bool:
@@ -146,6 +157,8 @@ class ClaimResult:
     notes: list[str] = field(default_factory=list)
     beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
+    basis: str = WITHIN  # whose interval ci_low/ci_high are (processes.py)
+    processes: int = 1  # processes behind the between-process interval, where it is the basis
 
     @property
     def pooled(self) -> list[Evidence]:
@@ -216,7 +229,7 @@ def _headline(rules: dict, case: Case, notes: list[str] | None) -> Evidence | No
         sides = (base, var) if base is not None and var is not None else None
         item = Evidence(e.name, case.name, name, r.speedup, r.ci_low, r.ci_high, str(cm.raw.get("baseline", "")),
                         r.rounds, r.below_floor, judged_status(cm.verification) == NOT_JUDGED, sides=sides,
-                        confidence=r.confidence, floor=r.floor)
+                        confidence=r.confidence, floor=r.floor, spread=spread(cm.raw))
         choices += 1
         if _better(item, best):
             best = item
@@ -236,6 +249,8 @@ def _summarize(res: ClaimResult) -> None:
     if len(pooled) == 1:
         e = pooled[0]
         res.estimate, res.ci_low, res.ci_high, res.confidence = e.speedup, e.ci_low, e.ci_high, e.confidence
+        _widen(res, e.spread.interval(e.confidence) if e.spread else None,
+               len(e.spread.speedups) if e.spread else 1)
         return
     res.estimate = geometric_mean(speedups)
     if pooled[0].below_floor:  # every case below the floor: points, no CI
@@ -248,6 +263,35 @@ def _summarize(res: ClaimResult) -> None:
                          "from (no samples, or samples that do not give its recorded speedup)")
         return
     res.ci_low, res.ci_high = ci
+    spreads = [e.spread for e in pooled]
+    if all(spreads):
+        between = pooled_between(spreads, res.confidence)
+        _widen(res, between, min(len(s.speedups) for s in spreads))
+
+
+def _widen(res: ClaimResult, between: tuple[float, float, float] | None, processes: int) -> None:
+    """The between-process interval in place of the within-process one where it is wider."""
+    if res.estimate is None:
+        return
+    res.estimate, res.ci_low, res.ci_high, res.basis = wider((res.estimate, res.ci_low, res.ci_high), between)
+    res.processes = processes if res.basis != WITHIN else 1
+
+
+def _process_flip(res: ClaimResult, kind: str) -> Verdict | None:
+    """One case measured in several processes whose own intervals give different
+    verdicts: unstable, with each process's answer."""
+    pooled = res.pooled
+    if len(pooled) != 1 or pooled[0].spread is None or res.verdict is None or res.verdict.verdict not in DRAWN:
+        return None
+    seen = []
+    for p in pooled[0].spread.measured:
+        if is_num(p.ci_low) and is_num(p.ci_high):
+            v = decide(kind, res.claim.get("low"), res.claim.get("high"), p.ci_low, p.ci_high)
+            seen.append((p.process + 1, v.verdict, p))
+    if len({v for _, v, _ in seen}) < 2:
+        return None
+    each = "; ".join(f"process {n}: {v} ({fmt_speedup(p.speedup, p.ci_low, p.ci_high)})" for n, v, p in seen)
+    return Verdict(UNSTABLE, f"the processes of this run disagree, each on its own interval: {each}")
 
 
 def _no_ci(res: ClaimResult) -> str | None:
@@ -529,8 +573,10 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         unavailable = reason or "no matching comparison with a speedup in these results"
     elif res.estimate is not None and res.ci_low is None and (why := _no_ci(res)):
         unavailable = why
-    res.verdict = decide(claim.get("kind", "qualitative"), claim.get("low"), claim.get("high"),
-                         res.ci_low, res.ci_high, unavailable, _too_few_rounds(res))
+    kind = claim.get("kind", "qualitative")
+    res.verdict = decide(kind, claim.get("low"), claim.get("high"), res.ci_low, res.ci_high, unavailable,
+                         _too_few_rounds(res))
+    res.verdict = _process_flip(res, kind) or res.verdict
     _say_left_out(res)
     _say_unjudged(res)
     return res

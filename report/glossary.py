@@ -38,10 +38,19 @@ TERMS: tuple[Term, ...] = (
     Term("speedup", "The baseline's time over the variant's for the same work (per FLOP, byte or item where "
          "the two do different amounts): 1.50 is 50% faster, 0.80 is 20% slower. The harness's figure is the "
          "median over rounds of each round's ratio.", aliases=("measured speedup",), pattern=r"(?i)\bspeedups?\b"),
-    Term("CI", "Confidence interval, 95% unless the cell says otherwise: the range the true speedup of this "
-         "process's runs lies in with that confidence (the order-statistic interval of the median ratio). "
-         "It speaks for one process: another run on the same machine can land outside it.",
+    Term("CI", "Confidence interval, 95% unless the cell says otherwise. Within one process: the order-statistic "
+         "interval of the median ratio, which speaks for that process only. Where the run measured the comparison "
+         "in several processes (--processes; 3 in the standard profile), the claims and the summary use the wider of "
+         "that and the between-process interval, with its own point estimate ('between 3 processes').",
          pattern=r"\bCIs?\b"),
+    Term("between processes", "Each process of the run measured the comparison on its own; the interval is "
+         "Student's t interval of the mean log speedup across the processes (K - 1 degrees of freedom), around "
+         "their geometric mean. A process's allocator history, page placement and clocks move a ratio more than "
+         "its own rounds show, and only another process shows it.",
+         pattern=r"\bbetween (\d+ )?processes\b"),
+    Term("unstable between processes", "The processes of one run, each judged on its own interval, give different "
+         "verdicts: neither answer is the claim's; each process's is listed.",
+         pattern=r"\bunstable between processes\b"),
     Term("best of m", "The claim took the largest of m settings (worker counts, AMP's fp16 or bf16); its CI is "
          "then drawn at 1 − 0.05/m (Bonferroni), so the one picked still covers at 95%.",
          pattern=r"\bbest of \d"),

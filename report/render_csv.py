@@ -21,7 +21,8 @@ COLUMNS = [
     "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
     "rounds", "below_floor", "why",
     "verification", "verification_judged", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
-    "peak_reserved_bytes", "params", "nvidia_smi", "minor_faults_per_step",
+    "peak_reserved_bytes", "params", "nvidia_smi", "minor_faults_per_step", "processes", "between_speedup",
+    "between_low", "between_high",
 ]
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
 

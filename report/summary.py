@@ -71,6 +71,8 @@ def _speedup_cell(cr: ClaimResult) -> str:
     text = sig(cr.estimate)
     if is_num(cr.ci_low) and is_num(cr.ci_high):  # no-break spaces: the figure never splits over lines
         text += f"{NBSP}[{sig(cr.ci_low)},{NBSP}{sig(cr.ci_high)}]"
+        if cr.processes > 1:
+            tags.append(f"between {cr.processes} processes")
         if abs(cr.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * cr.confidence:.3g}% CI")
     elif pooled[0].below_floor:

@@ -8,6 +8,7 @@ import statistics
 
 from .document import Case, Document, Experiment, Variant
 from .facts import derived_tables
+from .processes import spread
 from .fmt import KIND_KEYS, is_num, rate_scale, sig
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .judged import judged_text
@@ -34,7 +35,7 @@ def _row(**kw) -> dict:
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
-        "minor_faults_per_step",
+        "minor_faults_per_step", "processes", "between_speedup", "between_low", "between_high", "spread_text",
     ])
     base.update(kw)
     return base
@@ -95,6 +96,11 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
     if cm:
         raw = cm.raw
         row.update(speedup=raw.get("speedup"), ci_low=raw.get("ci_low"), ci_high=raw.get("ci_high"))
+        if sp := spread(raw):  # the same comparison in the run's other processes (processes.py)
+            between = sp.interval(cm.confidence)
+            row.update(processes=len(sp.speedups), spread_text=sp.text(cm.confidence))
+            if between:
+                row.update(between_speedup=between[0], between_low=between[1], between_high=between[2])
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = cm.baseline or Variant({}, c)
             row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)

@@ -27,7 +27,10 @@ SMALLER = "smaller than claimed"
 NOT_REPRODUCED = "not reproduced"
 NOT_MEASURABLE = "not measurable here"
 INCONCLUSIVE = "inconclusive (too few rounds)"
-ALL = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED, NOT_MEASURABLE, INCONCLUSIVE)
+# The processes of one run, each judged on its own interval, disagree (claims.py):
+# neither answer is the claim's.
+UNSTABLE = "unstable between processes"
+ALL = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED, NOT_MEASURABLE, INCONCLUSIVE, UNSTABLE)
 DRAWN = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # verdicts that rest on a measured CI
 
 

@@ -35,6 +35,7 @@ TRAVELS = {
     "--trace-dir": (["--trace-dir", traces], "/measure/breakdown/trace_dir", traces),
     "--cold-processes": (["--cold-processes", "3"], "/measure/cold_processes", 3),
     "--isolate": (["--isolate"], "/measure/isolate", True),
+    "--processes": (["--processes", "2"], "/measure/processes", 2),
 }
 # Settings this run cannot give a non-default value (tests/test_run_settings.cpp
 # round-trips every field with one).

@@ -83,3 +83,23 @@ TEST(BudgetGate, EveryRefusalIsABudgetReason) {
   EXPECT_EQ(refuse_one_time_setup("a cold compile", 30.0, 90.0), "");
   EXPECT_FALSE(is_budget_reason("AOTInductor compilation failed: budget: no"));
 }
+
+// A case's share counts the case-processes still to come: this experiment's
+// cases left in this process, all its cases again in each further process, and
+// the later experiments' (at the average count) in as many processes each.
+TEST(BudgetShare, CountsTheFurtherProcesses) {
+  BudgetState b;
+  b.left_s = 120;
+  b.cases_left_here = 2;
+  b.cases_here = 4;
+  b.later_experiments = 1;
+  b.cases_seen = 4;
+  b.experiments_seen = 1;
+  EXPECT_DOUBLE_EQ(case_share_s(b, 1e9), 120.0 / (2 + 4));  // one process each
+  b.processes = 3;
+  b.processes_after_here = 2;  // the first of three
+  EXPECT_DOUBLE_EQ(case_share_s(b, 1e9), 120.0 / (2 + 2 * 4 + 3 * 4));
+  b.processes_after_here = 0;  // the last of three
+  EXPECT_DOUBLE_EQ(case_share_s(b, 1e9), 120.0 / (2 + 3 * 4));
+  EXPECT_DOUBLE_EQ(case_share_s(b, 5.0), 5.0) << "the profile's cap still holds";
+}

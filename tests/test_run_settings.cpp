@@ -99,11 +99,12 @@ RunSettings changed_run() {
   m.seed = 18446744073709551557ULL;  // needs all 64 bits
   m.isolate = true;
   m.cold_processes = 5;
+  m.processes = 4;
   m.breakdown = {profiling::BreakdownMode::on, "/tmp/traces \"quoted\" dir", 0.3, 0.4};
   return s;
 }
 
-ExperimentChildSettings changed_child() { return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2}; }
+ExperimentChildSettings changed_child() { return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2, 1}; }
 
 WorkerArgs changed_worker() { return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, RunProfile::quick, 9.5}}; }
 
@@ -150,7 +151,7 @@ TEST(RunSettings, ConfigKeepsItsKeys) {
   const json c = RunSettings{};
   for (const char* k : {"device", "profile", "filter", "time_budget_s", "measure"}) EXPECT_TRUE(c.contains(k)) << k;
   for (const char* k : {"warmup_min_s", "warmup_max_s", "target_sample_s", "max_iters_per_sample", "interleave", "seed",
-                        "data_seed", "isolate", "cold_processes", "breakdown", "stopping"})
+                        "data_seed", "isolate", "cold_processes", "processes", "breakdown", "stopping"})
     EXPECT_TRUE(c["measure"].contains(k)) << k;
   EXPECT_EQ(c["measure"]["breakdown"]["mode"], "auto");
   EXPECT_EQ(c["time_budget_s"], nullptr);
@@ -162,8 +163,8 @@ TEST(RunSettings, ConfigKeepsItsKeys) {
 // and this count goes up by one.
 TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   // RunSettings, then out_path, argv, worker_executable, guard_experiments,
-  // guarded_child, later_experiments, prior_cases, prior_experiments.
-  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 8u);
+  // guarded_child, later_experiments, prior_cases, prior_experiments, process_index.
+  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 9u);
   const ExperimentChildSettings sent = changed_child();
   const SuiteOptions o = suite_options_for_child(json::parse(json(sent).dump()).get<ExperimentChildSettings>());
   EXPECT_EQ(json(static_cast<const RunSettings&>(o)), json(sent.run));
@@ -171,6 +172,7 @@ TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   EXPECT_EQ(o.later_experiments, sent.later_experiments);
   EXPECT_EQ(o.prior_cases, sent.prior_cases);
   EXPECT_EQ(o.prior_experiments, sent.prior_experiments);
+  EXPECT_EQ(o.process_index, sent.process_index);
   EXPECT_TRUE(o.guarded_child);
   EXPECT_FALSE(o.guard_experiments);
 }
