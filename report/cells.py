@@ -61,7 +61,14 @@ def smi_text(smi: dict | None) -> str:
 FAULTS_WORTH_SAYING = 100
 
 
-def faults_text(per_step: float | None) -> str:
+def faults_text(per_step: float | None, across: list[float] | None = None) -> str:
+    """`across`: the variant's faults per step in each process of the run (the first's
+    first), where it ran in several: a regime that differs between them is said."""
+    seen = [x for x in across or [] if is_num(x)]
+    if len(seen) > 1 and max(seen) >= FAULTS_WORTH_SAYING and min(seen) < max(seen) / 2:
+        each = ", ".join(f"{x:,.0f}" for x in seen)
+        return (f"minor page faults per step differ between the run's processes ({each}): the allocator's "
+                f"regime, not only the optimization, moved this variant's time (see README)")
     if per_step is None or per_step < FAULTS_WORTH_SAYING:
         return ""
     return f"{per_step:,.0f} minor page faults per step (fresh memory each step: an allocator regime, see README)"
@@ -72,7 +79,7 @@ def status_text(r: dict) -> tuple[str | None, str]:
     note = r.get("reason") or ""
     if r.get("verification") in ("failed", "passed", "not_judged") and r.get("verification_message"):
         note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
-    for extra in (smi_text(r.get("nvidia_smi")), faults_text(r.get("minor_faults_per_step"))):
+    for extra in (smi_text(r.get("nvidia_smi")), faults_text(r.get("minor_faults_per_step"), r.get("process_faults"))):
         if extra:
             note = f"{note}; {extra}" if note else extra
     return r.get("marker"), note

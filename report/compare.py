@@ -29,7 +29,9 @@ import numpy as np
 from .document import Case, Comparison, Document, Variant
 from .fmt import is_num
 from .gpu_specs import device_name
-from .noise import Floor, floor_for, kind, spread
+from .noise import Floor, floor_for, kind
+from .noise import spread as log_spread
+from .processes import spread
 from .results import ResultsError
 from .rounds import rounds_text
 from .stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, smallest_p
@@ -192,7 +194,7 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     if cb.get("primary_metric") != cc.get("primary_metric"):
         row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
     lb, lc = np.log(xb), np.log(xc)
-    floor = floor_for(kind(cur.doc, cc), "time", [spread(lb), spread(lc)], _history(history, "time", key),
+    floor = floor_for(kind(cur.doc, cc), "time", [log_spread(lb), log_spread(lc)], _history(history, "time", key),
                       st.min_effect, st.threshold)
     d = float(np.log(row.cur) - np.log(row.base))
     _judge(row, d, log_median_boot(xc), log_median_boot(xb), mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
@@ -208,7 +210,13 @@ def _recorded_norm(cm: Comparison, raw_log: float) -> float:
     return rec / math.exp(raw_log) if rec is not None and rec > 0 else 1.0
 
 
-def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings, base_cm: Comparison) -> Row:
+def _process_logs(cm: Comparison | None) -> list[float]:
+    sp = spread(cm.raw) if cm is not None else None
+    return [math.log(s) for s in sp.speedups] if sp else []
+
+
+def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings, base_cm: Comparison,
+                    cur_cm: Comparison | None = None) -> Row:
     row = Row("speedup", key)
     pb, why_b = base.round_pairs(key)
     pc, why_c = cur.round_pairs(key)
@@ -221,8 +229,9 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings, 
     sc = float(np.log(np.median(pc[0])) - np.log(np.median(pc[1])))
     norm = _recorded_norm(base_cm, sb)
     row.base, row.cur = math.exp(sb) * norm, math.exp(sc) * norm
-    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", [spread(rb), spread(rc)],
-                      _history(history, "speedup", key), st.min_effect, st.threshold)
+    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", [log_spread(rb), log_spread(rc)],
+                      _history(history, "speedup", key), st.min_effect, st.threshold,
+                      [_process_logs(base_cm), _process_logs(cur_cm)])
     _judge(row, sc - sb, log_ratio_boot(*pc), log_ratio_boot(*pb), mann_whitney_p(rb, rc), floor, st,
            HIGHER, LOWER)
     return row
@@ -251,7 +260,7 @@ def compare_docs(base: dict, cur: dict, st: Settings, history: list[dict] | None
     bt, ct = b.times(), c.times()
     times = [compare_time(k, b, c, hist, st) for k in bt if k in ct]
     bc, cc = b.comparisons(), c.comparisons()
-    speedups = [compare_speedup(k, b, c, hist, st, bc[k]) for k in bc if k in cc]
+    speedups = [compare_speedup(k, b, c, hist, st, bc[k], cc[k]) for k in bc if k in cc]
     return Outcome(times, speedups, [k for k in bt if k not in ct], [k for k in ct if k not in bt])
 
 

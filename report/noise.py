@@ -34,6 +34,11 @@ report/tests/fixtures (three standard H100 runs minutes apart, three CPU runs):
   has an IQR of 4.5-7.6% but moved 14.5%.
 - SPREAD_FACTOR = 2: with it the largest change between the H100 runs (a pageable
   1 MiB copy, 16%) is 0.82 of its floor; with 1.5 it would be 1.06, past the floor.
+- processes: where a run measured the comparison in several processes
+  (config.measure.processes, report/processes.py), each run's processes are
+  same-code runs too: HISTORY_Z * sqrt(2) * s, s the standard deviation of their log
+  speedups about each run's own mean, pooled over the two runs (a real change
+  between the runs does not widen it). Like history, it only widens.
 - history: with other runs of the same code on the same GPU (committed baselines),
   HISTORY_Z * sqrt(2) * s, where s is the standard deviation of the pair's log
   median (or log speedup) across them. History only widens a floor: two or three
@@ -77,14 +82,28 @@ def history_floor(log_values: list[float]) -> float | None:
     return math.expm1(HISTORY_Z * math.sqrt(2.0) * float(np.std(log_values, ddof=1)))
 
 
+def process_floor(per_run: list[list[float]]) -> float | None:
+    """Relative floor from each run's processes (log speedups), pooled about each run's
+    own mean; None where no run has two."""
+    squares, dof = 0.0, 0
+    for logs in per_run:
+        if len(logs) >= 2:
+            m = sum(logs) / len(logs)
+            squares += sum((x - m) ** 2 for x in logs)
+            dof += len(logs) - 1
+    if dof == 0:
+        return None
+    return math.expm1(HISTORY_Z * math.sqrt(2.0) * math.sqrt(squares / dof))
+
+
 @dataclass
 class Floor:
     value: float  # relative change, e.g. 0.04 = 4%
-    source: str   # what set it: "model", "history", "min effect" or "fixed"
+    source: str   # what set it: "model", "processes", "history", "min effect" or "fixed"
 
 
 def floor_for(kind_name: str, what: str, spreads: list[float], history: list[float], min_effect: float,
-              fixed: float | None = None) -> Floor:
+              fixed: float | None = None, processes: list[list[float]] | None = None) -> Floor:
     """The floor a pair ('time' or 'speedup') is judged against; `fixed` (--threshold)
     replaces the model and history."""
     if fixed is not None:
@@ -93,6 +112,9 @@ def floor_for(kind_name: str, what: str, spreads: list[float], history: list[flo
     base = math.log1p(BASE[what][kind_name])
     model = math.expm1(math.hypot(base, SPREAD_FACTOR * max(spreads, default=0.0)))
     best = Floor(model, "model")
+    procs = process_floor(processes or [])
+    if procs is not None and procs > best.value:
+        best = Floor(procs, "processes")
     hist = history_floor(history)
     if hist is not None and hist > best.value:
         best = Floor(hist, "history")

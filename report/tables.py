@@ -35,7 +35,7 @@ def _row(**kw) -> dict:
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
-        "minor_faults_per_step", "processes", "between_speedup", "between_low", "between_high", "spread_text",
+        "minor_faults_per_step", "process_faults", "processes", "between_speedup", "between_low", "between_high", "spread_text",
     ])
     base.update(kw)
     return base
@@ -83,6 +83,10 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
                peak_reserved_bytes=mem.get("peak_reserved_bytes"),
                nvidia_smi=v.get("nvidia_smi") or None,
                minor_faults_per_step=_median((v.get("samples") or {}).get("minor_faults")))
+    if isinstance(c.raw.get("repeats"), list):  # the same variant in the run's further processes
+        row["process_faults"] = [row["minor_faults_per_step"]] + [
+            ((r.get("variants") or {}).get(v.get("name")) or {}).get("minor_faults_per_step")
+            for r in c.raw["repeats"] if isinstance(r, dict)]
     if kind:
         row["throughput"] = thr.get(KIND_KEYS[kind])
         peak = peak_for(c, var, kind, spec) if kind != "items" else None

@@ -80,3 +80,16 @@ def _logs(run: Run, what: str, key):
         return np.log(run.time_samples(key)[0])
     b, v = run.round_pairs(key)[0]
     return np.log(b) - np.log(v)
+
+
+def test_a_runs_processes_widen_the_speedup_floor_only_by_their_own_spread():
+    import math
+    from report.noise import floor_for, process_floor
+    # Each run's processes scatter about their own mean; the shift between the runs does not count.
+    assert process_floor([[0.0, 0.2], [1.0, 1.2]]) == pytest.approx(
+        math.expm1(3.0 * math.sqrt(2.0) * math.sqrt((0.02 + 0.02) / 2)))
+    assert process_floor([[0.1], []]) is None
+    steady = floor_for("cpu", "speedup", [0.0, 0.0], [], 0.0, processes=[[0.0, 0.001], [0.0, 0.001]])
+    assert steady.source == "model"
+    scattered = floor_for("cpu", "speedup", [0.0, 0.0], [], 0.0, processes=[[0.0, 0.3, 0.1], [0.5, 0.2]])
+    assert scattered.source == "processes" and scattered.value > 0.5

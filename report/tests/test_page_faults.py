@@ -32,3 +32,12 @@ def test_a_faulting_baseline_is_named_and_the_csv_has_every_median(tmp_path, cli
 def test_a_negative_count_is_refused(tmp_path, cli):
     r = cli("validate", synth.write(tmp_path / "r.json", faulting_doc([-1.0], [0.0])))
     assert r.rc != 0
+
+
+def test_a_regime_that_differs_between_processes_is_named():
+    from report.cells import faults_text
+    text = faults_text(16320.0, [16320.0, 3.0, 16290.0])
+    assert "differ between the run's processes (16,320, 3, 16,290)" in text
+    # The same regime in every process: the single figure, as for one process.
+    assert faults_text(16320.0, [16320.0, 16100.0]).startswith("16,320 minor page faults per step")
+    assert faults_text(2.0, [2.0, 0.0, 5.0]) == ""
