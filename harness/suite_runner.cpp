@@ -169,13 +169,18 @@ struct RepeatsResult {
 };
 
 RepeatsResult run_repeats(const SuiteOptions& opts, const std::string& name, ResultsWriter& writer, std::size_t idx,
-                          const DeviceBackend& clock, const BudgetGate& gate, double& shortest_child_s, std::size_t later, std::size_t cases_seen,
-                          std::size_t experiments_seen) {
+                          const DeviceBackend& clock, const BudgetGate& gate, double& shortest_child_s,
+                          std::size_t later, std::size_t cases_seen, std::size_t experiments_seen,
+                          const std::string& first_status) {
   RepeatsResult out;
   const auto processes = static_cast<std::size_t>(std::max(opts.measure.processes, 1));
   for (std::size_t p = 1; p < processes; ++p) {
     std::string status, reason;
-    if (stop_requested()) {
+    if (first_status == "crashed" || first_status == "hung") {
+      // It would most likely end the same way, at the cost of another process.
+      status = "not_run";
+      reason = "the experiment's first process " + first_status + ", so no further one was started";
+    } else if (stop_requested()) {
       status = "interrupted";
       reason = "the run was interrupted before this process";
     } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
@@ -300,7 +305,7 @@ int run_suite(const SuiteOptions& opts) {
       stopped = g.status == "interrupted" || stop_requested();
       if (g.cases > 0 && !stopped && processes > 1) {
         const RepeatsResult r = run_repeats(opts, info.name, writer, idx, *backend, gate, shortest_child_s, later,
-                                            cases_seen, experiments_enumerated);
+                                            cases_seen, experiments_enumerated, g.status);
         failures = failures || r.failures;
         stopped = r.stopped;
       }

@@ -111,6 +111,18 @@ def wider(within: tuple[float, float | None, float | None],
     return s, lo, hi, WITHIN
 
 
+def reported(raw: dict, confidence: float) -> tuple[float, float | None, float | None, str] | None:
+    """A recorded comparison's (speedup, low, high, basis) as verdicts use it: the wider of
+    its within-process interval and its between-process one; None without a ratio."""
+    s = raw.get("speedup")
+    if not is_num(s):
+        return None
+    lo, hi = raw.get("ci_low"), raw.get("ci_high")
+    sp = spread(raw)
+    return wider((float(s), lo if is_num(lo) else None, hi if is_num(hi) else None),
+                 sp.interval(confidence) if sp else None)
+
+
 def pooled_between(per_case: list[Spread], confidence: float) -> tuple[float, float, float] | None:
     """A pooled claim's between-process interval: per process, the geometric mean over
     the cases of that process's speedups (only processes that measured every case),
