@@ -121,6 +121,16 @@ std::string BudgetGate::refuse_breakdown_window(double estimate_s, DeviceKind de
   return "budget: the run's --time-budget has no room for the window";
 }
 
+int BudgetGate::breakdown_window_steps(int min_steps, int max_steps, const std::function<double(int)>& estimate_s,
+                                       DeviceKind device, double reserve_s, std::string& why) const {
+  for (int n = max_steps; n >= std::max(min_steps, 1); --n) {
+    why = refuse_breakdown_window(estimate_s(n), device, reserve_s);
+    if (why.empty()) return n;
+  }
+  if (why.empty()) why = "the profiled window has no steps to run";
+  return 0;
+}
+
 std::string refuse_one_time_setup(const std::string& what, double expected_s, std::optional<double> left_s) {
   if (!left_s || expected_s <= *left_s) return "";
   return kPrefix + what + " is expected to take " + std::to_string(static_cast<int>(expected_s)) +

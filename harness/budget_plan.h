@@ -14,6 +14,7 @@
 // gets the rounds floor or no rounds at all.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -95,6 +96,12 @@ class BudgetGate {
   // operator-heavy window costs more than its steps; CUPTI's set-up on a GPU
   // (about a second, once per process) is not in it.
   std::string refuse_breakdown_window(double estimate_s, DeviceKind device, double reserve_s) const;
+  // The most steps, from max_steps down to min_steps, whose window (`estimate_s(steps)`)
+  // refuse_breakdown_window lets start; 0 where not even min_steps fits, and `why`
+  // holds that refusal. A window shorter than the sizing rule's minimum is not
+  // started to fit a budget: its mean would be too noisy to explain anything.
+  int breakdown_window_steps(int min_steps, int max_steps, const std::function<double(int)>& estimate_s,
+                             DeviceKind device, double reserve_s, std::string& why) const;
 
  private:
   bool fits(double cost_s) const;

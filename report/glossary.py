@@ -114,7 +114,8 @@ TERMS: tuple[Term, ...] = (
          "agree with the timing; otherwise the why says 'profile disagrees with the timing: not explained'.",
          pattern=r"\bmechanism\b"),
     Term("profile disagrees with the timing", "The profiled windows' speedup lies on the other side of 1, or "
-         "outside the timed CI widened by the windows' measured noise: no mechanism is shown.",
+         "outside the timed CI widened by the windows' noise (the spread of their own profiled steps' times; the "
+         "timed spread where a window recorded fewer than two): no mechanism is shown.",
          pattern=r"profile disagrees with the timing"),
     Term("per step of the baseline's work", "A why's times are per step of the baseline's work, the speedup's "
          "unit: a variant doing other work per step is scaled to the baseline's.",

@@ -145,7 +145,22 @@ def _profiled(base_bd: dict, var_bd: dict) -> str:
     over = (base_bd.get("overhead"), var_bd.get("overhead"))
     if all(is_num(o) for o in over):
         text += f", overhead {100 * over[0]:+.0f}% / {100 * over[1]:+.0f}%"
+        text += _beyond(base_bd, var_bd)
     return text
+
+
+def _beyond(base_bd: dict, var_bd: dict) -> str:
+    """' (over the ±25% bound; mean not settled)': what the window-sizing rule (windows
+    sized by it record `window`; older ones are not marked) could not promise: an
+    overhead beyond `tolerance`, a mean whose standard error stayed above target."""
+    marks = []
+    sized = [bd for bd in (base_bd, var_bd) if isinstance(bd.get("window"), dict)]
+    bounds = [bd.get("tolerance") for bd in sized if bd.get("agrees") is False and is_num(bd.get("tolerance"))]
+    if bounds:
+        marks.append(f"over the ±{100 * max(bounds):.0f}% bound")
+    if any(bd["window"].get("stopped") == "max_steps" for bd in sized):
+        marks.append("mean not settled")
+    return f" ({'; '.join(marks)})" if marks else ""
 
 
 def _ranked(cats: list[str], deltas: dict[str, float], sign: float) -> list[str]:

@@ -6,17 +6,21 @@
   2. the two windows' speedup W (per unit of work, the unit of the speedup column)
      lies on the same side of 1 as the timed one: a window never explains time
      "added" when the timing says faster;
-  3. W lies in the timed CI [L, H] widened by the uncertainty of the profiler's
-     measured overheads: [L * exp(-z*u), H * exp(z*u)], z = 1.96 (the CI's 95%),
-     u = hypot(u_base, u_variant).
+  3. the windows' own interval W * exp(+-t*u) excludes 1 and overlaps the timed CI
+     [L, H] (so W lies in [L * exp(-t*u), H * exp(t*u)]): the windows tell the
+     change from none, and agree with the timing within what their steps' spread
+     and the timed interval allow.
 
-Each side's u is the uncertainty of its recorded overhead (window step / timed
-median step - 1). The timed median comes from many rounds; the window is the mean
-of `steps` steps, so the overhead is uncertain by the window's own noise: the
-variant's timed per-step spread, IQR / 1.349 / median scaled from a sample of
-iters_per_sample steps to the window's steps (sqrt(iters_per_sample / steps)). It
-is never less than a negative overhead shows: a profiler only adds time, so a
-window faster than the timed median by x measured noise of at least x.
+u = hypot(u_base, u_variant); each side's u is the standard error of its window's
+mean step relative to that mean, from the window's own steps (`step_s`, recorded per
+profiled step: sd / sqrt(n) / mean, n - 1 degrees of freedom), and t the 97.5%
+quantile of Student's t at the two sides' Welch-Satterthwaite degrees of freedom (a
+window of few steps knows its own spread poorly). A window without two recorded
+steps (files from before `step_s`, one-step windows) falls back to the variant's
+timed spread scaled to the window: IQR / 1.349 / median * sqrt(iters_per_sample /
+steps), taken as known (infinite degrees of freedom). Either is never less than a
+negative overhead shows: a profiler only adds time, so a window faster than the
+timed median by x measured noise (or drift) of at least x.
 
 The positive part of an overhead is not uncertainty: it is the profiler's cost,
 and W / timed = (1 + o_base) / (1 + o_variant) by construction, so widening by the
@@ -29,10 +33,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from scipy import stats
+
 from .fmt import is_num, sig
 from .why import usable, window_speedup
 
-Z95 = 1.959963984540054
+CONFIDENCE = 0.95
 IQR_PER_SD = 1.349  # a normal distribution's IQR in standard deviations
 NOT_EXPLAINED = "profile disagrees with the timing: not explained"
 NO_DIFFERENCE = "timing finds no clear difference (CI includes 1): nothing to explain"
@@ -46,17 +52,63 @@ class Agreement:
     band: tuple[float, float] | None = None  # where it had to lie
 
 
-def overhead_uncertainty(variant: dict, bd: dict) -> float | None:
-    """Relative uncertainty of a window's recorded overhead (see the module's rule);
-    None where the variant's timed spread is not recorded."""
-    stats = variant.get("stats") or {}
-    med, iqr = stats.get("median"), stats.get("iqr")
+@dataclass(frozen=True)
+class Noise:
+    """A window's relative uncertainty of its mean step, and what it rests on."""
+    u: float
+    df: float  # degrees of freedom; math.inf where taken as known
+    source: str  # "steps" (the window's own step_s) | "timed" (the variant's timed spread)
+
+
+def _negative_overhead(bd: dict) -> float:
+    return -bd["overhead"] if is_num(bd.get("overhead")) and bd["overhead"] < 0 else 0.0
+
+
+def _step_noise(bd: dict) -> tuple[float, float] | None:
+    """(sd / sqrt(n) / mean, n - 1) of the window's own step times; None under two steps."""
+    steps = bd.get("step_s")
+    if not isinstance(steps, list) or len(steps) < 2 or not all(is_num(x) and x > 0 for x in steps):
+        return None
+    n = len(steps)
+    mean = sum(steps) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in steps) / (n - 1))
+    return sd / math.sqrt(n) / mean, n - 1.0
+
+
+def _timed_noise(variant: dict, bd: dict) -> float | None:
+    """The variant's timed per-step spread scaled to the window's steps (older files)."""
+    st = variant.get("stats") or {}
+    med, iqr = st.get("median"), st.get("iqr")
     steps, ips = bd.get("steps"), variant.get("iters_per_sample") or 1
     if not (is_num(med) and med > 0 and is_num(iqr) and iqr >= 0 and is_num(steps) and steps >= 1 and is_num(ips)):
         return None
-    noise = iqr / IQR_PER_SD / med * math.sqrt(max(ips, 1) / steps)
-    shown = -bd["overhead"] if is_num(bd.get("overhead")) and bd["overhead"] < 0 else 0.0
-    return max(noise, shown)
+    return iqr / IQR_PER_SD / med * math.sqrt(max(ips, 1) / steps)
+
+
+def window_noise(variant: dict, bd: dict) -> Noise | None:
+    """The module's u for one side; None where neither the window's steps nor the
+    variant's timed spread are recorded."""
+    own = _step_noise(bd)
+    if own is not None:
+        neg = _negative_overhead(bd)
+        return Noise(own[0], own[1], "steps") if own[0] >= neg else Noise(neg, math.inf, "steps")
+    timed = _timed_noise(variant, bd)
+    return None if timed is None else Noise(max(timed, _negative_overhead(bd)), math.inf, "timed")
+
+
+def overhead_uncertainty(variant: dict, bd: dict) -> float | None:
+    """window_noise's u alone."""
+    n = window_noise(variant, bd)
+    return None if n is None else n.u
+
+
+def t_quantile(a: Noise, b: Noise) -> float:
+    """Student's t at the Welch-Satterthwaite degrees of freedom of hypot(a.u, b.u)."""
+    num = (a.u ** 2 + b.u ** 2) ** 2
+    den = sum(x.u ** 4 / x.df for x in (a, b) if math.isfinite(x.df))
+    df = num / den if den > 0 else math.inf
+    q = 0.5 + CONFIDENCE / 2
+    return float(stats.norm.ppf(q)) if not math.isfinite(df) else float(stats.t.ppf(q, df))
 
 
 def _side(x: float) -> int:
@@ -79,10 +131,11 @@ def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float
     shown = f"windows {sig(w)}× vs timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
     if _side(w) != _side(s):
         return Agreement(False, f"{NOT_EXPLAINED} ({shown}: the other direction)", w)
-    ub, uv = overhead_uncertainty(base, bb), overhead_uncertainty(var, vb)
-    if ub is None or uv is None:
-        return Agreement(False, f"{NOT_EXPLAINED} (no timed spread recorded to bound the window's noise)", w)
-    widen = math.exp(Z95 * math.hypot(ub, uv))
+    nb, nv = window_noise(base, bb), window_noise(var, vb)
+    if nb is None or nv is None:
+        return Agreement(False, f"{NOT_EXPLAINED} (no step times or timed spread recorded to bound the "
+                                "window's noise)", w)
+    widen = math.exp(t_quantile(nb, nv) * math.hypot(nb.u, nv.u))
     band = (lo / widen, hi * widen)
     if not band[0] <= w <= band[1]:
         return Agreement(False, f"{NOT_EXPLAINED} ({shown}, allowed {sig(band[0])}–{sig(band[1])})", w, band)

@@ -27,8 +27,9 @@ std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& 
 void take_breakdown_windows(CaseRun& run, double reserve_s) {
   const auto& bc = run.cfg.breakdown;
   if (bc.mode == profiling::BreakdownMode::off) return;
-  // One plan for the case, sized on its slowest variant: every variant's
-  // window has the same number of steps, and a case is profiled whole or not at all.
+  // One plan for the case, sized on its slowest variant: every variant's window
+  // has the same bounds on its steps (window_plan.h's rule: within them each
+  // runs until its own mean settles), and a case is profiled whole or not at all.
   std::size_t alive = 0;
   double slowest = 0;
   for (const auto& v : run.vs) {
@@ -36,21 +37,29 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     ++alive;
     slowest = std::max(slowest, median(v.primary));
   }
-  const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, run.backend.now() - run.t_case);
+  const bool cuda = run.backend.kind() == DeviceKind::cuda;
+  const profiling::WindowPlan plan =
+      profiling::plan_window(bc, slowest, alive, run.backend.now() - run.t_case, cuda);
   double cost_scale = 1.0;  // measured over estimated, from this case's windows: they are alike
+  auto estimate_s = [&](int steps) { return profiling::window_cost_s(steps, plan.warm_step, slowest) * cost_scale; };
   for (auto& v : run.vs) {
     if (!v.alive() || v.primary.empty() || run.stop_requested) continue;
     if (plan.steps == 0) {
       v.result.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
       continue;
     }
-    if (auto why = run.gate.refuse_breakdown_window(plan.cost_s * cost_scale, run.backend.kind(), reserve_s);
-        !why.empty()) {
+    std::string why;
+    const int steps = run.gate.breakdown_window_steps(plan.min_steps, plan.steps, estimate_s, run.backend.kind(),
+                                                      reserve_s, why);
+    if (steps == 0) {
       v.result.breakdown = {{"status", "skipped"}, {"reason", why}};
       continue;
     }
     profiling::WindowRequest r;
-    r.steps = plan.steps;
+    r.steps = steps;
+    r.min_steps = plan.min_steps;
+    r.grow = plan.grow;
+    r.target_se = profiling::kWindowRule.target_se;
     r.warm_step = plan.warm_step;
     r.timed_step_s = median(v.primary);
     r.tolerance = bc.tolerance;
@@ -58,7 +67,9 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     try {
       const double t0 = run.backend.now();
       v.result.breakdown = v.runner->profiled_window(r);
-      cost_scale = std::max(cost_scale, (run.backend.now() - t0) / plan.cost_s);
+      const int ran = v.result.breakdown.value("steps", steps);  // the rule may stop before `steps`
+      cost_scale =
+          std::max(cost_scale, (run.backend.now() - t0) / profiling::window_cost_s(ran, plan.warm_step, slowest));
     } catch (const std::exception& e) {
       v.result.breakdown = {{"status", "error"}, {"reason", first_line(e.what())}};
       run.backend.release_cached_memory();

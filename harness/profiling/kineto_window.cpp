@@ -4,6 +4,7 @@
 #include <kineto/ActivityType.h>
 #include <torch/csrc/autograd/profiler_kineto.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/categories.h"
 #include "harness/profiling/scopes.h"
+#include "harness/profiling/window_steps.h"
 
 namespace optbench::profiling {
 namespace {
@@ -57,16 +59,25 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
   backend.synchronize();
   torch::autograd::profiler::prepareProfiler(config, activities);
   torch::autograd::profiler::enableProfiler(config, activities);
+  const bool warm_step = r.warm_step || cuda;
+  StepRule rule;
+  rule.min_steps = r.min_steps > 0 ? std::min(r.min_steps, r.steps) : r.steps;
+  rule.max_steps = r.steps;
+  rule.target_se = r.target_se;
+  rule.grow = r.grow && !cuda;
+  WindowSteps ran;
   try {
-    if (r.warm_step) {
+    if (warm_step) {
       step();
       backend.synchronize();
     }
     RECORD_USER_SCOPE(kWindowScope);
-    for (int i = 0; i < r.steps; ++i) {
-      RECORD_USER_SCOPE(kStepScope);  // each step's own time (breakdown's step_s)
-      step();
-    }
+    ran = run_window_steps(
+        [&] {
+          RECORD_USER_SCOPE(kStepScope);  // each step's own time (breakdown's step_s)
+          step();
+        },
+        backend, rule);
     backend.synchronize();  // the window ends when the device's work has
   } catch (...) {
     torch::autograd::profiler::disableProfiler();
@@ -75,7 +86,7 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
   const auto result = torch::autograd::profiler::disableProfiler();
   std::vector<TraceEvent> events;
   Window w;
-  w.steps = r.steps;
+  w.steps = static_cast<int>(ran.step_s.size());
   w.device_timeline = cuda;
   w.timed_step_s = r.timed_step_s;
   w.tolerance = r.tolerance;
@@ -94,6 +105,7 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
   }
   if (!found) throw std::runtime_error("the profiler recorded no window annotation (is Kineto built in?)");
   json j = breakdown(events, w);
+  j["window"] = to_json(rule, ran, warm_step);
   if (!r.trace_path.empty()) {
     result->save(r.trace_path);
     j["trace"] = r.trace_path;
@@ -103,6 +115,9 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
 
 json to_json(const WindowRequest& r) {
   return {{"steps", r.steps},
+          {"min_steps", r.min_steps},
+          {"target_se", r.target_se},
+          {"grow", r.grow},
           {"warm_step", r.warm_step},
           {"timed_step_s", r.timed_step_s ? json(*r.timed_step_s) : json(nullptr)},
           {"tolerance", r.tolerance},
@@ -112,6 +127,9 @@ json to_json(const WindowRequest& r) {
 WindowRequest window_request_from_json(const json& j) {
   WindowRequest r;
   r.steps = j.at("steps").get<int>();
+  r.min_steps = j.at("min_steps").get<int>();
+  r.target_se = j.at("target_se").get<double>();
+  r.grow = j.at("grow").get<bool>();
   r.warm_step = j.at("warm_step").get<bool>();
   if (!j.at("timed_step_s").is_null()) r.timed_step_s = j.at("timed_step_s").get<double>();
   r.tolerance = j.at("tolerance").get<double>();

@@ -15,9 +15,13 @@
 namespace optbench::profiling {
 
 struct WindowRequest {
-  int steps = 3;
+  int steps = 3;      // at most
+  int min_steps = 0;  // at least (0: exactly `steps`); between them the window_steps.h rule
+  double target_se = 0.02;
+  bool grow = true;   // ignored on CUDA, where a window runs min_steps (window_steps.h says why)
   // One step under the profiler before the window: the profiler's own first-use
   // costs (CUPTI's set-up, the first record of each operator) stay out of it.
+  // Always on CUDA, whatever is asked.
   bool warm_step = true;
   std::optional<double> timed_step_s;
   double tolerance = 0.25;

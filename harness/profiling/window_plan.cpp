@@ -35,18 +35,24 @@ double window_cost_s(int steps, bool warm_step, double step_s) {
   return static_cast<double>(steps + (warm_step ? 1 : 0)) * step_s * 1.5 + 0.02;
 }
 
-WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s) {
+WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t variants, double case_s, bool cuda) {
   WindowPlan p;
   if (c.mode == BreakdownMode::off) {
     p.skip_reason = "profiling off (--breakdown off, or the quick profile without --breakdown on)";
     return p;
   }
   step_s = std::max(step_s, 1e-7);
+  const WindowRule& rule = kWindowRule;
+  // A step shorter than the profiler's first-use costs needs a step before the
+  // window; on CUDA always (CUPTI's set-up, lazy module loads, first launches).
+  p.warm_step = cuda || step_s < 0.05;
+  p.grow = !cuda;
   auto cost = [&](int steps) { return window_cost_s(steps, p.warm_step, step_s); };
-  // About 50 ms of steps: enough events to be representative, few enough to be cheap.
-  p.steps = static_cast<int>(std::clamp(std::ceil(0.05 / step_s), 1.0, 20.0));
-  // A step shorter than the profiler's first-use costs needs a step before the window.
-  p.warm_step = step_s < 0.05;
+  auto steps_for = [&](double s) { return std::clamp(s / step_s, 1.0, static_cast<double>(rule.max_steps)); };
+  p.min_steps = static_cast<int>(std::max(static_cast<double>(rule.min_steps), std::ceil(steps_for(rule.min_s))));
+  p.min_steps = std::min(p.min_steps, rule.max_steps);
+  // On CUDA the window runs min_steps: room for more would only be estimated, never used.
+  p.steps = p.grow ? std::max(p.min_steps, static_cast<int>(std::floor(steps_for(rule.max_s)))) : p.min_steps;
   if (c.mode == BreakdownMode::auto_) {
     const double allowance = c.max_share * case_s / static_cast<double>(std::max<std::size_t>(variants, 1));
     while (p.steps > 1 && cost(p.steps) > allowance) --p.steps;
@@ -57,9 +63,10 @@ WindowPlan plan_window(const BreakdownConfig& c, double step_s, std::size_t vari
                     "case's %.3g s (--breakdown on profiles anyway)",
                     cost(1), 100 * c.max_share, case_s);
       p.skip_reason = buf;
-      p.steps = 0;
+      p.steps = p.min_steps = 0;
       return p;
     }
+    p.min_steps = std::min(p.min_steps, p.steps);
   }
   p.cost_s = cost(p.steps);
   return p;

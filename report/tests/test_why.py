@@ -208,3 +208,25 @@ def test_a_cuda_window_without_device_events_explains_nothing():
     cpu = synth.breakdown({}, 2.0e-3, device="cpu")
     cpu["device_events"] = 0
     assert usable(cpu)  # a CPU breakdown has no device to record
+
+
+def test_a_window_sized_by_the_rule_says_where_it_broke_its_promise():
+    """Windows that record `window` (sized by harness/profiling/window_plan.h's rule) mark
+    an overhead beyond the ±25% bound and a mean that never settled; older windows, which
+    no rule sized, are not marked."""
+    window = {"min_steps": 5, "max_steps": 100, "target_se": 0.02, "grow": True, "warm_step": True,
+              "stopped": "settled", "step_se": 0.01}
+    base = synth.breakdown(BASE, 1.0 * MS, device="cpu", timed_step_s=19.1 * MS / 1.4)  # overhead +40%
+    fast = synth.breakdown(FAST, 1.0 * MS, device="cpu")
+    assert explain(base, fast)["sentence"].endswith("profiled: 5 steps, overhead +40% / +0%")
+    base["window"], fast["window"] = dict(window), dict(window, stopped="max_steps", step_se=0.03)
+    assert explain(base, fast)["sentence"].endswith(
+        "profiled: 5 steps, overhead +40% / +0% (over the ±25% bound; mean not settled)")
+    base = synth.breakdown(BASE, 1.0 * MS, device="cpu")
+    base["window"], fast["window"] = dict(window), dict(window)
+    assert explain(base, fast)["sentence"].endswith("overhead +0% / +0%")
+    doc = doc_with_breakdowns()
+    doc["experiments"][0]["cases"][0]["variants"][0]["breakdown"]["window"] = dict(window)
+    assert schema_errors(doc) == []
+    doc["experiments"][0]["cases"][0]["variants"][0]["breakdown"]["window"]["stopped"] = "tired"
+    assert schema_errors(doc) != []

@@ -7,16 +7,21 @@ import numpy as np
 import synth
 
 from report.why import explain
-from report.why_agree import NO_DIFFERENCE, NOT_EXPLAINED, agreement, overhead_uncertainty
+from report.why_agree import NO_DIFFERENCE, NOT_EXPLAINED, Noise, agreement, overhead_uncertainty, t_quantile, \
+    window_noise
 from report.why_audit import SHARE
 
 MS = 1e-3
 
 
-def side(window_s: float, timed_s: float, iqr_rel: float = 0.1349, steps: int = 4) -> dict:
-    """A variant with a timed median, its spread, and a one-category CPU window."""
+def side(window_s: float, timed_s: float, iqr_rel: float = 0.1349, steps: int = 4,
+         step_s: list[float] | None = None) -> dict:
+    """A variant with a timed median, its spread, and a one-category CPU window (with
+    each profiled step's time where step_s is given)."""
     bd = synth.breakdown({"gemm": window_s}, 0.0, device="cpu", timed_step_s=timed_s)
     bd["steps"] = steps
+    if step_s is not None:
+        bd["step_s"], bd["steps"] = step_s, len(step_s)
     return {"name": "x", "stats": {"median": timed_s, "iqr": iqr_rel * timed_s}, "iters_per_sample": 1,
             "breakdown": bd}
 
@@ -37,6 +42,46 @@ def test_the_band_is_the_ci_widened_by_both_windows_noise():
         assert ok or a.reason.startswith(NOT_EXPLAINED + " (windows 2.")
 
 
+def spread(mean_s: float, rel: float, n: int) -> list[float]:
+    """n step times with mean mean_s and sample sd rel * mean_s (alternating about the mean)."""
+    half = rel * mean_s * math.sqrt((n - 1) / n)
+    return [mean_s + (half if i % 2 else -half) for i in range(n)]
+
+
+def test_the_windows_own_step_spread_decides_agreement_both_ways():
+    """The same windows (2.3x apart, +15% profiler cost on the baseline) against the same
+    timed 2.0x [1.95, 2.05], and the same tight timed spread: steps that vary by 1%
+    bound the windows' noise to about 0.4%, so 2.3x is outside what noise allows; steps
+    that vary by 30% allow it. The timed spread (older files' rule) would refuse both."""
+    base_s, var_s = 2.3 * MS, 1.0 * MS
+    a = {}
+    for rel in (0.01, 0.30):
+        base = side(base_s, 2.0 * MS, 0.01, step_s=spread(base_s, rel, 10))
+        var = side(var_s, 1.0 * MS, 0.01, step_s=spread(var_s, rel, 10))
+        assert window_noise(base, base["breakdown"]).source == "steps"
+        assert abs(overhead_uncertainty(base, base["breakdown"]) - rel / math.sqrt(10)) < 1e-9
+        a[rel] = agreement(cm(1.95, 2.05), base, var, 1.0, 1.0, False)
+    assert not a[0.01].ok and a[0.01].reason.startswith(NOT_EXPLAINED + " (windows 2.3")
+    assert a[0.30].ok and a[0.30].band[0] < 1.95 and a[0.30].band[1] > 2.3
+    # Without step times the timed spread (1% per step, 10 steps) bounds the noise: refused.
+    base, var = side(base_s, 2.0 * MS, 0.01, 10), side(var_s, 1.0 * MS, 0.01, 10)
+    assert window_noise(base, base["breakdown"]).source == "timed"
+    assert not agreement(cm(1.95, 2.05), base, var, 1.0, 1.0, False).ok
+
+
+def test_a_window_of_few_steps_is_widened_by_students_t():
+    """Two steps know their spread poorly: t at 1 degree of freedom, not 1.96."""
+    few, many = Noise(0.02, 1.0, "steps"), Noise(0.02, math.inf, "timed")
+    assert abs(t_quantile(few, few) - 4.302652729911275) < 1e-9  # Welch: 2 degrees of freedom
+    assert abs(t_quantile(many, many) - 1.959963984540054) < 1e-12
+    assert 1.96 < t_quantile(few, many) < 4.31
+
+
+def test_one_step_or_no_step_times_fall_back_to_the_timed_spread():
+    one = side(2.0 * MS, 2.0 * MS, 0.1349, step_s=[2.0 * MS])
+    assert window_noise(one, one["breakdown"]) == Noise(0.1, math.inf, "timed")
+
+
 def test_a_profiler_cost_on_one_side_is_not_uncertainty():
     """+50% on the baseline only: the windows read 1.5x the timed speedup. Widening by the
     overheads themselves would pass this by construction; the rule refuses it."""
@@ -50,6 +95,9 @@ def test_a_profiler_cost_on_one_side_is_not_uncertainty():
 def test_a_window_faster_than_its_timing_measured_that_much_noise():
     var = side(0.8 * MS, 1.0 * MS, 0.0, 20)  # overhead -20%, no timed spread
     assert abs(overhead_uncertainty(var, var["breakdown"]) - 0.2) < 1e-12
+    steady = side(0.8 * MS, 1.0 * MS, 0.0, step_s=spread(0.8 * MS, 0.01, 20))  # and steady steps
+    n = window_noise(steady, steady["breakdown"])
+    assert abs(n.u - 0.2) < 1e-12 and n.df == math.inf  # a measured distance, not a spread of few steps
 
 
 def test_the_other_direction_is_never_explained_however_noisy():
