@@ -20,6 +20,32 @@ namespace {
 
 constexpr int kPings = 21;  // round trips timed at start, the median recorded
 
+// How long an idle OpenMP worker of a twin spins before it sleeps. The
+// variants' processes take turns on the same cores, which a user's one
+// process never does: with libgomp's default (300,000 spins, milliseconds)
+// the process that has just answered keeps a core busy into the next
+// variant's request, whose own threads then wait for it at every barrier (on
+// 2 cores, 10 forwards at batch 1 took 0.1-2 s instead of ~15 ms). 10,000 spins
+// (well under a millisecond) still outlast the gap between two operators of a
+// step, so within a request the workers behave as by default. A user's own
+// GOMP_SPINCOUNT or OMP_WAIT_POLICY is kept. (The build's torch uses libgomp.)
+constexpr const char* kSpinCount = "10000";
+
+// This process's environment with the spin count added; *wait: the setting
+// the twin runs with, for its metrics.
+std::vector<std::string> twin_environment(std::string* wait) {
+  std::vector<std::string> env, own;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    if (kv.rfind("GOMP_SPINCOUNT=", 0) == 0 || kv.rfind("OMP_WAIT_POLICY=", 0) == 0) own.push_back(kv);
+    env.push_back(kv);
+  }
+  if (own.empty()) own.push_back(std::string("GOMP_SPINCOUNT=") + kSpinCount), env.push_back(own.back());
+  *wait = own.front();
+  for (std::size_t i = 1; i < own.size(); ++i) *wait += " " + own[i];
+  return env;
+}
+
 [[noreturn]] void ended(const std::string& last) {
   throw std::runtime_error("the Python twin process ended" + (last.empty() ? "" : ": " + last));
 }
@@ -65,6 +91,8 @@ PythonTwin::PythonTwin(const std::string& python, nlohmann::json spec) {
   SpawnOptions so;
   so.argv = {python, python_step_server()};
   so.search_path = true;
+  std::string wait;
+  so.env = twin_environment(&wait);
   so.in = Stdio::pipe;
   so.out = Stdio::pipe;
   so.err = Stdio::to_stdout;  // an error's traceback comes back as the last line read
@@ -93,6 +121,7 @@ PythonTwin::PythonTwin(const std::string& python, nlohmann::json spec) {
     throw std::runtime_error("the Python twin '" + family + "' did not start (" + python + "): " + e.what());
   }
   metrics_["inner_steps"] = spec.at("inner_steps");
+  metrics_["openmp_wait"] = wait;
   std::vector<double> us;
   for (int i = 0; i < kPings; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
