@@ -12,19 +12,21 @@
 // Python, so the pipe's round trip (recorded as pipe_round_trip_us, a few to a
 // few tens of microseconds) stays a small share of it. The case's WorkUnits
 // count all inner_steps. Timed on the host (TimingMode::sync): the Python side
-// synchronises CUDA before it answers.
+// synchronises CUDA before it answers. No breakdown: this process's profiler
+// cannot see the work (harness/out_of_process.h).
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 #include "harness/experiment.h"
+#include "harness/out_of_process.h"
 
 namespace optbench::workloads {
 
 // step_server.py in the source tree this binary was built from.
 std::string python_step_server();
 
-class PythonTwin final : public Workload {
+class PythonTwin final : public Workload, public OutOfProcessWork {
  public:
   // spec: "family", "inner_steps", "device" and the family's own fields;
   // "threads" is added (this process's intra-op threads) where absent. Throws
@@ -38,6 +40,7 @@ class PythonTwin final : public Workload {
   // What the Python workload's output() gave, as float32 on the CPU.
   at::Tensor output() override;
   nlohmann::json metrics() override;
+  std::string runs_in() const override { return "a Python process of its own"; }
 
  private:
   std::string request(const std::string& line);
