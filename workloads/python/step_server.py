@@ -23,6 +23,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # the family modules are in the source tree: leave it as it is
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Not the working directory (python puts the script's folder first, and the
 # caller's folder may hold a module that shadows the standard library's).
