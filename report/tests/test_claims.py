@@ -452,3 +452,24 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     r.ci_low = r.ci_high = None
     _summarize(r)
     assert r.ci_low is None and r.notes[-1].startswith("no pooled CI")
+
+
+PYTHON_TWINS_RUN = REPO / "report/tests/fixtures/cpu_python_twins/torchscript_fused_optimizer_omp1.json.gz"
+
+
+def test_a_real_run_with_the_python_twins_judges_torchscript_on_them_and_kernel_fusion_on_cpp():
+    """A standard CPU run of torchscript and fused_optimizer with their Python twins
+    (OMP_NUM_THREADS=1 on the shared 2-core VM): TorchScript's verdict rests on the
+    twin's script / trace only, the C++ module's figure beside it; kernel fusion's on
+    the C++ step with the twin beside."""
+    doc = load_results(PYTHON_TWINS_RUN)
+    ts = evaluate_claim(claim("torchscript"), doc)
+    assert ts.evidence and all(e.case.startswith("python_") and e.variant in ("python_script", "python_trace")
+                               for e in ts.evidence)
+    assert ts.verdict.verdict in (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # drawn from the twin
+    labels = [b.label for b in ts.beside]
+    assert any(lb.startswith("C++: a TorchScript module") for lb in labels)
+    kf = evaluate_claim(claim("kernel_fusion"), doc)
+    assert [(e.case, e.variant) for e in kf.evidence] == [("optimizer_step_mlp_depth32_w64", "fused")]
+    assert any(b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text
+               for b in kf.beside)
