@@ -1,5 +1,6 @@
 #include "harness/variant_runner.h"
 
+#include "harness/out_of_process.h"
 #include "harness/seeding.h"
 
 namespace optbench {
@@ -57,6 +58,9 @@ class InProcessRunner final : public VariantRunner {
   json profiled_window(const profiling::WindowRequest& r) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' profiled before it was prepared");
+    if (const auto* o = dynamic_cast<const OutOfProcessWork*>(w))
+      return {{"status", "skipped"},
+              {"reason", "its work runs in " + o->runs_in() + ", which this process's profiler cannot see"}};
     return profiling::profile_window([w] { w->step(); }, backend_, r);
   }
   Workload* workload() override { return work_.get(); }

@@ -23,7 +23,7 @@ RAN = ("ok", "interrupted")  # cases with samples
 # The params that say what a variant is (harness/results.schema.json); the others are
 # the settings a case sweeps (workers, batch...), which plots may draw lines over.
 VARIANT_KINDS = ("parallelism", "devices", "precision", "default_fp32", "layout", "cudnn_benchmark", "jit",
-                 "loader")
+                 "loader", "runtime")
 
 
 def _same(have: object, want: object) -> bool:

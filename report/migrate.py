@@ -31,11 +31,13 @@ TABLE: dict[str, dict[str, dict]] = {
         "deterministic": {"cudnn_benchmark": False},
         "nondeterministic": {"cudnn_benchmark": False},
     },
+    # Every variant before the Python twins ran in optbench's C++ process.
     "torchscript": {
-        "eager": {"jit": "eager"},
-        "scripted": {"jit": "script"},
-        "frozen_optimized": {"jit": "frozen"},
+        "eager": {"jit": "eager", "runtime": "cpp"},
+        "scripted": {"jit": "script", "runtime": "cpp"},
+        "frozen_optimized": {"jit": "frozen", "runtime": "cpp"},
     },
+    "fused_optimizer": {name: {"runtime": "cpp"} for name in ("per_tensor", "foreach", "fused")},
     "persistent_workers": {
         "new_workers": {"loader": "libtorch"},
         "persistent_workers": {"loader": "libtorch"},

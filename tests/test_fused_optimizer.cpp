@@ -1,6 +1,6 @@
 // The fused_optimizer experiment on the CPU: the three AdamW implementations
 // compute the same update (they pass verification against each other), and a
-// planted wrong learning rate in one variant fails it.
+// planted wrong learning rate in one variant fails it; the same for its Python twin.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -56,4 +56,23 @@ TEST(FusedOptimizer, AFewLargeTensorsCountTheirBytes) {
   EXPECT_EQ(c.params["parameter_tensors"], 2);
   EXPECT_EQ(c.params["parameter_elements"], 2 * 32 * 32);
   EXPECT_DOUBLE_EQ(c.units.bytes, 28.0 * 2 * 32 * 32);
+}
+
+// The Python twin (torch.optim.AdamW in the build's Python): its three
+// implementations agree, and a planted wrong learning rate in one fails.
+TEST(FusedOptimizer, ThePythonTwinsImplementationsComputeTheSameUpdate) {
+  const json r = run_on_cpu(python_optimizer_case(optimizer_mlp(4, 16, 4), DeviceKind::cpu, {AdamWConfig{}}, 2));
+  ASSERT_EQ(r.at("status"), "ok") << r.dump();
+  EXPECT_EQ(status_of(r, "python_foreach"), "passed") << r.dump();
+  EXPECT_EQ(status_of(r, "python_fused"), "passed") << r.dump();
+  for (const auto& v : r.at("variants")) EXPECT_EQ(v.at("params").at("runtime"), "python") << v.dump();
+}
+
+TEST(FusedOptimizer, APlantedWrongLearningRateFailsThePythonTwin) {
+  AdamWConfig wrong;
+  wrong.lr *= 1.01;
+  const json r = run_on_cpu(python_optimizer_case(optimizer_mlp(4, 16, 4), DeviceKind::cpu,
+                                                  {AdamWConfig{}, AdamWConfig{}, wrong}, 2));
+  EXPECT_EQ(status_of(r, "python_foreach"), "passed") << r.dump();
+  EXPECT_EQ(status_of(r, "python_fused"), "failed") << r.dump();
 }

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 import synth
+from conftest import REPO
 from report.claims import CLAIMS_PATH, evaluate, evaluate_claim, load_claims
+from report.results import load_results
 from report.verdicts import ALL, CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
@@ -385,22 +387,52 @@ def test_render_shows_the_case_each_claim_used_and_why(tmp_path, cli):
     assert not re.search(r"/(work|home|usr|opt)/|seeds/", md.replace(str(src), ""))
 
 
-def ts_doc(scripted: float, frozen: float, cases: int = 2) -> dict:
-    """torchscript cases: eager 1.0 against scripted and frozen_optimized (times, per case)."""
+def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = None) -> dict:
+    """torchscript cases: eager 1.0 against scripted and frozen_optimized (times, per case), C++
+    only as files from before the Python twin; twin: {jit: speedup} adds the Python twin case."""
     out = [synth.case(f"convnet_b{i}", [("eager", synth.lognormal(1.0, 0.005, 20, 10 * i)),
                                         ("scripted", synth.lognormal(1.0 / scripted, 0.005, 20, 10 * i + 1)),
                                         ("frozen_optimized", synth.lognormal(1.0 / frozen, 0.005, 20, 10 * i + 2))])
            for i in range(cases)]
+    if twin:
+        jits = ["eager", *twin]
+        c = synth.case("python_convnet_b1", [(f"python_{j}", synth.lognormal(1.0 / twin.get(j, 1.0), 0.005, 20, 90 + k))
+                                             for k, j in enumerate(jits)])
+        for v, j in zip(c["variants"], jits):  # declared, as the twin's variants do (no name stands for them)
+            v["params"] = {"jit": j, "runtime": "python"}
+        out.append(c)
     return synth.document([synth.experiment("torchscript", out, ["torchscript"])], gpu=synth.H100)
 
 
-def test_torchscript_is_judged_on_script_with_freeze_beside():
-    """The claim as written (script / trace), however much faster freezing is."""
-    r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5))
-    assert {e.variant for e in r.evidence} == {"scripted"} and all(e.chosen_from == 1 for e in r.evidence)
-    assert r.verdict.verdict in (NOT_REPRODUCED, SMALLER)
-    beside = " ".join(f"{b.label} {b.text}" for b in r.beside)
-    assert "frozen" in beside and "1.5" in beside
+def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
+    """The claim is about Python users: its verdict comes from the Python twin's script / trace,
+    however much faster freezing is, and the C++ figure stands beside it."""
+    r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6}))
+    assert [(e.case, e.variant) for e in r.evidence] == [("python_convnet_b1", "python_trace")]
+    assert r.evidence[0].chosen_from == 2 and r.evidence[0].confidence > 0.95  # the better of script and trace
+    assert r.verdict.verdict == CONFIRMED
+    beside = {b.label.split(":")[0]: b.text for b in r.beside}
+    assert set(beside) == {"C++", "Python"}
+    cpp = [b.text for b in r.beside if b.label.startswith("C++: a TorchScript module")]
+    assert len(cpp) == 1 and "1.01" in cpp[0] and "2 cases" in cpp[0]
+    assert any(b.label.startswith("Python: frozen") and "1.6" in b.text for b in r.beside)
+    assert any(b.label.startswith("C++: frozen") and "1.5" in b.text for b in r.beside)
+
+
+def test_a_file_without_the_python_twin_gives_no_torchscript_verdict_and_says_so():
+    """Files from before the twin measured TorchScript from C++ only: no verdict from that (it
+    cannot test a Python user's gain), the C++ figure shown beside."""
+    r = evaluate_claim(claim("torchscript"), ts_doc(1.3, 1.5))
+    assert not r.evidence
+    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in r.verdict.why
+    assert any(b.label.startswith("C++: a TorchScript module") and "1.3" in b.text for b in r.beside)
+
+
+def test_the_committed_breakdown_run_has_no_python_twin_and_says_so():
+    doc = load_results(REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json")
+    r = evaluate_claim(claim("torchscript"), doc)
+    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in r.verdict.why
+    assert any(b.label.startswith("C++: a TorchScript module") for b in r.beside)
 
 
 def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
@@ -420,3 +452,24 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     r.ci_low = r.ci_high = None
     _summarize(r)
     assert r.ci_low is None and r.notes[-1].startswith("no pooled CI")
+
+
+PYTHON_TWINS_RUN = REPO / "report/tests/fixtures/cpu_python_twins/torchscript_fused_optimizer_omp1.json.gz"
+
+
+def test_a_real_run_with_the_python_twins_judges_torchscript_on_them_and_kernel_fusion_on_cpp():
+    """A standard CPU run of torchscript and fused_optimizer with their Python twins
+    (OMP_NUM_THREADS=1 on the shared 2-core VM): TorchScript's verdict rests on the
+    twin's script / trace only, the C++ module's figure beside it; kernel fusion's on
+    the C++ step with the twin beside."""
+    doc = load_results(PYTHON_TWINS_RUN)
+    ts = evaluate_claim(claim("torchscript"), doc)
+    assert ts.evidence and all(e.case.startswith("python_") and e.variant in ("python_script", "python_trace")
+                               for e in ts.evidence)
+    assert ts.verdict.verdict in (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # drawn from the twin
+    labels = [b.label for b in ts.beside]
+    assert any(lb.startswith("C++: a TorchScript module") for lb in labels)
+    kf = evaluate_claim(claim("kernel_fusion"), doc)
+    assert [(e.case, e.variant) for e in kf.evidence] == [("optimizer_step_mlp_depth32_w64", "fused")]
+    assert any(b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text
+               for b in kf.beside)

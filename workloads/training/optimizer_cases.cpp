@@ -1,7 +1,9 @@
 #include "workloads/training/optimizer_cases.h"
 
+#include "harness/build_info.h"
 #include "workloads/common.h"
 #include "workloads/models/mlp.h"
+#include "workloads/python/python_twin.h"
 
 namespace optbench::workloads {
 namespace {
@@ -116,7 +118,7 @@ Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, con
     const AdamWImpl impl = impls[i];
     Variant v{to_string(impl), desc[i],
               [=] { return std::make_unique<OptimizerStep>(m, impl, cfg, device, train); }};
-    v.params = {{"implementation", to_string(impl)}};
+    v.params = {{"implementation", to_string(impl)}, {"runtime", "cpp"}};
     c.variants.push_back(std::move(v));
   }
   // Reordered float32 arithmetic (lerp against mul + add) over 5 steps.
@@ -125,6 +127,46 @@ Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, con
                               "atol 1e-6, against the per-tensor loop"},
              {"bytes", "alone: 28 bytes per parameter element (parameter, gradient and two moments read; "
                        "parameter and moments written)"}};
+  return c;
+}
+
+Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vector<AdamWConfig>& cfgs,
+                           int inner_steps) {
+  nlohmann::json shapes = nlohmann::json::array();
+  for (const auto& p : m.build()->parameters()) shapes.push_back(p.sizes().vec());
+  const std::int64_t n = elements(m);
+  Case c;
+  c.name = "python_optimizer_step_" + m.name;
+  c.params = {{"model", m.name}, {"parameter_tensors", shapes.size()}, {"parameter_elements", n},
+              {"mode", "AdamW step alone"}, {"optimizer_steps_per_step", inner_steps}};
+  const double per_request = static_cast<double>(n * inner_steps);
+  c.units = WorkUnits{kBytesPerElement * per_request, 0, per_request, "parameters"};
+  c.timing = TimingMode::sync;  // another process's work: the host clock brackets each request
+  c.setup_s = 1.5;              // a Python that imports torch, per variant (~1.2 s on the CI VM)
+  const std::string py = python_executable();
+  const std::string device = torch_device(d).str();
+  const AdamWImpl impls[] = {AdamWImpl::per_tensor, AdamWImpl::foreach, AdamWImpl::fused};
+  const char* desc[] = {"torch.optim.AdamW(foreach=False): the Python loop over parameters",
+                        "torch.optim.AdamW(foreach=True): multi-tensor _foreach_ ops",
+                        "torch.optim.AdamW(fused=True): one _fused_adamw_ call"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const AdamWConfig cfg = cfgs.at(std::min(i, cfgs.size() - 1));
+    const nlohmann::json spec = {{"family", "adamw_step"}, {"inner_steps", inner_steps}, {"device", device},
+                                 {"shapes", shapes}, {"impl", to_string(impls[i])}, {"lr", cfg.lr},
+                                 {"beta1", cfg.beta1}, {"beta2", cfg.beta2}, {"eps", cfg.eps},
+                                 {"weight_decay", cfg.weight_decay}, {"check_steps", kCheckSteps}};
+    Variant v{std::string("python_") + to_string(impls[i]), desc[i],
+              [py, spec] { return std::make_unique<PythonTwin>(py, spec); }};
+    v.params = {{"implementation", to_string(impls[i])}, {"runtime", "python"}};
+    c.variants.push_back(std::move(v));
+  }
+  c.tolerance = Tolerance{1e-5, 1e-6};  // as the C++ case: reordered float32 arithmetic over 5 steps
+  c.notes = {{"runtime", "the build's Python (optbench::python_executable()), one process per variant driven over a "
+                         "pipe (workloads/python/step_server.py); its torch version is in each variant's metrics"},
+             {"sample", "one step = " + std::to_string(inner_steps) + " optimizer steps, called one after another in "
+                        "Python"},
+             {"verification", "parameters after 5 AdamW steps from the same seeded weights and gradients (seeded in "
+                              "Python), rtol 1e-5, atol 1e-6, against the twin's foreach=False loop"}};
   return c;
 }
 

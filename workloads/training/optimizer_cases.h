@@ -30,4 +30,11 @@ OptimizerModel optimizer_two_large(std::int64_t side);
 // one stands for the rest (one for all, or a planted wrong one in a test).
 Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, const std::vector<AdamWConfig>& cfgs);
 
+// Its Python twin (workloads/python/twin_adamw.py): torch.optim.AdamW's step
+// alone over the same parameter shapes, run by the build's Python with
+// foreach=False (the Python loop over parameters, a CPU's default), foreach=True
+// and fused=True; inner_steps optimizer steps per timed step. cfgs as above.
+Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vector<AdamWConfig>& cfgs,
+                           int inner_steps);
+
 }  // namespace optbench::workloads
