@@ -6,10 +6,11 @@
   2. the two windows' speedup W (per unit of work, the unit of the speedup column)
      lies on the same side of 1 as the timed one: a window never explains time
      "added" when the timing says faster;
-  3. the windows' own interval W * exp(+-t*u) excludes 1 and overlaps the timed CI
-     [L, H] (so W lies in [L * exp(-t*u), H * exp(t*u)]): the windows tell the
-     change from none, and agree with the timing within what their steps' spread
-     and the timed interval allow.
+  3. W lies in the timed CI [L, H] widened by the windows' own noise,
+     [L * exp(-t*u), H * exp(t*u)]: the windows agree with the timing within what
+     their steps' spread and the timed interval allow. (The windows' own interval is
+     not required to exclude 1: rule 1 already asks that of the timing, and on
+     few-step windows that requirement would refuse most mechanisms.)
 
 u = hypot(u_base, u_variant); each side's u is the standard error of its window's
 mean step relative to that mean, from the window's own steps (`step_s`, recorded per
