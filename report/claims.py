@@ -278,20 +278,32 @@ def _widen(res: ClaimResult, between: tuple[float, float, float] | None, process
 
 
 def _process_flip(res: ClaimResult, kind: str) -> Verdict | None:
-    """One case measured in several processes whose own intervals give different
-    verdicts: unstable, with each process's answer."""
+    """The claim's cases measured in several processes whose own figures give different
+    verdicts: unstable, with each process's answer. One case: each process judged on
+    its own interval. Several: on its own pooled point (the geometric mean over the
+    cases of that process's speedups), since no per-process pooled interval is recorded."""
     pooled = res.pooled
-    if len(pooled) != 1 or pooled[0].spread is None or res.verdict is None or res.verdict.verdict not in DRAWN:
+    spreads = [e.spread for e in pooled]
+    if not spreads or not all(spreads) or res.verdict is None or res.verdict.verdict not in DRAWN:
         return None
-    seen = []
-    for p in pooled[0].spread.measured:
-        if is_num(p.ci_low) and is_num(p.ci_high):
-            v = decide(kind, res.claim.get("low"), res.claim.get("high"), p.ci_low, p.ci_high)
-            seen.append((p.process + 1, v.verdict, p))
+    low, high = res.claim.get("low"), res.claim.get("high")
+    seen = []  # (process number, verdict, figure)
+    if len(spreads) == 1:
+        for p in spreads[0].measured:
+            if is_num(p.ci_low) and is_num(p.ci_high):
+                seen.append((p.process + 1, decide(kind, low, high, p.ci_low, p.ci_high).verdict,
+                             fmt_speedup(p.speedup, p.ci_low, p.ci_high)))
+        how = "each on its own interval"
+    else:
+        shared = set.intersection(*({p.process for p in sp.measured} for sp in spreads))
+        for k in sorted(shared):
+            point = geometric_mean([next(p.speedup for p in sp.measured if p.process == k) for sp in spreads])
+            seen.append((k + 1, decide(kind, low, high, point, point).verdict, f"{sig(point)}×"))
+        how = f"each on its own geometric mean over the {len(spreads)} cases"
     if len({v for _, v, _ in seen}) < 2:
         return None
-    each = "; ".join(f"process {n}: {v} ({fmt_speedup(p.speedup, p.ci_low, p.ci_high)})" for n, v, p in seen)
-    return Verdict(UNSTABLE, f"the processes of this run disagree, each on its own interval: {each}")
+    each = "; ".join(f"process {n}: {v} ({fig})" for n, v, fig in seen)
+    return Verdict(UNSTABLE, f"the processes of this run disagree, {how}: {each}")
 
 
 def _no_ci(res: ClaimResult) -> str | None:

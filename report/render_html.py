@@ -15,7 +15,7 @@ from .gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
 from .summary import UNIT_LINE
-from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
+from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER, UNSTABLE
 from .why import NOTE as WHY_NOTE
 
 CSS = """
@@ -44,7 +44,8 @@ GLOSSARY_AT = "\x00glossary\x00"  # where the glossary goes, once the whole repo
 def escape(s: object, quote: bool = True) -> str:
     return html.escape(shown(s), quote)
 VERDICT_CLASS = {CONFIRMED: "v-confirmed", EXCEEDED: "v-exceeded", SMALLER: "v-smaller",
-                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few"}
+                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few",
+                 UNSTABLE: "unstable"}
 ROW_CLASS = {"SKIPPED": "skip", "NOT RUN": "skip", "FAILED": "bad", "OOM": "bad", "ERROR": "bad",
              "INTERRUPTED": "bad", "INCOMPLETE": "bad"}
 

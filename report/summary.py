@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .claims import ClaimResult, Evidence
 from .fmt import is_num, sig
 from .rounds import rounds_text
-from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
+from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, UNSTABLE
 from .why import usable
 from .why_agree import agreement
 from .why_row import leads_with_count, timed_change_s, why_text
@@ -167,15 +167,19 @@ def summarize(claims: list[ClaimResult], has_breakdowns: bool) -> Summary:
 def mark_reproduced(summary: Summary, runs: list[tuple[str, list[ClaimResult]]]) -> None:
     """Fill each row's reproduced cell from the report's runs of the same device (label,
     claims), this one among them, in input order: the verdict the same in every run that
-    drew one, or unstable with each run's."""
+    drew one, or unstable with each run's. A run whose processes disagreed (UNSTABLE)
+    counts as an answer that differs from any verdict."""
+    judged = (*DRAWN, UNSTABLE)
     for row in summary.rows:
-        if row.verdict_word not in DRAWN:
+        if row.verdict_word not in judged:
             row.reproduced = "—"
             continue
         seen = [(lab, cr.verdict.verdict) for lab, crs in runs for cr in crs
-                if cr.claim["id"] == row.claim and cr.verdict.verdict in DRAWN]
+                if cr.claim["id"] == row.claim and cr.verdict.verdict in judged]
         if len(seen) <= 1:
             row.reproduced = ONE_RUN
+        elif all(v == row.verdict_word == UNSTABLE for _, v in seen):
+            row.reproduced = f"no: {UNSTABLE} in {len(seen)} of {len(seen)} runs"
         elif all(v == row.verdict_word for _, v in seen):
             row.reproduced = f"yes: {row.verdict_word} in {len(seen)} of {len(seen)} runs"
         else:

@@ -95,3 +95,27 @@ def test_one_process_files_are_judged_as_before():
             del cm["repeats"]
     res = _claim(doc)
     assert res.basis == WITHIN and res.verdict.verdict == "confirmed"
+
+
+def test_two_runs_one_unstable_between_processes_are_not_called_reproduced():
+    from report.summary import mark_reproduced
+    steady = _claim(_claim_doc([(1.3, 1.27, 1.33), (1.2, 1.18, 1.22)]))
+    flipping = _claim(_claim_doc([(1.01, 0.97, 1.05), (1.25, 1.22, 1.28)]))
+    sm = summarize([steady], False)
+    mark_reproduced(sm, [("input 1", [steady]), ("input 2", [flipping])])
+    row = next(r for r in sm.rows if r.claim == "zero_grad_set_to_none")
+    assert row.reproduced == f"no, unstable: input 1 confirmed; input 2 {UNSTABLE}"
+
+
+def test_a_pooled_claim_whose_processes_disagree_is_unstable():
+    """Two cases; per process the geometric mean over them: process 2's lies below 1."""
+    base = synth.lognormal(1.25e-3, 0.01, 40, seed=1)
+    cases = []
+    for name, seed in (("mlp", 2), ("gpt", 3)):
+        c = synth.case(name, [("zeroing", base), ("set_to_none", synth.lognormal(1.0e-3, 0.01, 40, seed=seed))])
+        c["comparisons"][0]["repeats"] = [{"process": 1, "speedup": 1.2, "ci_low": 1.18, "ci_high": 1.22},
+                                          {"process": 2, "speedup": 0.95, "ci_low": 0.93, "ci_high": 0.97}]
+        cases.append(c)
+    res = _claim(synth.document([synth.experiment("zero_grad", cases, claims=["zero_grad_set_to_none"])]))
+    assert res.verdict.verdict == UNSTABLE
+    assert "geometric mean over the 2 cases" in res.verdict.why and "process 3: not reproduced (0.950×)" in res.verdict.why
