@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include "harness/budget_plan.h"
@@ -17,8 +17,8 @@
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
 #include "harness/part_files.h"
-#include "harness/process_repeats.h"
 #include "harness/process_clock.h"
+#include "harness/process_repeats.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
@@ -180,7 +180,7 @@ RepeatsResult run_repeats(const SuiteOptions& opts, const std::string& name, Res
       // It would most likely end the same way, at the cost of another process.
       status = "not_run";
       reason = "the experiment's first process " + first_status + ", so no further one was started";
-    } else if (stop_requested()) {
+    } else if (out.stopped || stop_requested()) {
       status = "interrupted";
       reason = "the run was interrupted before this process";
     } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
@@ -212,7 +212,6 @@ RepeatsResult run_repeats(const SuiteOptions& opts, const std::string& name, Res
         if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
           add_missing_repeat(first, p, status == "ok" ? "not_run" : status, reason);
     });
-    if (out.stopped) break;
   }
   return out;
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 from .claims import ClaimResult
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
 from .gpu_specs import device_name, gpu_name, match_gpu
+from .processes import WITHIN
 from .rounds import rounds_text
 
 VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline",
@@ -148,13 +149,20 @@ def _measured(cr: ClaimResult) -> str:
     if cr.estimate is None:
         return DASH
     pooled = cr.pooled
+    between = cr.basis != WITHIN  # the claim's interval is the between-process one (processes.py)
     if len(pooled) == 1:
         text = pooled[0].text
+        if between:
+            text = (f"{fmt_speedup(cr.estimate, cr.ci_low, cr.ci_high)} between {cr.processes} processes "
+                    f"({100 * cr.confidence:.3g}% CI; the wider); the first process: {text}")
     else:
         text = f"{sig(cr.estimate)}× geometric mean of {len(pooled)} cases (range {sig(cr.low)}–{sig(cr.high)})"
         if pooled[0].below_floor:
             return f"{text}; {rounds_text([e.rounds for e in pooled])}, no CI"
-        if is_num(cr.ci_low) and is_num(cr.ci_high):
+        if is_num(cr.ci_low) and is_num(cr.ci_high) and between:
+            text += (f"; {100 * cr.confidence:.3g}% CI between {cr.processes} processes (the wider) "
+                     f"[{sig(cr.ci_low)}, {sig(cr.ci_high)}]")
+        elif is_num(cr.ci_low) and is_num(cr.ci_high):
             text += f"; {100 * cr.confidence:.3g}% bootstrap CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
         else:
             text += "; no pooled CI"

@@ -1,15 +1,10 @@
 #include "workloads/data/epoch_loops.h"
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <mutex>
 #include <stdexcept>
 #include <vector>
 
-#include "harness/subprocess.h"
+#include "workloads/python/python_pipe.h"
 
 namespace optbench::workloads {
 namespace {
@@ -70,22 +65,6 @@ if it is not None:
 os._exit(0)
 )PY";
 
-std::string read_line(int fd) {
-  std::string line;
-  char c;
-  for (;;) {
-    const ssize_t r = ::read(fd, &c, 1);
-    if (r == 1) {
-      if (c == '\n') return line;
-      line += c;
-    } else if (r < 0 && errno == EINTR) {
-      continue;
-    } else {
-      throw std::runtime_error("the Python loader process ended" + (line.empty() ? "" : ": " + line));
-    }
-  }
-}
-
 }  // namespace
 
 struct ThreadEpochs::Kept {
@@ -115,56 +94,23 @@ nlohmann::json ThreadEpochs::metrics() {
 }
 
 PythonEpochs::PythonEpochs(EpochSpec s, const std::string& python) : spec_(s) {
-  SpawnOptions so;
-  so.argv = {python, "-c", kScript, std::to_string(s.workers), std::to_string(s.persistent ? 1 : 0),
-             std::to_string(s.batches), std::to_string(s.batch), std::to_string(s.image.size),
-             std::to_string(s.image.crop)};
-  so.search_path = true;
-  so.in = Stdio::pipe;
-  so.out = Stdio::pipe;
-  so.err = Stdio::to_stdout;  // an error's traceback comes back as the last line read
-  // No die_with_parent: the script ends at the end of its stdin, which closes
-  // with this process however it ends.
-  // A child that dies makes our next write fail with EPIPE (an error here)
-  // rather than end the whole run with SIGPIPE.
-  static std::once_flag ignore_sigpipe;
-  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
-  const Subprocess child = spawn(so);
-  pid_ = child.pid;
-  to_child_ = child.in;
-  from_child_ = child.out;
-  // Lines before "ready" are warnings or a traceback: keep the last for the error.
-  std::string line, last;
-  for (;;) {
-    try {
-      line = read_line(from_child_);
-    } catch (const std::exception&) {
-      throw std::runtime_error("Python's DataLoader did not start (" + python + "): " + last);
-    }
-    if (line.rfind("ready", 0) == 0) break;
-    last = line;
+  try {
+    pipe_ = std::make_unique<PythonPipe>(
+        std::vector<std::string>{python, "-c", kScript, std::to_string(s.workers), std::to_string(s.persistent ? 1 : 0),
+                                 std::to_string(s.batches), std::to_string(s.batch), std::to_string(s.image.size),
+                                 std::to_string(s.image.crop)},
+        std::nullopt, "the Python loader process", "q");
+    const std::string line = pipe_->wait_for("ready");
+    torch_version_ = line.size() > 6 ? line.substr(6) : "";
+  } catch (const std::exception& e) {
+    throw std::runtime_error("Python's DataLoader did not start (" + python + "): " + e.what());
   }
-  torch_version_ = line.size() > 6 ? line.substr(6) : "";
 }
 
-PythonEpochs::~PythonEpochs() {
-  if (to_child_ >= 0) {
-    (void)!::write(to_child_, "q\n", 2);
-    ::close(to_child_);
-  }
-  if (from_child_ >= 0) ::close(from_child_);
-  if (pid_ > 0) wait_status(pid_);
-}
-
-std::string PythonEpochs::request(const std::string& line) {
-  const std::string msg = line + "\n";
-  if (::write(to_child_, msg.data(), msg.size()) != static_cast<ssize_t>(msg.size()))
-    throw std::runtime_error("the Python loader process does not read its requests");
-  return read_line(from_child_);
-}
+PythonEpochs::~PythonEpochs() = default;
 
 void PythonEpochs::step() {
-  const std::string reply = request("e");
+  const std::string reply = pipe_->request("e");
   ++epochs_;
   long long n = -1;
   if (std::sscanf(reply.c_str(), "ok %lld", &n) != 1) throw std::runtime_error("Python's DataLoader: " + reply);

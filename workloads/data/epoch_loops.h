@@ -15,6 +15,7 @@
 #include <string>
 
 #include "harness/experiment.h"
+#include "workloads/python/python_pipe.h"
 #include "workloads/synthetic_images.h"
 
 namespace optbench::workloads {
@@ -53,9 +54,8 @@ class PythonEpochs final : public Workload {
   std::int64_t incomplete_epochs() const { return incomplete_; }
 
  private:
-  std::string request(const std::string& line);
   EpochSpec spec_;
-  int pid_ = -1, to_child_ = -1, from_child_ = -1;
+  std::unique_ptr<PythonPipe> pipe_;
   std::string torch_version_;
   std::int64_t epochs_ = 0, incomplete_ = 0;
 };

@@ -16,10 +16,12 @@
 // cannot see the work (harness/out_of_process.h).
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <string>
 
 #include "harness/experiment.h"
 #include "harness/out_of_process.h"
+#include "workloads/python/python_pipe.h"
 
 namespace optbench::workloads {
 
@@ -43,9 +45,8 @@ class PythonTwin final : public Workload, public OutOfProcessWork {
   std::string runs_in() const override { return "a Python process of its own"; }
 
  private:
-  std::string request(const std::string& line);
   [[noreturn]] void failed(const std::string& reply);
-  int pid_ = -1, to_child_ = -1, from_child_ = -1;
+  std::unique_ptr<PythonPipe> pipe_;
   nlohmann::json metrics_ = nlohmann::json::object();
 };
 

@@ -1,0 +1,111 @@
+#include "workloads/python/python_pipe.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+#include <stdexcept>
+
+#include "harness/subprocess.h"
+
+namespace optbench::workloads {
+
+PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<std::string>> env, std::string what,
+                       std::string quit)
+    : what_(std::move(what)), quit_(std::move(quit)) {
+  SpawnOptions so;
+  so.argv = std::move(argv);
+  so.search_path = true;
+  if (env) so.env = std::move(*env);
+  so.in = Stdio::pipe;
+  so.out = Stdio::pipe;
+  so.err = Stdio::to_stdout;
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  const Subprocess child = spawn(so);
+  pid_ = child.pid;
+  to_child_ = child.in;
+  from_child_ = child.out;
+}
+
+PythonPipe::~PythonPipe() {
+  if (to_child_ >= 0) {
+    const std::string q = quit_ + "\n";
+    (void)!::write(to_child_, q.data(), q.size());
+    ::close(to_child_);
+  }
+  if (from_child_ >= 0) ::close(from_child_);
+  if (pid_ > 0) wait_status(pid_);
+}
+
+void PythonPipe::ended(const std::string& last) const {
+  throw std::runtime_error(what_ + " ended" + (last.empty() ? "" : ": " + last));
+}
+
+void PythonPipe::send(const std::string& line) {
+  const std::string msg = line + "\n";
+  if (::write(to_child_, msg.data(), msg.size()) != static_cast<ssize_t>(msg.size()))
+    throw std::runtime_error(what_ + " does not read its requests");
+}
+
+std::string PythonPipe::read_line() {
+  std::string line;
+  char c;
+  for (;;) {
+    const ssize_t r = ::read(from_child_, &c, 1);
+    if (r == 1) {
+      if (c == '\n') return line;
+      line += c;
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {
+      ended(line);
+    }
+  }
+}
+
+std::string PythonPipe::request(const std::string& line) {
+  send(line);
+  return read_line();
+}
+
+std::string PythonPipe::wait_for(const std::string& prefix) {
+  std::string last;
+  for (;;) {
+    std::string line;
+    try {
+      line = read_line();
+    } catch (const std::exception&) {
+      ended(last);
+    }
+    if (line.rfind(prefix, 0) == 0) return line;
+    last = line;
+  }
+}
+
+void PythonPipe::read_exact(char* p, std::size_t n) {
+  while (n > 0) {
+    const ssize_t r = ::read(from_child_, p, n);
+    if (r > 0) {
+      p += r;
+      n -= static_cast<std::size_t>(r);
+    } else if (r < 0 && errno == EINTR) {
+      continue;
+    } else {
+      ended("in the middle of its output");
+    }
+  }
+}
+
+std::string PythonPipe::last_words(const std::string& reply) {
+  std::string last = reply;
+  try {
+    for (;;)
+      if (std::string l = read_line(); !l.empty()) last = l;
+  } catch (const std::exception&) {
+  }
+  return last;
+}
+
+}  // namespace optbench::workloads
