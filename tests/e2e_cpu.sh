@@ -5,8 +5,8 @@
 # alone. The wall time is printed, not asserted: ctest runs this beside other
 # tests on 2 cores, so it measures the load, not the product (the budget test,
 # run serially, holds the one time the product promises). With BREAKDOWN=on every variant is also profiled after its timed
-# rounds: each has a breakdown (a Python twin's says why not: its work runs in
-# another process), one Chrome trace per variant loads, and the
+# rounds: each has a breakdown (a Python twin's or Python DataLoader's says why
+# not: its work runs in another process), one Chrome trace per variant loads, and the
 # report shows the why column and a stacked-bar plot.
 #   e2e_cpu.sh OPTBENCH SRC [FILTER] [BREAKDOWN]
 set -u
@@ -48,7 +48,9 @@ import json, os, sys
 d = json.load(open(sys.argv[1]))
 variants = [v for e in d["experiments"] for c in e["cases"] if c["status"] == "ok" for v in c["variants"]]
 traces = sorted(os.listdir(sys.argv[2]))
-twins = [v for v in variants if (v.get("params") or {}).get("runtime") == "python"]  # their work runs in a Python process
+# Python twins and Python's DataLoader: their work runs in a Python process.
+twins = [v for v in variants if (v.get("params") or {}).get("runtime") == "python"
+         or (v.get("params") or {}).get("loader") == "python"]
 for v in twins:
     assert v["breakdown"]["status"] == "skipped" and "Python process" in v["breakdown"]["reason"], v["breakdown"]
 variants = [v for v in variants if v not in twins]

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "harness/experiment.h"
+#include "harness/out_of_process.h"
 #include "workloads/python/python_pipe.h"
 #include "workloads/synthetic_images.h"
 
@@ -44,12 +45,14 @@ class ThreadEpochs final : public Workload {
 
 // Throws when the Python cannot start the loader (no torch, an error in it),
 // with the last lines it printed.
-class PythonEpochs final : public Workload {
+class PythonEpochs final : public Workload, public OutOfProcessWork {
  public:
   PythonEpochs(EpochSpec s, const std::string& python);
   ~PythonEpochs() override;
   void step() override;
   nlohmann::json metrics() override;
+  // Its epochs (the loop and the worker processes) run in the Python process.
+  std::string runs_in() const override { return "a Python process of its own (Python's DataLoader)"; }
   std::int64_t epochs() const { return epochs_; }
   std::int64_t incomplete_epochs() const { return incomplete_; }
 
