@@ -1,7 +1,8 @@
-// The Python half of the AOTInductor experiment, embedded so the binary needs
-// no file beside it. It rebuilds the C++ ConvNet as torch.nn layers from the
-// layer list, loads the float32 weights C++ wrote, and follows the documented
-// AOTInductor route: torch.export.export under no_grad, then
+// The Python half of the AOTInductor experiment, embedded (written beside its
+// spec in the package's folder). It rebuilds the C++ ConvNet as torch.nn layers
+// from the layer list with workloads/python/convnet_layers.py (found in the
+// source tree, as the Python twins' step server is: spec python_dir), loads
+// the float32 weights C++ wrote, and follows the documented AOTInductor route: torch.export.export under no_grad, then
 // torch._inductor.aoti_compile_and_package (Inductor defaults, as
 // torch.compile's default mode). Any failure ends in one marked line.
 #include "workloads/aoti/package.h"
@@ -13,28 +14,6 @@ const char* export_script() {
 import sys
 import time
 import traceback
-
-
-def build(nn, layers):
-    mods = []
-    for l in layers:
-        k = l["kind"]
-        if k == "conv2d":
-            m = nn.Conv2d(l["in"], l["out"], l["kernel"], stride=l["stride"], padding=l["padding"], bias=False)
-        elif k == "batch_norm2d":
-            m = nn.BatchNorm2d(l["features"], eps=l["eps"])
-        elif k == "relu":
-            m = nn.ReLU()
-        elif k == "global_avg_pool":
-            m = nn.AdaptiveAvgPool2d(1)
-        elif k == "flatten":
-            m = nn.Flatten(1, -1)
-        elif k == "linear":
-            m = nn.Linear(l["in"], l["out"], bias=l["bias"])
-        else:
-            raise ValueError("unknown layer kind %r" % (k,))
-        mods.append(m)
-    return nn.Sequential(*mods)
 
 
 def load_weights(torch, model, layers, blob):
@@ -61,7 +40,10 @@ def main():
     import torch.export
     import torch._inductor
 
-    model = build(torch.nn, spec["layers"])
+    sys.path.insert(0, spec["python_dir"])  # the C++ layer list's one Python reading
+    from convnet_layers import build_net
+
+    model = build_net(torch.nn, spec["layers"])
     with open(spec["weights"], "rb") as f:
         load_weights(torch, model, spec["layers"], f.read())
     device = spec["device"]

@@ -128,7 +128,8 @@ Package compile_package(const std::string& python, const ConvNet& net, const std
                                {"input_shape", input_shape},
                                {"layers", write_weights(net, dir.string())},
                                {"weights", (dir / "weights.bin").string()},
-                               {"package", pkg.path}};
+                               {"package", pkg.path},
+                               {"python_dir", source_dir() + "/workloads/python"}};
   write_text(dir / "spec.json", spec.dump());
   write_text(dir / "export_aoti.py", export_script());
   // A cache of its own: the compile time reported is a cold compile.

@@ -12,27 +12,7 @@ statistics from one seeded batch), not copied: verification compares the
 twin's variants with the twin's eager one."""
 import time
 
-
-def build_net(nn, layers):
-    mods = []
-    for l in layers:
-        k = l["kind"]
-        if k == "conv2d":
-            m = nn.Conv2d(l["in"], l["out"], l["kernel"], stride=l["stride"], padding=l["padding"], bias=False)
-        elif k == "batch_norm2d":
-            m = nn.BatchNorm2d(l["features"], eps=l["eps"])
-        elif k == "relu":
-            m = nn.ReLU()
-        elif k == "global_avg_pool":
-            m = nn.AdaptiveAvgPool2d(1)
-        elif k == "flatten":
-            m = nn.Flatten(1, -1)
-        elif k == "linear":
-            m = nn.Linear(l["in"], l["out"], bias=l["bias"])
-        else:
-            raise ValueError("unknown layer kind %r" % (k,))
-        mods.append(m)
-    return nn.Sequential(*mods)
+from convnet_layers import build_net
 
 
 def calibrate(torch, net, image, seed):

@@ -89,6 +89,9 @@ OptimizerModel optimizer_two_large(std::int64_t side) {
 
 namespace {
 
+// The three implementations each optimizer case compares, the loop first (its baseline).
+constexpr AdamWImpl kImpls[] = {AdamWImpl::per_tensor, AdamWImpl::foreach, AdamWImpl::fused};
+
 std::int64_t elements(const OptimizerModel& m) {
   std::int64_t n = 0;
   for (const auto& p : m.build()->parameters()) n += p.numel();
@@ -109,13 +112,12 @@ Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, con
   // Alone: bytes the update streams, so the report shows GB/s against the memory.
   c.units = train ? WorkUnits{0, 0, static_cast<double>(m.batch), "samples"}
                   : WorkUnits{kBytesPerElement * static_cast<double>(n), 0, static_cast<double>(n), "parameters"};
-  const AdamWImpl impls[] = {AdamWImpl::per_tensor, AdamWImpl::foreach, AdamWImpl::fused};
   const char* desc[] = {"torch::optim::AdamW: a loop over parameters, several kernels per tensor",
                         "multi-tensor _foreach_ ops: one call per op over every tensor",
                         "at::_fused_adamw_: one kernel for the whole update"};
   for (std::size_t i = 0; i < 3; ++i) {
     const AdamWConfig cfg = cfgs.at(std::min(i, cfgs.size() - 1));
-    const AdamWImpl impl = impls[i];
+    const AdamWImpl impl = kImpls[i];
     Variant v{to_string(impl), desc[i],
               [=] { return std::make_unique<OptimizerStep>(m, impl, cfg, device, train); }};
     v.params = {{"implementation", to_string(impl)}, {"runtime", "cpp"}};
@@ -145,19 +147,18 @@ Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vec
   c.setup_s = 1.5;              // a Python that imports torch, per variant (~1.2 s on the CI VM)
   const std::string py = python_executable();
   const std::string device = torch_device(d).str();
-  const AdamWImpl impls[] = {AdamWImpl::per_tensor, AdamWImpl::foreach, AdamWImpl::fused};
   const char* desc[] = {"torch.optim.AdamW(foreach=False): the Python loop over parameters",
                         "torch.optim.AdamW(foreach=True): multi-tensor _foreach_ ops",
                         "torch.optim.AdamW(fused=True): one _fused_adamw_ call"};
   for (std::size_t i = 0; i < 3; ++i) {
     const AdamWConfig cfg = cfgs.at(std::min(i, cfgs.size() - 1));
     const nlohmann::json spec = {{"family", "adamw_step"}, {"inner_steps", inner_steps}, {"device", device},
-                                 {"shapes", shapes}, {"impl", to_string(impls[i])}, {"lr", cfg.lr},
+                                 {"shapes", shapes}, {"impl", to_string(kImpls[i])}, {"lr", cfg.lr},
                                  {"beta1", cfg.beta1}, {"beta2", cfg.beta2}, {"eps", cfg.eps},
                                  {"weight_decay", cfg.weight_decay}, {"check_steps", kCheckSteps}};
-    Variant v{std::string("python_") + to_string(impls[i]), desc[i],
+    Variant v{std::string("python_") + to_string(kImpls[i]), desc[i],
               [py, spec] { return std::make_unique<PythonTwin>(py, spec); }};
-    v.params = {{"implementation", to_string(impls[i])}, {"runtime", "python"}};
+    v.params = {{"implementation", to_string(kImpls[i])}, {"runtime", "python"}};
     c.variants.push_back(std::move(v));
   }
   c.tolerance = Tolerance{1e-5, 1e-6};  // as the C++ case: reordered float32 arithmetic over 5 steps
