@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's commands, run the way a user runs them, in a copy of the source
-# tree as a fresh clone has it (tracked and untracked-but-not-ignored files: no
-# build/, no out/, no deps/):
+# The commands of the README and of docs/*.md, run the way a user runs them, in
+# a copy of the source tree as a fresh clone has it (tracked and
+# untracked-but-not-ignored files: no build/, no out/, no deps/):
 #  0. The README's example experiment (the ```cpp block that starts with
 #     `// workloads/NAME.cpp`) is written into the copy as its one new file.
 #  1. `OPTBENCH_OUT_DIR=out/try scripts/run --quick --filter zero_grad`: exit 0,
@@ -9,12 +9,13 @@
 #     exist, the results validate and the report names the experiment. Then the
 #     example is listed with its claim (whose id claims.json has), runs, verifies,
 #     and the report cites it for that claim.
-#  2. Every command in the README's ```sh blocks, in order, in one shell from the
-#     copy's root, with a python3 that has torch first on PATH (what the README
-#     assumes). Each must exit 0, or as EXIT below allows; the commands a CPU
-#     machine cannot run are in SKIP with the reason. A README command in
-#     neither list runs; an entry no README command matches fails the test, so
-#     the lists cannot go stale.
+#  2. Every command in the ```sh blocks of README.md, then of docs/*.md (in
+#     name order), in order, in one shell from the copy's root, with a python3
+#     that has torch first on PATH (what the README assumes); a docs page may use
+#     what the README's commands made (r.json). Each must exit 0, or as EXIT
+#     below allows; the commands a CPU machine cannot run are in SKIP with the
+#     reason. A command in neither list runs; an entry no command of the README
+#     or docs matches fails the test, so the lists cannot go stale.
 #   readme_commands.sh SRC
 set -u
 PY=${OPTBENCH_PYTHON:?the configured Python}
@@ -113,18 +114,20 @@ PY
   echo "ok: the README's example $file built, ran, verified, and counts for claim $claim"
 done <"$tmp/examples"
 
-# 2. The README's code blocks.
-"$PY" - "$tmp/clone/README.md" >"$tmp/commands" <<'PY' || fail "reading the README's code blocks"
-import re, sys
-text = open(sys.argv[1]).read()
-for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
-    block = re.sub(r"\\\n\s*", "", block)          # continuation lines joined
-    for line in block.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            print(line)
+# 2. The code blocks of the README, then of docs/*.md.
+"$PY" - "$tmp/clone" >"$tmp/commands" <<'PY' || fail "reading the code blocks of the README and docs/"
+import pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+    text = page.read_text()
+    for block in re.findall(r"^```sh\n(.*?)^```", text, flags=re.S | re.M):
+        block = re.sub(r"\\\n\s*", "", block)          # continuation lines joined
+        for line in block.splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                print(line)
 PY
-[ -s "$tmp/commands" ] || fail "no code block found in the README"
+[ -s "$tmp/commands" ] || fail "no code block found in the README or docs/"
 declare -A seen=()
 n_run=0
 while IFS= read -r line; do
@@ -140,13 +143,13 @@ while IFS= read -r line; do
   done
   echo "run:  $cmd" | tee -a "$tmp/log"
   printf '%s\n' "$cmd" >>"$tmp/script"
-  printf 'rc=$?; case " %s " in *" $rc "*) ;; *) echo "README command exited $rc: %s" >&2; exit 1;; esac\n' \
+  printf 'rc=$?; case " %s " in *" $rc "*) ;; *) echo "README/docs command exited $rc: %s" >&2; exit 1;; esac\n' \
     "$allowed" "${cmd//%/%%}" >>"$tmp/script"
   n_run=$((n_run + 1))
 done <"$tmp/commands"
 for k in "${!SKIP[@]}" "${!EXIT[@]}"; do
-  [ -n "${seen[$k]+x}" ] || fail "the test lists '$k', which no README command matches (update the lists)"
+  [ -n "${seen[$k]+x}" ] || fail "the test lists '$k', which no command of the README or docs/ matches (update the lists)"
 done
 t0=$(date +%s)
-"${user_env[@]}" bash "$tmp/script" >>"$tmp/log" 2>&1 || fail "a README command failed (log above)"
-echo "ok: $n_run README commands ran in $(( $(date +%s) - t0 )) s, ${#SKIP[@]} left out with their reasons"
+"${user_env[@]}" bash "$tmp/script" >>"$tmp/log" 2>&1 || fail "a README/docs command failed (log above)"
+echo "ok: $n_run README and docs/ commands ran in $(( $(date +%s) - t0 )) s, ${#SKIP[@]} left out with their reasons"

@@ -26,10 +26,8 @@ LoaderSetup setup_for(DeviceKind d, RunProfile profile) {
     // ResNet-50, AMP fp16 + GradScaler, channels_last: the usual ImageNet
     // recipe, at 112 px from 128 px images, batch 32, and windows of 2 x the
     // deepest loader's batches in flight, so that every case can get the rounds
-    // floor in about two minutes on an H100. At 224 px, batch 128 and 4 x, one
-    // round of the workers case took 48 s there (gpu-runs/2026-11-24, windows
-    // of 2,048 to 16,384 images); a quarter of the pixels is about a quarter
-    // of the preprocessing and of the step, and a window now holds 2,048
+    // floor in about two minutes on an H100 (224 px, batch 128 and 4 x windows
+    // took far longer there: docs/results-history.md). A window holds 2,048
     // images (16 cores: 2 x 16 x 2 batches of 32). The step is still long
     // enough that a few worker threads keep up and the curve saturates within
     // the machine's cores.

@@ -42,7 +42,7 @@ Case epochs_case(std::string name, const EpochSpec& base, bool python) {
     c.variants = {variant("python_new_workers", "persistent_workers=False: worker processes started every epoch", false),
                   variant("python_persistent_workers", "persistent_workers=True: worker processes kept", true)};
     // A Python that imports torch, started for each variant: about 1 s each on
-    // the CI VM (time_s.build 2.05 s for the two, in the committed quick run).
+    // the CI VM (time_s.build of the two in the committed runs: 2.1-2.4 s).
     c.setup_s = 1.0;
     c.notes = {{"python", py},
                {"label", "Python's DataLoader, not optbench's loader: shown beside the LibTorch case because "

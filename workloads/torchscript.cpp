@@ -92,8 +92,8 @@ Case python_twin_case(const std::shared_ptr<SharedConvNet>& base, std::int64_t b
   c.units = WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch * inner),
                       static_cast<double>(batch * inner), "images"};
   c.timing = TimingMode::sync;  // another process's work: the host clock brackets each request
-  // Each variant starts a Python that imports torch (~1.2 s on the CI VM) and
-  // scripts or traces the net (~0.1 s, 1.7 s seen when contended).
+  // Each variant starts a Python that imports torch and scripts or traces the
+  // net: ~1.3 s on the CI VM (docs/experiments.md, Python twins).
   c.setup_s = 1.5;
   const std::string py = python_executable();
   const std::string device = torch_device(d).str();
