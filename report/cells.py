@@ -4,8 +4,7 @@ from __future__ import annotations
 from .claims import ClaimResult
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
 from .gpu_specs import device_name, gpu_name, match_gpu
-from .processes import WITHIN
-from .rounds import rounds_text
+from .estimate import PROCESS
 
 VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline",
                 "not_judged": "not judged (first loss only)"}
@@ -86,6 +85,24 @@ def status_text(r: dict) -> tuple[str | None, str]:
     return r.get("marker"), note
 
 
+def speedup_cell(r: dict, say_basis: bool) -> str:
+    """The comparison's one estimate and interval (tables._estimate_fields): '3.5× [3.1,
+    3.9] (8 processes: 3.2–3.8× each)'; a ratio without an interval says why (too few
+    rounds, or none recorded). say_basis: name the basis of a within-process interval too."""
+    if r.get("role") == "baseline" and r["speedup"] == 1.0:
+        return "1×"
+    if not is_num(r["speedup"]):
+        return DASH
+    if not (is_num(r["ci_low"]) and is_num(r["ci_high"])):
+        if r.get("below_floor") and r.get("ci_unit") != PROCESS:
+            return fmt_no_ci(r["speedup"], r["rounds"])
+        return f"{fmt_speedup(r['speedup'])} ({r.get('basis_text') or 'one process'}, no CI)"
+    text = fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"])
+    if r.get("ci_unit") == PROCESS or say_basis:
+        text += f" ({r.get('basis_text') or 'one process'})"
+    return text
+
+
 def experiment_cells(t: dict, r: dict) -> list[str]:
     variant = r["variant"] or DASH
     if r.get("role") in ("baseline", "reference"):
@@ -98,14 +115,7 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
              str(r["n"]) if is_num(r["n"]) else DASH, thr]
     if t["has_items"]:
         cells.append(fmt_items(r["items_per_s"], r["item_name"]))
-    if r.get("role") == "baseline" and r["speedup"] == 1.0:
-        cells.append("1×")
-    elif r.get("below_floor"):
-        cells.append(fmt_no_ci(r["speedup"], r["rounds"]))
-    else:
-        cells.append(fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"]))
-    if r.get("spread_text"):
-        cells[-1] += f"; {r['spread_text']}"
+    cells.append(speedup_cell(r, t.get("has_processes", False)))
     if t.get("has_why"):
         cells.append(r.get("why") or DASH)
     if t["has_peak"]:
@@ -142,34 +152,9 @@ def _cases_used(cr: ClaimResult) -> str:
 
 
 def _measured(cr: ClaimResult) -> str:
-    """One case: its speedup and CI as the case list shows it ('1.05× [1.04, 1.13] (best
-    of 3, 98.3% CI)'). Several: '1.44× geometric mean of 2 cases (range 1.23–1.64); 95%
-    bootstrap CI [1.40, 1.47]'; with every case below the rounds floor, no CI; cases
-    below it beside others are named, not pooled."""
-    if cr.estimate is None:
-        return DASH
-    pooled = cr.pooled
-    between = cr.basis != WITHIN  # the claim's interval is the between-process one (processes.py)
-    if len(pooled) == 1:
-        text = pooled[0].text
-        if between:
-            text = (f"{fmt_speedup(cr.estimate, cr.ci_low, cr.ci_high)} between {cr.processes} processes "
-                    f"({100 * cr.confidence:.3g}% CI; the wider); the first process: {text}")
-    else:
-        text = f"{sig(cr.estimate)}× geometric mean of {len(pooled)} cases (range {sig(cr.low)}–{sig(cr.high)})"
-        if pooled[0].below_floor:
-            return f"{text}; {rounds_text([e.rounds for e in pooled])}, no CI"
-        if is_num(cr.ci_low) and is_num(cr.ci_high) and between:
-            text += (f"; {100 * cr.confidence:.3g}% CI between {cr.processes} processes (the wider) "
-                     f"[{sig(cr.ci_low)}, {sig(cr.ci_high)}]")
-        elif is_num(cr.ci_low) and is_num(cr.ci_high):
-            text += f"; {100 * cr.confidence:.3g}% bootstrap CI [{sig(cr.ci_low)}, {sig(cr.ci_high)}]"
-        else:
-            text += "; no pooled CI"
-    if cr.left_out:
-        text += (f"; not pooled, below the rounds floor: {len(cr.left_out)} case{'s' * (len(cr.left_out) > 1)} "
-                 f"({rounds_text([e.rounds for e in cr.left_out])}, no CI)")
-    return text
+    """The claim's one printed estimate (ClaimResult.text: the figure and interval the
+    summary, the verdict and the experiment tables show), never a second one."""
+    return cr.text if cr.estimate is not None else DASH
 
 
 def claim_cells(cr: ClaimResult) -> list[str]:

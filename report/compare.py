@@ -2,23 +2,30 @@
 
 Two kinds of pair, judged alike and reported apart:
 - time: each variant's primary samples, paired by (experiment, case, variant);
-  change = median(current) / median(baseline) - 1 (positive = slower).
-- speedup: each optimization's paired speedup, median(baseline variant) /
-  median(variant) within one run (interleaved rounds), paired by (experiment, case,
-  variant, baseline variant); change = speedup(current) / speedup(baseline) - 1
-  (negative = the optimization gains less).
+  change = median(current) / median(baseline) - 1 (positive = slower), with a
+  (1 - alpha) bootstrap interval (stats.py) and the Mann-Whitney U test of the samples.
+- speedup: each comparison's one estimate (document.Comparison.estimate: the figure
+  and interval the tables and the claims show), paired by (experiment, case, variant,
+  baseline variant); change = estimate(current) / estimate(baseline) - 1 (negative =
+  the optimization gains less). Its (1 - alpha) interval and p value come from the two
+  estimates' own intervals (Welch's t on the log ratio): where each run measured the
+  comparison in several processes, the between-process spread is inside the interval
+  itself, so a comparison as noisy as fused AdamW's (3.3x-8.7x between processes) gets
+  a wide interval, not a wide floor.
 
-Each change gets a (1 - alpha) bootstrap interval (the two runs' bootstrap
-distributions, stats.py) and a noise floor (noise.py: the between-run change that
-same-code runs show, which the within-run interval cannot). Verdict, in log units:
-  beyond     the whole interval lies beyond the floor and the Mann-Whitney U test of
-             the samples (per-round log ratios for a speedup) gives p < alpha:
-             'slower'/'faster', or speedup 'lower'/'higher'
-  same       the interval lies within +-floor
-  ambiguous  otherwise: it reaches past the floor without being beyond it
-  n/a        not comparable (a failed case, an OOM variant, too few samples to reach alpha,
-             a speedup from fewer rounds than the floor in either run: rounds.py)
-A 'slower' time or a 'lower' speedup is a regression: exit status 1."""
+Each change is held to a noise floor (noise.py: the between-run change that same-code
+runs show beyond what the interval holds). Verdict, in log units:
+  beyond       the whole interval lies beyond the floor and p < alpha:
+               'slower'/'faster', or speedup 'lower'/'higher'
+  same         the interval lies within +-floor
+  cannot tell  the interval's half-width plus the floor reaches past a change of
+               Settings.detect (20%): even a change that large could hide in the
+               noise, so nothing is said about it either way
+  ambiguous    otherwise: it reaches past the floor without being beyond it
+  n/a          not comparable (a failed case, an OOM variant, too few samples to reach
+               alpha, a speedup without an interval in either run: rounds.py)
+A 'slower' time or a 'lower' speedup is a regression: exit status 1. The summary
+counts the 'cannot tell' pairs, so a pass never hides what the gate could not see."""
 from __future__ import annotations
 
 import math
@@ -26,18 +33,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scipy import stats as sps
+
 from .document import Case, Comparison, Document, Variant
+from .estimate import PROCESS, Estimate
 from .fmt import is_num
 from .gpu_specs import device_name
 from .noise import Floor, floor_for, kind
 from .noise import spread as log_spread
-from .processes import spread
 from .results import ResultsError
 from .rounds import rounds_text
-from .stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, smallest_p
+from .stats import diff_ci, log_median_boot, mann_whitney_p, smallest_p
 
 SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
-SAME, AMBIGUOUS, NA = "same", "ambiguous", "n/a"
+SAME, AMBIGUOUS, BLIND, NA = "same", "ambiguous", "cannot tell", "n/a"
 UP, DOWN = "up", "down"
 REGRESSIONS = (SLOWER, LOWER)
 
@@ -54,6 +63,7 @@ class Row:
     floor: Floor | None = None
     p: float | None = None
     n: tuple[int, int] = (0, 0)
+    unit: str = ""              # what n counts, where it is not samples: "processes" or "rounds"
     verdict: str = NA
     notes: list[str] = field(default_factory=list)
 
@@ -79,6 +89,10 @@ class Settings:
     alpha: float = 0.01
     min_effect: float = 0.02
     threshold: float | None = None  # a fixed floor for every pair instead of the per-case ones
+    # The change the gate must be able to see: a pair whose interval half-width plus
+    # floor reaches past it reads 'cannot tell', never 'same' (issue 41: a gate that
+    # cannot fail tells CI nothing, and must say so).
+    detect: float = 0.20
 
 
 def _cases(doc: Document) -> dict[tuple[str, str], Case]:
@@ -135,32 +149,42 @@ class Run:
             return None, f"not paired by round ({len(b)} vs {len(v)} samples)"
         return (b, v), None
 
-    def too_few_rounds(self, key: tuple[str, ...]) -> str | None:
-        """Why a speedup cannot be judged: fewer rounds than the floor. Its ratio has no CI
-        in this run, so a change against it is a change of a point; the U test alone
-        would still call 5 rounds against 5 significant at alpha 0.01."""
+    def estimate(self, key: tuple[str, ...]) -> tuple[Estimate | None, str | None]:
+        """The comparison's one estimate with an interval, or why there is none."""
         cm = self.cms.get(key)
-        if cm is None or not cm.below_floor:
-            return None
-        return f"{rounds_text([cm.rounds])}, below the rounds floor of {cm.floor}"
+        est = cm.estimate if cm is not None else None
+        if est is None:
+            return None, "no speedup recorded"
+        if est.has_ci:
+            return est, None
+        if cm.below_floor and est.unit != PROCESS:  # its ratio is a point: a change against it says nothing
+            return None, f"{rounds_text([cm.rounds])}, below the rounds floor of {cm.floor}"
+        return None, "no interval recorded"
 
     def log_value(self, what: str, key: tuple[str, ...]) -> float | None:
-        """log median time, or log raw speedup; None where not usable (for history)."""
+        """log median time, or log estimated speedup; None where not usable (for history)."""
         if what == "time":
             x, why = self.time_samples(key)
             return float(np.log(np.median(x))) if not why and len(x) >= 2 else None
-        bv, why = self.round_pairs(key)
-        if why or len(bv[0]) < 2:
-            return None
-        return float(np.log(np.median(bv[0])) - np.log(np.median(bv[1])))
+        est, why = self.estimate(key)
+        return None if why else math.log(est.speedup)
 
 
-def _judge(row: Row, d: float, boot_cur: np.ndarray, boot_base: np.ndarray, p: float, floor: Floor,
-           st: Settings, up: str, down: str) -> None:
-    lo, hi = diff_ci(boot_cur, boot_base, 1.0 - st.alpha)
+def _judge(row: Row, d: float, lo: float, hi: float, p: float, floor: Floor, st: Settings, up: str,
+           down: str) -> None:
+    """d, lo, hi: the change and its (1 - alpha) interval, in log units."""
     row.change, row.ci_low, row.ci_high = math.expm1(d), math.expm1(lo), math.expm1(hi)
     row.p, row.floor = p, floor
-    v = classify(lo, hi, p, math.log1p(floor.value), st.alpha)
+    f = math.log1p(floor.value)
+    v = classify(lo, hi, p, f, st.alpha)
+    # What the pair can resolve: a true change of `detect` shifts the interval by that
+    # much, and it reads beyond the floor only if half the interval plus the floor is less.
+    resolution = max(d - lo, hi - d) + f
+    if v not in (UP, DOWN) and resolution >= math.log1p(st.detect):
+        row.verdict = BLIND
+        row.notes.append(f"a {st.detect:.0%} change could hide here: interval ±{100 * math.expm1(resolution - f):.0f}%"
+                         f" and floor {100 * floor.value:.0f}%")
+        return
     row.verdict = {UP: up, DOWN: down}.get(v, v)
 
 
@@ -197,43 +221,57 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     floor = floor_for(kind(cur.doc, cc), "time", [log_spread(lb), log_spread(lc)], _history(history, "time", key),
                       st.min_effect, st.threshold)
     d = float(np.log(row.cur) - np.log(row.base))
-    _judge(row, d, log_median_boot(xc), log_median_boot(xb), mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
+    lo, hi = diff_ci(log_median_boot(xc), log_median_boot(xb), 1.0 - st.alpha)
+    _judge(row, d, lo, hi, mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
     return row
 
 
-def _recorded_norm(cm: Comparison, raw_log: float) -> float:
-    """Recorded speedup / raw ratio of medians. The harness states the speedup of
-    variants doing different work per unit of work (4095 vs 4096 matmuls: per FLOP);
-    the factor is the same in both runs and cancels in the change, and with it the
-    speedups shown are the harness's."""
-    rec = cm.speedup
-    return rec / math.exp(raw_log) if rec is not None and rec > 0 else 1.0
+def _log_se(est: Estimate) -> tuple[float, float]:
+    """(standard error of the log speedup, degrees of freedom) read back from the
+    estimate's interval: Student's t with its df between processes; the normal within
+    one process (an order-statistic interval over many rounds), df infinite."""
+    df = float(est.df) if est.unit == PROCESS and est.df else math.inf
+    q = float(sps.t.ppf(0.5 + est.confidence / 2.0, df))
+    return math.log(est.ci_high / est.ci_low) / (2.0 * q), df
 
 
-def _process_logs(cm: Comparison | None) -> list[float]:
-    sp = spread(cm.raw) if cm is not None else None
-    return [math.log(s) for s in sp.speedups] if sp else []
+def change_interval(base: Estimate, cur: Estimate, alpha: float) -> tuple[float, float, float, float]:
+    """(d, low, high, p) of d = log(cur / base): Welch's t interval at 1 - alpha from the
+    two estimates' intervals (Welch-Satterthwaite df), and its two-sided p value."""
+    (sb, fb), (sc, fc) = _log_se(base), _log_se(cur)
+    d = math.log(cur.speedup / base.speedup)
+    se = math.hypot(sb, sc)
+    if se == 0.0:  # two intervals of zero width: only a change of zero is 'no change'
+        return d, d, d, (1.0 if d == 0.0 else 0.0)
+    finite = sum(s ** 4 / f for s, f in ((sb, fb), (sc, fc)) if math.isfinite(f))
+    df = se ** 4 / finite if finite > 0 else math.inf
+    half = float(sps.t.ppf(1.0 - alpha / 2.0, df)) * se
+    return d, d - half, d + half, float(2.0 * sps.t.sf(abs(d) / se, df))
 
 
-def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings, base_cm: Comparison,
-                    cur_cm: Comparison | None = None) -> Row:
+def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
     row = Row("speedup", key)
-    pb, why_b = base.round_pairs(key)
-    pc, why_c = cur.round_pairs(key)
-    if _unjudged(row, why_b or base.too_few_rounds(key), why_c or cur.too_few_rounds(key)):
+    sides = []
+    for run in (base, cur):
+        _, why_b = run.time_samples(key[:2] + (key[3],))
+        _, why_v = run.time_samples(key[:3])
+        est, why_e = run.estimate(key)
+        sides.append((est, why_b or why_v or why_e))
+    (eb, why_base), (ec, why_cur) = sides
+    if _unjudged(row, why_base, why_cur):
         return row
-    if not _enough(row, len(pb[0]), len(pc[0]), st.alpha):
-        return row
-    rb, rc = np.log(pb[0]) - np.log(pb[1]), np.log(pc[0]) - np.log(pc[1])
-    sb = float(np.log(np.median(pb[0])) - np.log(np.median(pb[1])))
-    sc = float(np.log(np.median(pc[0])) - np.log(np.median(pc[1])))
-    norm = _recorded_norm(base_cm, sb)
-    row.base, row.cur = math.exp(sb) * norm, math.exp(sc) * norm
-    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", [log_spread(rb), log_spread(rc)],
-                      _history(history, "speedup", key), st.min_effect, st.threshold,
-                      [_process_logs(base_cm), _process_logs(cur_cm)])
-    _judge(row, sc - sb, log_ratio_boot(*pc), log_ratio_boot(*pb), mann_whitney_p(rb, rc), floor, st,
-           HIGHER, LOWER)
+    row.base, row.cur = eb.speedup, ec.speedup
+    row.n = (eb.n or 0, ec.n or 0)
+    both = eb.unit == PROCESS and ec.unit == PROCESS
+    row.unit = "processes" if both else ("rounds" if eb.unit == ec.unit else "processes/rounds")
+    # Between processes the spread of a noisy comparison is inside the interval; within
+    # one process it is not, and the per-round spread widens the floor instead (noise.py).
+    pairs = [] if both else [run.round_pairs(key)[0] for run in (base, cur)]
+    spreads = [log_spread(np.log(bv[0]) - np.log(bv[1])) for bv in pairs if bv is not None]
+    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", spreads,
+                      _history(history, "speedup", key), st.min_effect, st.threshold)
+    d, lo, hi, p = change_interval(eb, ec, st.alpha)
+    _judge(row, d, lo, hi, p, floor, st, HIGHER, LOWER)
     return row
 
 
@@ -260,7 +298,7 @@ def compare_docs(base: dict, cur: dict, st: Settings, history: list[dict] | None
     bt, ct = b.times(), c.times()
     times = [compare_time(k, b, c, hist, st) for k in bt if k in ct]
     bc, cc = b.comparisons(), c.comparisons()
-    speedups = [compare_speedup(k, b, c, hist, st, bc[k], cc[k]) for k in bc if k in cc]
+    speedups = [compare_speedup(k, b, c, hist, st) for k in bc if k in cc]
     return Outcome(times, speedups, [k for k in bt if k not in ct], [k for k in ct if k not in bt])
 
 
@@ -295,3 +333,5 @@ def check_settings(st: Settings) -> None:
         raise ResultsError(f"--threshold must be a non-negative number, got {st.threshold}")
     if not (is_num(st.alpha) and 0 < st.alpha < 1):
         raise ResultsError(f"--alpha must be between 0 and 1, got {st.alpha}")
+    if not (is_num(st.detect) and st.detect > 0):
+        raise ResultsError(f"the change to detect must be a positive number, got {st.detect}")

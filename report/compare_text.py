@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .compare import (AMBIGUOUS, FASTER, HIGHER, LOWER, NA, SAME, SLOWER, Outcome, Row, Settings,
+from .compare import (AMBIGUOUS, BLIND, FASTER, HIGHER, LOWER, NA, SAME, SLOWER, Outcome, Row, Settings,
                       check_devices, check_settings, compare_docs, warnings_for)
 from .fmt import DASH, fmt_change, fmt_time, is_num, sig
 from .gpu_specs import device_name
@@ -52,7 +52,8 @@ def _table(rows: list[Row], markdown: bool) -> str:
     headers = ["experiment/case", "variant" if fmt is fmt_time else "comparison", "baseline", "current",
                "change", "interval", "floor", "p", "n", "verdict"]
     body = [[*_name(r), fmt(r.base), fmt(r.cur), fmt_change(r.change), _ci(r), _floor(r),
-             f"{r.p:.2g}" if is_num(r.p) else DASH, f"{r.n[0]}/{r.n[1]}", _verdict(r)] for r in rows]
+             f"{r.p:.2g}" if is_num(r.p) else DASH, f"{r.n[0]}/{r.n[1]}" + (f" {r.unit}" if r.unit else ""),
+             _verdict(r)] for r in rows]
     return table(headers, body, markdown)
 
 
@@ -66,34 +67,47 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
     regs = out.regressions
     head = (f"FAIL: {len(regs)} regression{'s' * (len(regs) != 1)} beyond noise" if regs
             else "PASS: no slowdown beyond noise")
-    counts = (f"{len(out.times)} times: {_counts(out.times, (SLOWER, FASTER, SAME, AMBIGUOUS, NA))}; "
-              f"{len(out.speedups)} speedups: {_counts(out.speedups, (LOWER, HIGHER, SAME, AMBIGUOUS, NA))}")
+    counts = (f"{len(out.times)} times: {_counts(out.times, (SLOWER, FASTER, SAME, AMBIGUOUS, BLIND, NA))}; "
+              f"{len(out.speedups)} speedups: {_counts(out.speedups, (LOWER, HIGHER, SAME, AMBIGUOUS, BLIND, NA))}")
     if st.threshold is not None:
         floors = f"one fixed floor of {st.threshold:.1%} (--threshold)"
     else:
-        b = BASE["time"]
+        b, sp = BASE["time"], BASE["speedup"]
         floors = ("per pair from the runs' own 10-90% spread, at least "
-                  f"{b['device']:.1%} device-timed, {b['host']:.0%} host-timed, {b['cpu']:.0%} for CPU-run times")
+                  f"{b['device']:.1%} device-timed, {b['host']:.0%} host-timed, {b['cpu']:.0%} for CPU-run times; "
+                  f"speedups measured in several processes: {sp['device']:.1%} device-timed, {sp['host']:.0%} "
+                  "otherwise, for drift between runs (their spread is in the interval)")
         floors += (f", widened where {n_history} runs of the baseline's commit on this device spread wider"
                    if n_history > 1 else "; no other run of the baseline's commit on this device (--history)")
-    settings = f"Floors: {floors}; intervals {1 - st.alpha:.0%}, U test at alpha {st.alpha:g}."
-    return [head + ". " + counts + ".", settings] + ["REGRESSION: " + _regression_line(r) for r in regs]
+    settings = (f"Floors: {floors}; intervals {1 - st.alpha:.0%} (a speedup's from the two runs' estimates), "
+                f"times' U test at alpha {st.alpha:g}.")
+    lines = [head + ". " + counts + ".", settings]
+    blind = [r for r in out.times + out.speedups if r.verdict == BLIND]
+    if blind:  # a pass says what it could not see
+        n_t, n_s = sum(r.what == "time" for r in blind), sum(r.what == "speedup" for r in blind)
+        lines.append(f"Cannot tell: {n_s} speedup{'s' * (n_s != 1)} and {n_t} time{'s' * (n_t != 1)} are too "
+                     f"noisy for this gate to see a {st.detect:.0%} change (interval half-width plus floor past "
+                     f"{st.detect:.0%}); they neither pass nor fail.")
+    return lines + ["REGRESSION: " + _regression_line(r) for r in regs]
 
 
 def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: list[str], n_history: int,
                 markdown: bool = False) -> str:
     title = (f"Regression gate on {device_name(cur)}: {Path(cur.get('_path', 'current')).name} "
              f"vs baseline {Path(base.get('_path', 'baseline')).name}")
-    head, settings, *regs = summary(out, st, n_history)
+    head, settings, *rest = summary(out, st, n_history)
+    blind = [x for x in rest if not x.startswith("REGRESSION: ")]
+    regs = [x for x in rest if x.startswith("REGRESSION: ")]
     notes = regs + [f"warning: {w}" for w in warnings]
     if markdown:  # one paragraph each, the regressions and warnings as a list; names from the files made inert
         lines = [f"### {inline(title)}", "", f"**{inline(head)}**", "", inline(settings)]
+        lines += [x for b in blind for x in ("", f"**{inline(b)}**")]
         if notes:
             lines += [""] + [f"- {inline(n)}" for n in notes]
     else:
-        lines = [title, "", head, settings] + notes
+        lines = [title, "", head, settings] + blind + notes
     for caption, rows in (("Time per step (primary metric), current vs baseline", out.times),
-                          ("Speedups (paired, within each run), current vs baseline", out.speedups)):
+                          ("Speedups (each run's one estimate and interval), current vs baseline", out.speedups)):
         if not rows:
             continue
         if markdown:  # folded: the job summary shows the verdict and the regressions

@@ -14,6 +14,7 @@ harness/results.schema.json, variants[].params), never from its name: names are 
 display."""
 from __future__ import annotations
 
+from .estimate import Estimate, derived, from_record
 from .fmt import KIND_KEYS, is_num
 from .multiplicity import rounds_floor
 
@@ -23,7 +24,7 @@ RAN = ("ok", "interrupted")  # cases with samples
 # The params that say what a variant is (harness/results.schema.json); the others are
 # the settings a case sweeps (workers, batch...), which plots may draw lines over.
 VARIANT_KINDS = ("parallelism", "devices", "precision", "default_fp32", "layout", "cudnn_benchmark", "jit",
-                 "loader", "runtime")
+                 "loader", "runtime", "grad_mode")
 
 
 def _same(have: object, want: object) -> bool:
@@ -164,6 +165,17 @@ class Comparison:
         """Fewer rounds than the floor (rounds.py), or the harness says so: no CI."""
         n = self.rounds
         return self.raw.get("below_floor") is True or (n is not None and n < self.floor)
+
+    @property
+    def estimate(self) -> Estimate | None:
+        """The comparison's one estimate and interval (estimate.py): what every table,
+        plot, export, gate and verdict shows for it. None without a ratio."""
+        rec = self.raw.get("estimate")
+        if isinstance(rec, dict):
+            return from_record(rec, self.confidence)
+        lo, hi = (self.raw.get(k) for k in ("ci_low", "ci_high"))
+        within = (None, None) if self.below_floor or not (is_num(lo) and is_num(hi)) else (float(lo), float(hi))
+        return derived(self.raw, self.confidence, within, self.rounds)
 
 
 class Case:

@@ -8,7 +8,9 @@ gate's case (CI compares a standard run with a standard baseline).
 
 The pairs judged share their runs, so they are not independent; the exact
 (Clopper-Pearson) 95% upper bound printed treats them as if they were, which makes
-it optimistic: read it as an order of magnitude."""
+it optimistic: read it as an order of magnitude. A false-alarm rate means little
+without power: pairs that read 'cannot tell' (too noisy to see a 20% change) are
+counted beside it."""
 from __future__ import annotations
 
 import itertools
@@ -18,9 +20,12 @@ from pathlib import Path
 
 from scipy.stats import binomtest
 
-from .compare import NA, Settings, compare_docs
+from .compare import BLIND, NA, Settings, compare_docs
 from .gpu_specs import device_name
 from .results import ResultsError, load_inputs
+
+
+DETECT = Settings().detect
 
 
 @dataclass
@@ -29,6 +34,7 @@ class Tally:
     failed: int = 0       # of them, those that would exit 1
     judged: int = 0       # pairs with a verdict (times and speedups)
     alarms: int = 0       # of them, 'slower' or 'lower'
+    blind: int = 0        # of them, 'cannot tell': no alarm, but no power either
 
     def line(self, label: str) -> str:
         if not self.judged:
@@ -37,7 +43,7 @@ class Tally:
         pairs = binomtest(self.alarms, self.judged).proportion_ci(0.95, method="exact").high
         return (f"{label}: {self.failed} of {self.comparisons} comparisons fail (95% upper bound {runs:.0%}); "
                 f"{self.alarms} false alarms in {self.judged} judged pairs ({self.alarms / self.judged:.2%}, "
-                f"95% upper bound {pairs:.2%})")
+                f"95% upper bound {pairs:.2%}); {self.blind} could not see a {DETECT:.0%} change")
 
 
 def _group(doc: dict) -> tuple[str, str]:
@@ -63,6 +69,7 @@ def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Ta
         t.failed += bool(regs)
         t.judged += len(rows)
         t.alarms += len(regs)
+        t.blind += sum(r.verdict == BLIND for r in rows)
         names = "; ".join(f"{'/'.join(r.key[:3])} {r.what} {100 * r.change:+.1f}%" for r in regs)
         lines.append(f"{Path(base['_path']).name} -> {Path(cur['_path']).name} ({profiles[0]} -> {profiles[1]}): "
                      f"{len(rows)} judged, {len(regs)} regressions" + (f": {names}" if names else ""))

@@ -36,26 +36,25 @@ TERMS: tuple[Term, ...] = (
     Term("claimed", "The effect the checklist states, as a speedup range (1.10–1.20× is 10–20% faster), "
          "a direction (faster, no number) or no number at all."),
     Term("speedup", "The baseline's time over the variant's for the same work (per FLOP, byte or item where "
-         "the two do different amounts): 1.50 is 50% faster, 0.80 is 20% slower. The harness's figure is the "
-         "median over rounds of each round's ratio.", aliases=("measured speedup",), pattern=r"(?i)\bspeedups?\b"),
-    Term("CI", "Confidence interval, 95% unless the cell says otherwise. Within one process: the order-statistic "
-         "interval of the median ratio, which speaks for that process only. Where the run measured the comparison "
-         "in several processes (--processes; 3 in the standard profile), the claims and the summary use the wider of "
-         "that and the between-process interval, with its own point estimate ('between 3 processes').",
-         pattern=r"\bCIs?\b"),
-    Term("between processes", "Each process of the run measured the comparison on its own; the interval is "
-         "Student's t interval of the mean log speedup across the processes (K - 1 degrees of freedom), around "
-         "their geometric mean. A process's allocator history, page placement and clocks move a ratio more than "
-         "its own rounds show, and only another process shows it.",
-         pattern=r"\bbetween (\d+ )?processes\b"),
-    Term("unstable between processes", "The processes of one run, each judged on its own interval, give different "
-         "verdicts: neither answer is the claim's; each process's is listed.",
-         pattern=r"\bunstable between processes\b"),
-    Term("best of m", "The claim took the largest of m settings (worker counts, AMP's fp16 or bf16); its CI is "
-         "then drawn at 1 − 0.05/m (Bonferroni), so the one picked still covers at 95%.",
-         pattern=r"\bbest of \d"),
-    Term("geometric mean", "A claim judged on several cases gives the geometric mean of their speedups, with "
-         "a bootstrap CI that resamples each case's rounds; the range of the cases stands beside it.",
+         "the two do different amounts): 1.50 is 50% faster, 0.80 is 20% slower. One process's figure is the "
+         "median over rounds of each round's ratio; several processes' the geometric mean of theirs.",
+         aliases=("measured speedup",), pattern=r"(?i)\bspeedups?\b"),
+    Term("CI", "Confidence interval, 95% unless the cell says otherwise: one per comparison, everywhere it is "
+         "shown. From several processes of the run, Student's t interval of their mean log speedup around their "
+         "geometric mean (see between processes); from one process, the order-statistic interval of its median "
+         "ratio, which speaks for that process only.", pattern=r"\bCIs?\b"),
+    Term("between processes", "The process is the unit: each process of the run measured the comparison on its "
+         "own, and the estimate is their geometric mean with Student's t interval (K - 1 degrees of freedom for K "
+         "processes). A process's allocator history, page placement and clocks move a ratio more than its own "
+         "rounds show, so their disagreement is in the interval: few or disagreeing processes make it wide.",
+         pattern=r"\bbetween (\d+ )?processes\b|\b\d+ processes\b"),
+    Term("judged apart", "A claim tested on unlike comparisons (sizes, precisions, models, script and trace) judges "
+         "each on its own interval and never averages them. The claim's verdict is the weakest: inconclusive "
+         "where any is, else the lowest outcome any reached; its figure is that row's, with the range of all.",
+         pattern=r"\bjudged apart\b"),
+    Term("geometric mean", "A claim whose cases are replicates of one shape (claims.json pool) gives the geometric "
+         "mean of their speedups: per process over the cases, then Student's t across processes (one process: a "
+         "bootstrap over the cases' rounds); the range of the same per-case figures stands beside it.",
          pattern=r"\bgeometric mean\b"),
     Term("rounds", "Interleaved rounds: each round times every variant of a case once, in a fresh random "
          "order, so drift hits all alike; a speedup is the median of the per-round ratios.",
@@ -73,23 +72,35 @@ TERMS: tuple[Term, ...] = (
     Term("reference", "A variant that bounds the others rather than being an option to choose: a data-only "
          "loop, training with no loader, a copy or compute alone. Never a claim's evidence, never in the "
          "summary; hatched grey in the plots.", pattern=r"\breference\b"),
-    Term("verdict", "What the measured CI says of the claim (report/verdicts.py): confirmed, exceeded, "
-         "smaller than claimed, not reproduced, inconclusive (too few rounds) or not measurable here."),
-    Term("confirmed", "The CI overlaps the claimed range (for a claim of direction only: the CI lies above 1)."),
+    Term("verdict", "What the measured CI says of the claim (report/verdicts.py): the outcome the whole CI lies "
+         "in (slower, no effect, smaller than claimed, confirmed or exceeded), inconclusive where it reaches into "
+         "more than one, or not measurable here."),
+    Term("no-effect band", "Speedups from 1/1.02 to 1.02 (0.980–1.02×): within 2% of 1, too small to act on.",
+         pattern=r"\bno-effect band\b"),
+    Term("outcome", "What a user acts on: slower, no effect, smaller than claimed, or as claimed or more "
+         "(confirmed and exceeded differ only in degree).", pattern=r"\bas claimed or more\b|\boutcomes?\b"),
+    Term("confirmed", "The whole CI lies at or above the claim's low end, and its low end inside the claimed range "
+         "(a claim of direction only: the whole CI lies above the no-effect band)."),
     Term("exceeded", "The whole CI lies above the claimed range."),
-    Term("smaller than claimed", "Faster, but the whole CI lies below the claimed range."),
-    Term("not reproduced", "The CI includes 1 (no clear effect) or lies below it (slower)."),
-    Term("not measurable here", "No verdict from this run, with the reason: a GPU claim on a CPU run, a claim "
-         "with no number, or nothing in the run that tests it."),
-    Term("inconclusive (too few rounds)", "Every ratio behind the claim is below its rounds floor: a point "
-         "with no CI, evidence neither way.", aliases=("inconclusive",)),
-    Term("reproduced", "Whether the verdict was the same in the other runs of this device the report was given "
-         "(render several results files together): 'this run only' with one; 'unstable' where runs disagree, "
-         "so neither answer stands.", pattern=r"(?<!not )\breproduced\b"),
-    Term("unstable", "Runs of one device disagree on the verdict: it is shown with each run's answer, and "
-         "neither is the claim's.", pattern=r"\bunstable\b"),
-    Term("shown beside", "Measurements next to a verdict that are not pooled into it (the raw mechanism, "
-         "other settings, the claim's variant not as written).", aliases=("shown beside (not in the verdict)",),
+    Term("smaller than claimed", "Faster: the whole CI lies above the no-effect band but below the claim's low end."),
+    Term("no effect", "The whole CI lies inside the no-effect band (1/1.02 to 1.02).", pattern=r"\bno effect\b"),
+    Term("slower", "The whole CI lies below the no-effect band.", pattern=r"\bslower\b"),
+    Term("inconclusive", "The CI reaches into more than one outcome, too wide to tell which (it names the outcomes it "
+         "spans), or every ratio behind the claim is below its rounds floor: evidence neither way. An interval "
+         "that includes 1 only because it is wide is this, never 'no effect'.", pattern=r"\binconclusive\b"),
+    Term("not measurable here", "No verdict from this run, with the reason: a claim with no number, nothing in the "
+         "run that tests it, or a GPU claim on a CPU run ('measured on a CPU': the figure is shown, but a CPU does "
+         "not test the claim)."),
+    Term("stress case", "A case whose baseline is code no user writes (the loss computed on the host over 8192-way "
+         "logits): shown apart, never in the verdict.", pattern=r"\bstress case\b"),
+    Term("reproduced", "Whether the other runs of this device the report was given (render several results files "
+         "together) reach the same outcome with intervals that have a point in common: 'yes', else 'no' with why "
+         "(inconclusive in a run, unstable, intervals apart); 'this run only' with one.",
+         pattern=r"(?<!not )\breproduced\b"),
+    Term("unstable", "Runs of one device reach different outcomes: each run's is listed, and neither is the claim's.",
+         pattern=r"\bunstable\b"),
+    Term("shown beside", "Measurements next to a verdict that are not in it (the raw mechanism, other "
+         "settings, the claim's variant not as written, a stress case).", aliases=("shown beside (not in the verdict)",),
          pattern=r"\bbeside\b"),
     Term("step", "The experiment's timed unit: one training or inference step, one copy, or what its notes "
          "name (20 training steps in host_sync, an epoch of batches in the loaders); a sample times several "

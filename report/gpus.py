@@ -4,6 +4,7 @@ datasheet peak (gpu_specs.json)."""
 from __future__ import annotations
 
 from .document import Case, Comparison, Document, Variant
+from .estimate import PROCESS
 from .fmt import DASH, KIND_KEYS, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
 from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
 from .md_escape import inline
@@ -35,10 +36,17 @@ def _throughput_cell(case: Case, var: Variant, kind: str | None, spec: dict | No
 
 
 def _speedup_cell(cm: Comparison) -> str:
-    """The speedup with its CI, or with its rounds and 'no CI' below the rounds floor."""
-    if cm.below_floor:
-        return fmt_no_ci(cm.raw.get("speedup"), cm.rounds)
-    return fmt_speedup(cm.raw.get("speedup"), cm.raw.get("ci_low"), cm.raw.get("ci_high"))
+    """The comparison's one estimate and CI (cm.estimate), with its basis where it is
+    between processes; its rounds and 'no CI' below the rounds floor."""
+    est = cm.estimate
+    if est is None:
+        return DASH
+    if not est.has_ci and cm.below_floor and est.unit != PROCESS:
+        return fmt_no_ci(est.speedup, cm.rounds)
+    if not est.has_ci:
+        return f"{fmt_speedup(est.speedup)} (no CI)"
+    text = fmt_speedup(est.speedup, est.ci_low, est.ci_high)
+    return f"{text} ({est.basis})" if est.unit == PROCESS else text
 
 
 def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]]:

@@ -38,6 +38,8 @@ TABLE: dict[str, dict[str, dict]] = {
         "frozen_optimized": {"jit": "frozen", "runtime": "cpp"},
     },
     "fused_optimizer": {name: {"runtime": "cpp"} for name in ("per_tensor", "foreach", "fused")},
+    "eval_no_grad": {name: {"grad_mode": name if name != "grad_enabled" else "enabled"}
+                     for name in ("grad_enabled", "no_grad", "inference_mode")},
     "persistent_workers": {
         "new_workers": {"loader": "libtorch"},
         "persistent_workers": {"loader": "libtorch"},

@@ -2,43 +2,26 @@
 land, per pair, so that the gate calls only changes beyond that.
 
 The noise that matters for a gate is between runs (clocks, memory placement, host
-memcpy paths, other tenants). One run does not show it: a case sampled 1000 times
-pins its own median to 0.1%, while the next run of the same binary lands 5% away.
-So the floor is not the within-run CI; it is a model of the between-run change,
-built from what one results file holds and calibrated on same-commit runs in
-report/tests/fixtures (three standard H100 runs minutes apart, three CPU runs):
+memcpy paths, other tenants), which no within-run CI shows. So the floor is a model
+of the between-run change, built from what one results file holds and calibrated on
+same-commit runs in report/tests/fixtures (three standard H100 runs minutes apart,
+three CPU runs on a shared 2-core VM); docs/report.md ("The noise floor") gives the
+measurements behind each constant.
 
   floor = max(min_effect, hypot(BASE[what][kind], SPREAD_FACTOR * spread), history)
 
 - BASE: what even a steady case moves between runs, by how it was timed (kind) and
-  whether the pair is a time or a speedup (what). 'device' (primary metric device_s,
-  CUDA events): 2.5%. On the H100 runs, device-timed cases with a 10-90% spread
-  under 1% (fp32 matmuls, ResNet-50 and GPT steps, cudnn steps) moved at most 0.8%;
-  the rest of the 2.5% is margin for runs further apart than minutes, which these
-  data do not cover. 'host' (host_s on a GPU run: synchronous copies, data loading,
-  steps on the host clock): 6%. The pinned 1 MiB copy (spread 4-5%) moved 5.7%: host
-  timing adds the host's own between-run state (frequency, scheduling, page
-  placement). 'cpu' (a CPU run): speedups 6%, as host timing; times 140%. Three
-  standard runs of one binary on the 2-core CI-class VM, 100 s apart while other
-  jobs compiled (cpu_shared_2core fixtures), moved per-case times by up to 2.1x in
-  either direction (a 513^3 matmul with a 5% spread by 34%), while every speedup,
-  both variants sampled in the same rounds, stayed well within its floor (at most
-  0.44 of it). So on a shared CPU the times gate only on gross changes and the
-  speedups carry the gate; 140% puts the largest of those time changes at 0.82 of
-  its floor, the margin the H100 runs got.
+  whether the pair is a time or a speedup (what): 'device' (CUDA events) 2.5%,
+  'host' (host clock on a GPU run) 6%, 'cpu' speedups 6% and times 140% (a shared
+  CPU moves per-case times by up to 2.1x between runs while the speedups, both
+  variants sampled in the same rounds, hold: there the speedups carry the gate).
 - spread: half the 10-90% range of the log samples of each run (per-round log
-  ratios for a speedup), the larger of the two runs. A case that scatters within a
-  run lands in different places between runs too: pageable copies (10-90% spread
-  10-40%) moved up to 24%. The 10-90% range rather than the IQR, because a pageable
-  copy's slow tail (page faults) marks it before its IQR does: the copy+compute step
-  has an IQR of 4.5-7.6% but moved 14.5%.
-- SPREAD_FACTOR = 2: with it the largest change between the H100 runs (a pageable
-  1 MiB copy, 16%) is 0.82 of its floor; with 1.5 it would be 1.06, past the floor.
-- processes: where a run measured the comparison in several processes
-  (config.measure.processes, report/processes.py), each run's processes are
-  same-code runs too: HISTORY_Z * sqrt(2) * s, s the standard deviation of their log
-  speedups about each run's own mean, pooled over the two runs (a real change
-  between the runs does not widen it). Like history, it only widens.
+  ratios for a speedup), the larger of the two runs: a case that scatters within a
+  run lands in different places between runs too. The 10-90% range rather than the
+  IQR, because a slow tail (a pageable copy's page faults) marks it first. A speedup
+  whose interval is between processes brings none: its spread is in its interval.
+- SPREAD_FACTOR = 2: the largest change between the H100 runs is then 0.82 of its
+  floor (1.06 with 1.5); between the CPU runs 0.82 for times, 0.44 for speedups.
 - history: with other runs of the same code on the same GPU (committed baselines),
   HISTORY_Z * sqrt(2) * s, where s is the standard deviation of the pair's log
   median (or log speedup) across them. History only widens a floor: two or three
@@ -82,39 +65,23 @@ def history_floor(log_values: list[float]) -> float | None:
     return math.expm1(HISTORY_Z * math.sqrt(2.0) * float(np.std(log_values, ddof=1)))
 
 
-def process_floor(per_run: list[list[float]]) -> float | None:
-    """Relative floor from each run's processes (log speedups), pooled about each run's
-    own mean; None where no run has two."""
-    squares, dof = 0.0, 0
-    for logs in per_run:
-        if len(logs) >= 2:
-            m = sum(logs) / len(logs)
-            squares += sum((x - m) ** 2 for x in logs)
-            dof += len(logs) - 1
-    if dof == 0:
-        return None
-    return math.expm1(HISTORY_Z * math.sqrt(2.0) * math.sqrt(squares / dof))
-
-
 @dataclass
 class Floor:
     value: float  # relative change, e.g. 0.04 = 4%
-    source: str   # what set it: "model", "processes", "history", "min effect" or "fixed"
+    source: str   # what set it: "model", "history", "min effect" or "fixed"
 
 
 def floor_for(kind_name: str, what: str, spreads: list[float], history: list[float], min_effect: float,
-              fixed: float | None = None, processes: list[list[float]] | None = None) -> Floor:
+              fixed: float | None = None) -> Floor:
     """The floor a pair ('time' or 'speedup') is judged against; `fixed` (--threshold)
-    replaces the model and history."""
+    replaces the model and history. spreads: none for a speedup whose interval is
+    between processes (its spread is in the interval)."""
     if fixed is not None:
         return Floor(max(fixed, min_effect), "fixed")
     # In log units (spreads are of log samples); the base is a relative change.
     base = math.log1p(BASE[what][kind_name])
     model = math.expm1(math.hypot(base, SPREAD_FACTOR * max(spreads, default=0.0)))
     best = Floor(model, "model")
-    procs = process_floor(processes or [])
-    if procs is not None and procs > best.value:
-        best = Floor(procs, "processes")
     hist = history_floor(history)
     if hist is not None and hist > best.value:
         best = Floor(hist, "history")

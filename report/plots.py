@@ -1,6 +1,7 @@
-"""PNG plots: speedup bars with CI whiskers per experiment (none for a ratio from
-fewer rounds than the floor, rounds.py: it has no CI; its label says so and its
-marker is hollow), and throughput against a
+"""PNG plots: speedup bars with CI whiskers per experiment, both from the comparison's
+one estimate (document.Comparison.estimate; none for a ratio from fewer rounds than
+the floor, rounds.py: it has no CI; its label says so and its marker is hollow), and
+throughput against a
 swept numeric parameter: of the cases (params.bytes, .size, ...; a line per variant)
 or of the variants of a case (variants[].params.workers, .batch, ...; a line per case),
 and per case with profiler breakdowns (why.py) where a profiled step's time goes.
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .document import VARIANT_KINDS, Case, Document, Experiment
+from .estimate import PROCESS
 from .fmt import KIND_KEYS, is_num, rate_scale, time_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
 from .rounds import floor_text, rounds_text
@@ -58,23 +60,38 @@ def _text(s: object) -> str:
 
 
 def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
-    """(label, speedup, CI low, CI high) per comparison, the references' last and labelled
-    so; no CI below the rounds floor, whatever an older file wrote as one, and the label
-    says the rounds."""
+    """(label, speedup, CI low, CI high) per comparison from its one estimate
+    (cm.estimate: the tables' and the gate's figures), the references' last and labelled
+    so; a label says an interval between processes ('3 processes') and a ratio without
+    one (below the rounds floor: the rounds)."""
     out = []
+    shared = common_basis(experiment)
     for c in experiment.cases:
         for cm in c.comparisons:
-            if cm.speedup is None:
+            est = cm.estimate
+            if est is None:
                 continue
             ref = REFERENCE if cm.variant is not None and cm.variant.role == "reference" else ""
-            label, s = f"{c.name}: {cm.raw.get('variant')}", cm.speedup
-            if cm.below_floor:
-                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI){ref}", s, None, None))
+            label = f"{c.name}: {cm.raw.get('variant')}"
+            if est.unit == PROCESS and shared is None:
+                label += f" ({est.basis})"
+            if est.has_ci:
+                out.append((label + ref, est.speedup, est.ci_low, est.ci_high))
+            elif est.unit != PROCESS and cm.below_floor:
+                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI){ref}", est.speedup, None, None))
             else:
-                lo, hi = cm.raw.get("ci_low"), cm.raw.get("ci_high")
-                out.append((label + ref, s, lo if is_num(lo) else None, hi if is_num(hi) else None))
+                out.append((f"{label} (no CI){ref}", est.speedup, None, None))
     # The options first, the references (bounds, not options) after them.
     return [p for p in out if not p[0].endswith(REFERENCE)] + [p for p in out if p[0].endswith(REFERENCE)]
+
+
+def common_basis(experiment: Experiment) -> str | None:
+    """'3 processes' where every interval of the experiment is between that many
+    processes (said once, in the title), else None (each label says its own)."""
+    bases = {(e.unit, e.basis) for c in experiment.cases for cm in c.comparisons if (e := cm.estimate) is not None}
+    if len(bases) == 1 and next(iter(bases))[0] == PROCESS:
+        return next(iter(bases))[1]
+    return None
 
 
 def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float]) -> bool:
@@ -126,8 +143,10 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     ax.set_yticks(y, [_text(lab) for lab in labels], fontsize=8)
     ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
                   + ("\nhatched grey, below the line: references (bounds, not options)" if any(refs) else "")
-                  + (f"\nhollow, no whisker: fewer than {_floors(experiment)} rounds, no CI" if no_ci else ""))
-    ax.set_title(_text(f"{experiment.name}: speedup"), fontsize=10)
+                  + (f"\nhollow, no whisker: no CI (fewer than {_floors(experiment)} rounds, or none recorded)"
+                     if no_ci else ""))
+    basis = common_basis(experiment)
+    ax.set_title(_text(f"{experiment.name}: speedup" + (f" (CI between {basis})" if basis else "")), fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
     bottom = min(v - lw for v, lw in zip(vals, lo_err))
     top, bottom = max(top, 1.0), min(bottom, 1.0)

@@ -1,26 +1,24 @@
-"""Between-process spread: a comparison measured in more than one process of the same
-run (config.measure.processes; harness/process_repeats.h records each further
-process's speedup beside the first's).
+"""A comparison in each process of a run (config.measure.processes;
+harness/process_repeats.h records each further process's speedup beside the first's).
 
-One process's interval speaks for that process only: its allocator history, page
-placement and clock can move a ratio far more than its rounds scatter (fused AdamW
-over 16 MB tensors gave 9.5x in one process and 3.8x in the next, each with a CI a
-few percent wide). So each comparison measured in K >= 2 processes gets a second
-interval, across processes: the mean of the processes' log speedups with Student's
-t interval (K - 1 degrees of freedom), i.e. a random-effects estimate whose unit is
-the process. The interval a verdict uses is the wider of the two, with the point
-estimate that belongs to it (the first process's median ratio, or the processes'
-geometric mean). A verdict that differs between processes, each judged on its own
-interval, is shown as unstable (claims.py)."""
+The process is the unit: a process's allocator history, page placement and clocks
+move a ratio more than its own rounds scatter (fused AdamW over 16 MB tensors: 3.5x in
+one process, 8.7x in the next, each with a CI a few percent wide). A comparison's one
+estimate (estimate.py, comparisons[].estimate) is the processes' geometric mean with
+Student's t interval, which carries that disagreement; nothing here makes a second
+interval for it. What is here: each process's figures (for the tables, the gate and a
+pooled claim), and the intervals the report has to form itself from them, a pooled
+claim's (pooled_between) and a ratio against a variant other than the baseline
+(relative)."""
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from scipy import stats
-
+from .estimate import t_interval
 from .fmt import is_num, sig
 
+# How an interval was formed (claims.ClaimResult.basis).
 WITHIN = "within one process"
 BETWEEN = "between processes"
 
@@ -47,32 +45,21 @@ class Spread:
     def speedups(self) -> list[float]:
         return [float(e.speedup) for e in self.measured]
 
+    def by_process(self) -> dict[int, float]:
+        return {e.process: float(e.speedup) for e in self.measured}
+
     def interval(self, confidence: float) -> tuple[float, float, float] | None:
         """(geometric mean, low, high) across processes; None with fewer than two."""
-        return between_ci(self.speedups, confidence)
+        return t_interval(self.speedups, confidence)
 
     def text(self, confidence: float) -> str:
-        """'3 processes: 0.97–1.83×, 95% [0.62, 2.9]', or why there is no spread."""
+        """'3 processes: 0.97–1.83×', or how many of those asked for measured it."""
         xs = self.speedups
         missing = [e for e in self.estimates if e not in self.measured]
         gone = f"; {len(missing)} without a ratio ({missing[0].why})" if missing else ""
         if len(xs) < 2:
             return f"{len(xs)} of {len(self.estimates)} processes measured it{gone}"
-        g = self.interval(confidence)
-        return (f"{len(xs)} processes: {sig(min(xs))}–{sig(max(xs))}×, geometric mean {sig(g[0])}× "
-                f"[{sig(g[1])}, {sig(g[2])}]{gone}")
-
-
-def between_ci(speedups: list[float], confidence: float) -> tuple[float, float, float] | None:
-    """Geometric mean of the speedups and Student's t interval of their mean log."""
-    logs = [math.log(s) for s in speedups if is_num(s) and s > 0]
-    k = len(logs)
-    if k < 2:
-        return None
-    mean = sum(logs) / k
-    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (k - 1))
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, k - 1)) * sd / math.sqrt(k)
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+        return f"{len(xs)} processes: {sig(min(xs))}–{sig(max(xs))}×{gone}"
 
 
 def spread(raw: dict) -> Spread | None:
@@ -97,46 +84,37 @@ def spread(raw: dict) -> Spread | None:
     return Spread(out)
 
 
-def wider(within: tuple[float, float | None, float | None],
-          between: tuple[float, float, float] | None) -> tuple[float, float | None, float | None, str]:
-    """(speedup, low, high, basis): the within-process estimate and interval, or the
-    between-process one where that is wider (in log terms); no within interval (too few
-    rounds) stays none, since the first process's own ratio then has no CI either."""
-    s, lo, hi = within
-    if between is None or not (is_num(lo) and is_num(hi)) or lo <= 0:
-        return s, lo, hi, WITHIN
-    g, blo, bhi = between
-    if math.log(bhi / blo) > math.log(hi / lo):
-        return g, blo, bhi, BETWEEN
-    return s, lo, hi, WITHIN
-
-
-def reported(raw: dict, confidence: float) -> tuple[float, float | None, float | None, str] | None:
-    """A recorded comparison's (speedup, low, high, basis) as verdicts use it: the wider of
-    its within-process interval and its between-process one; None without a ratio."""
-    s = raw.get("speedup")
-    if not is_num(s):
-        return None
-    lo, hi = raw.get("ci_low"), raw.get("ci_high")
-    sp = spread(raw)
-    return wider((float(s), lo if is_num(lo) else None, hi if is_num(hi) else None),
-                 sp.interval(confidence) if sp else None)
+def shared(per_case: list[Spread]) -> list[int]:
+    """The processes that measured every one of the cases, in order."""
+    common = None
+    for sp in per_case:
+        got = set(sp.by_process())
+        common = got if common is None else common & got
+    return sorted(common or ())
 
 
 def pooled_between(per_case: list[Spread], confidence: float) -> tuple[float, float, float] | None:
-    """A pooled claim's between-process interval: per process, the geometric mean over
-    the cases of that process's speedups (only processes that measured every case),
-    then the t interval across processes."""
-    if not per_case:
+    """A pooled claim's estimate: per process, the geometric mean over the cases of that
+    process's speedups (only processes that measured every case), then the t interval
+    across processes; None with fewer than two such processes."""
+    procs = shared(per_case)
+    if len(procs) < 2:
         return None
-    shared = None
-    for sp in per_case:
-        got = {e.process: float(e.speedup) for e in sp.measured}
-        shared = set(got) if shared is None else shared & set(got)
-    if not shared or len(shared) < 2:
-        return None
-    pooled = []
-    for p in sorted(shared):
-        logs = [math.log(next(e.speedup for e in sp.measured if e.process == p)) for sp in per_case]
-        pooled.append(math.exp(sum(logs) / len(logs)))
-    return between_ci(pooled, confidence)
+    pooled = [math.exp(sum(math.log(sp.by_process()[p]) for sp in per_case) / len(per_case)) for p in procs]
+    return t_interval(pooled, confidence)
+
+
+def case_points(per_case: list[Spread]) -> list[float]:
+    """Each case's geometric mean over the processes pooled_between uses: the per-case
+    figures whose geometric mean is the pooled point."""
+    procs = shared(per_case)
+    return [math.exp(sum(math.log(sp.by_process()[p]) for p in procs) / len(procs)) for sp in per_case]
+
+
+def relative(variant: Spread, reference: Spread) -> Spread:
+    """A variant against another variant of its case that is not the baseline (AMP against
+    the default FP32 where that is TF32): per process, the ratio of their two recorded
+    speedups over the baseline, each process's own rounds on both sides."""
+    ref = reference.by_process()
+    return Spread([ProcessEstimate(e.process, e.speedup / ref[e.process], None, None)
+                   for e in variant.measured if e.process in ref])

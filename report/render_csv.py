@@ -1,10 +1,15 @@
 """results.csv: one row per file x experiment x case x variant (raw numbers, seconds
 and per-second units); benchmarks.csv for Google Benchmark inputs.
 
-rounds is the number of interleaved rounds behind the row's speedup; below_floor
-marks a speedup from fewer rounds than the floor (rounds.py), whose ci_low and
-ci_high stay empty: it has no CI. why is a comparison's explanation from the profiler
-breakdowns (why.py), empty for files without any.
+speedup, ci_low and ci_high are the comparison's one estimate and interval
+(document.Comparison.estimate), the figures every table, plot and the gate use, at
+`confidence`; ci_unit says what the interval's spread is between ('process': ci_n
+processes, Student's t with ci_df degrees of freedom; 'round': ci_n interleaved rounds
+in one process) and process_speedups lists each process's own ratio (points, first
+process first). rounds is the number of interleaved rounds behind the first process's
+ratio; below_floor marks one from fewer rounds than the floor (rounds.py): with one
+process its ci_low and ci_high stay empty, it has no CI. why is a comparison's
+explanation from the profiler breakdowns (why.py), empty for files without any.
 
 A text cell that a spreadsheet would read as a formula (it starts with = + - @, a tab, a
 carriage return or a NUL: OWASP's CSV injection list) gets a leading ' so it opens as
@@ -19,10 +24,9 @@ COLUMNS = [
     "file", "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
     "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
     "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
-    "rounds", "below_floor", "why",
+    "confidence", "ci_unit", "ci_n", "ci_df", "process_speedups", "rounds", "below_floor", "why",
     "verification", "verification_judged", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
-    "peak_reserved_bytes", "params", "nvidia_smi", "minor_faults_per_step", "processes", "between_speedup",
-    "between_low", "between_high",
+    "peak_reserved_bytes", "params", "nvidia_smi", "minor_faults_per_step",
 ]
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
 

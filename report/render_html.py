@@ -15,7 +15,7 @@ from .gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
 from .summary import UNIT_LINE
-from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER, UNSTABLE
+from .verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SLOWER, SMALLER
 from .why import NOTE as WHY_NOTE
 
 CSS = """
@@ -43,9 +43,10 @@ GLOSSARY_AT = "\x00glossary\x00"  # where the glossary goes, once the whole repo
 
 def escape(s: object, quote: bool = True) -> str:
     return html.escape(shown(s), quote)
+# Red only for a decided outcome against the claim (slower, no effect); grey-violet
+# for "cannot tell", which is neither a pass nor a failure.
 VERDICT_CLASS = {CONFIRMED: "v-confirmed", EXCEEDED: "v-exceeded", SMALLER: "v-smaller",
-                 NOT_REPRODUCED: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few",
-                 UNSTABLE: "unstable"}
+                 SLOWER: "v-notrep", NO_EFFECT_VERDICT: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few"}
 ROW_CLASS = {"SKIPPED": "skip", "NOT RUN": "skip", "FAILED": "bad", "OOM": "bad", "ERROR": "bad",
              "INTERRUPTED": "bad", "INCOMPLETE": "bad"}
 
@@ -87,7 +88,8 @@ def _summary(section) -> str:
         cc = [["" for _ in r] for r in rows]
         for cells, row in zip(cc, sm.rows):
             cells[vcol] = VERDICT_CLASS.get(row.verdict_word, "")
-            cells[rcol] = "unstable" if "unstable" in row.reproduced else ""
+            # The runs disagree on the outcome or their intervals are apart.
+            cells[rcol] = "unstable" if row.reproduced.startswith("no") else ""
         out.append(table(sm.headers, rows, cell_classes=cc).replace("<table>", '<table class="summary">', 1))
     else:
         out.append("<p>No claim was measured in this run.</p>")

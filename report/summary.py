@@ -3,12 +3,12 @@ CI, the verdict, the mechanism the profiler found, and whether the verdict was t
 in the report's other runs of this device; sorted by speedup, fastest first. The claims
 with no measurement are named under it, by reason.
 
-Every figure is the claims table's (claims.py's ClaimResult: the one case's speedup or
-the geometric mean over cases, the CI the verdict was drawn on), written without the
-unit, which the header states once. The mechanism is the first phrase of the why of the
+Every figure is the claims table's (claims.py's ClaimResult.text: one comparison's
+estimate and interval, the row the verdict rests on among several judged apart, or a
+pooled geometric mean), written without the unit, which the header states once. The mechanism is the first phrase of the why of the
 comparison behind the claim (why_row.py), shown only where that why is a mechanism:
 the profile agrees with the timing (why_agree.py). Reference variants are never a
-claim's evidence (claims._headline), so they never appear here."""
+claim's evidence (claims._matching), so they never appear here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .claims import ClaimResult, Evidence
 from .fmt import is_num, sig
 from .rounds import rounds_text
-from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, UNSTABLE
+from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
 from .why import usable
 from .why_agree import agreement
 from .why_row import leads_with_count, timed_change_s, why_text
@@ -37,7 +37,7 @@ class SummaryRow:
     estimate: float
     ci_low: float | None
     ci_high: float | None
-    speedup: str  # the cell: "1.64 [1.55, 1.69] (best of 2)"
+    speedup: str  # the cell: "1.64 [1.55, 1.69] (between 3 processes)"
     verdict: str  # the claims table's verdict, with the reason where no verdict was drawn
     verdict_word: str
     mechanism: str
@@ -61,13 +61,15 @@ class Summary:
 
 
 def _speedup_cell(cr: ClaimResult) -> str:
-    """The claims table's figure, without the unit: '1.64 [1.55, 1.69] (best of 2)'."""
-    pooled = cr.pooled
+    """The claims table's figure (ClaimResult.text), without the unit and shorter:
+    '1.64 [1.55, 1.69] (between 3 processes)'."""
+    rows = cr.pooled
     tags = []
-    if len(pooled) > 1:
-        tags.append(f"geometric mean of {len(pooled)} cases")
-    elif pooled[0].chosen_from > 1:
-        tags.append(f"best of {pooled[0].chosen_from}")
+    if len(rows) > 1 and cr.apart:
+        tags.append(f"{cr.decisive.case}: {cr.decisive.variant}, {cr.decisive_role} of {len(rows)} judged apart, "
+                    f"range {sig(cr.low)}–{sig(cr.high)}")
+    elif len(rows) > 1:
+        tags.append(f"geometric mean of {len(rows)} cases, range {sig(cr.low)}–{sig(cr.high)}")
     text = sig(cr.estimate)
     if is_num(cr.ci_low) and is_num(cr.ci_high):  # no-break spaces: the figure never splits over lines
         text += f"{NBSP}[{sig(cr.ci_low)},{NBSP}{sig(cr.ci_high)}]"
@@ -75,13 +77,13 @@ def _speedup_cell(cr: ClaimResult) -> str:
             tags.append(f"between {cr.processes} processes")
         if abs(cr.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * cr.confidence:.3g}% CI")
-    elif pooled[0].below_floor:
-        tags.append(f"{rounds_text([e.rounds for e in pooled])}, no CI")
+    elif (cr.decisive or rows[0]).below_floor:
+        tags.append(f"{rounds_text([e.rounds for e in rows if e.below_floor])}, no CI")
     else:
         tags.append("no CI")
     if cr.left_out:
         tags.append(f"{len(cr.left_out)} more below the rounds floor")
-    return text + (f" ({', '.join(tags)})" if tags else "")
+    return text + (f" ({'; '.join(tags)})" if tags else "")
 
 
 def _verdict_cell(cr: ClaimResult) -> str:
@@ -142,8 +144,12 @@ def mechanism(e: Evidence) -> str:
 
 
 def _mechanism(cr: ClaimResult) -> str:
-    """The first case with a mechanism, named where the claim pools several."""
-    for e in cr.pooled:
+    """The mechanism of the row the figure shows (judged apart), else of the first case
+    with one, named where the claim has several."""
+    rows = cr.pooled
+    if cr.decisive in rows:
+        rows = [cr.decisive] + [e for e in rows if e is not cr.decisive]
+    for e in rows:
         if text := mechanism(e):
             return f"{e.case}: {text}" if len(cr.pooled) > 1 else text
     return ""
@@ -164,23 +170,41 @@ def summarize(claims: list[ClaimResult], has_breakdowns: bool) -> Summary:
     return Summary(rows, list(unmeasured.items()), has_breakdowns)
 
 
+def _apart(intervals: list[tuple[str, dict]]) -> str:
+    """Where the runs' intervals have no point in common: '' where every row's overlap."""
+    for key in sorted(set.intersection(*(set(iv) for _, iv in intervals))):
+        lo = max(iv[key][0] for _, iv in intervals)
+        hi = min(iv[key][1] for _, iv in intervals)
+        if lo > hi:
+            where = f" ({key.split(': ')[0]})" if key else ""
+            return "; ".join(f"{lab} [{sig(iv[key][0])}, {sig(iv[key][1])}]" for lab, iv in intervals) + where
+    return ""
+
+
 def mark_reproduced(summary: Summary, runs: list[tuple[str, list[ClaimResult]]]) -> None:
     """Fill each row's reproduced cell from the report's runs of the same device (label,
-    claims), this one among them, in input order: the verdict the same in every run that
-    drew one, or unstable with each run's. A run whose processes disagreed (UNSTABLE)
-    counts as an answer that differs from any verdict."""
-    judged = (*DRAWN, UNSTABLE)
+    claims), this one among them, in input order. Judged on the outcome a user acts on
+    (slower / no effect / smaller than claimed / as claimed or more: confirmed against
+    exceeded is no flip): 'yes' only where every run that judged the claim reached the
+    same outcome and their intervals have a point in common (each row's, for rows
+    judged apart); otherwise 'no', saying why. Runs that could not judge it (not
+    measurable there) are not counted."""
     for row in summary.rows:
-        if row.verdict_word not in judged:
+        if row.verdict_word not in (*DRAWN, INCONCLUSIVE):
             row.reproduced = "—"
             continue
-        seen = [(lab, cr.verdict.verdict) for lab, crs in runs for cr in crs
-                if cr.claim["id"] == row.claim and cr.verdict.verdict in judged]
+        seen = [(lab, cr) for lab, crs in runs for cr in crs
+                if cr.claim["id"] == row.claim and cr.verdict.verdict in (*DRAWN, INCONCLUSIVE)]
         if len(seen) <= 1:
             row.reproduced = ONE_RUN
-        elif all(v == row.verdict_word == UNSTABLE for _, v in seen):
-            row.reproduced = f"no: {UNSTABLE} in {len(seen)} of {len(seen)} runs"
-        elif all(v == row.verdict_word for _, v in seen):
-            row.reproduced = f"yes: {row.verdict_word} in {len(seen)} of {len(seen)} runs"
+            continue
+        undecided = [lab for lab, cr in seen if cr.verdict.verdict == INCONCLUSIVE]
+        outcomes = [(lab, outcome(cr.verdict.verdict)) for lab, cr in seen]
+        if undecided:
+            row.reproduced = f"no: {INCONCLUSIVE} in {', '.join(undecided)}"
+        elif len({o for _, o in outcomes}) > 1:
+            row.reproduced = "no, unstable: " + "; ".join(f"{lab} {o}" for lab, o in outcomes)
+        elif apart := _apart([(lab, cr.intervals()) for lab, cr in seen]):
+            row.reproduced = f"no: intervals apart, {apart}"
         else:
-            row.reproduced = "no, unstable: " + "; ".join(f"{lab} {v}" for lab, v in seen)
+            row.reproduced = f"yes: {outcomes[0][1]} in {len(seen)} of {len(seen)} runs, intervals overlap"

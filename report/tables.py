@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import statistics
 
-from .document import Case, Document, Experiment, Variant
+from .document import Case, Comparison, Document, Experiment, Variant
+from .estimate import PROCESS
 from .facts import derived_tables
 from .processes import spread
 from .fmt import KIND_KEYS, is_num, rate_scale, sig
@@ -35,7 +36,8 @@ def _row(**kw) -> dict:
         "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
         "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
-        "minor_faults_per_step", "process_faults", "processes", "between_speedup", "between_low", "between_high", "spread_text",
+        "minor_faults_per_step", "process_faults", "confidence", "ci_unit", "ci_n", "ci_df", "process_speedups",
+        "basis_text",
     ])
     base.update(kw)
     return base
@@ -99,19 +101,12 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
     cm = c.comparison(var.name)
     if cm:
         raw = cm.raw
-        row.update(speedup=raw.get("speedup"), ci_low=raw.get("ci_low"), ci_high=raw.get("ci_high"))
-        if sp := spread(raw):  # the same comparison in the run's other processes (processes.py)
-            between = sp.interval(cm.confidence)
-            row.update(processes=len(sp.speedups), spread_text=sp.text(cm.confidence))
-            if between:
-                row.update(between_speedup=between[0], between_low=between[1], between_high=between[2])
+        row.update(_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = cm.baseline or Variant({}, c)
             row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)
-        if is_num(raw.get("speedup")):  # rounds behind a ratio; no ratio, nothing to count
+        if row["speedup"] is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)
-        if row["below_floor"]:  # older files wrote [min, max] of too few rounds as a CI
-            row.update(ci_low=None, ci_high=None)
         ver = cm.verification
         if v_status == "ok":
             row["verification"] = judged_status(ver)
@@ -119,6 +114,36 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
             # A passed check can still say what it could not judge (an ill-conditioned trace).
             row["verification_message"] = ver.get("message") or (ver.get("details") or {}).get("note")
     return row
+
+
+def _estimate_fields(cm: Comparison) -> dict:
+    """The comparison's one estimate and interval (cm.estimate: what every table, plot
+    and export shows), its basis, and each process's own ratio beside it (points, no
+    interval: the estimate's interval is the only one shown)."""
+    est = cm.estimate
+    if est is None:
+        return dict.fromkeys(("speedup", "ci_low", "ci_high"))
+    out = dict(speedup=est.speedup, ci_low=est.ci_low, ci_high=est.ci_high, confidence=est.confidence,
+               ci_unit=est.unit, ci_n=est.n, ci_df=est.df)
+    sp = spread(cm.raw)
+    if sp is not None:
+        out["process_speedups"] = [e.speedup for e in sp.estimates]
+    out["basis_text"] = basis_text(est.unit, est.n, out.get("process_speedups"))
+    return out
+
+
+def basis_text(unit: str, n: int | None, per_process: list | None) -> str:
+    """'3 processes: 1.48–1.63× each' (the unit of the interval and what each gave), or
+    'one process' (its rounds are the unit); a process without a ratio is counted."""
+    if unit != PROCESS:
+        return "one process"
+    xs = [x for x in per_process or [] if is_num(x)]
+    text = f"{n} processes"
+    if len(xs) >= 2:
+        text += f": {sig(min(xs))}–{sig(max(xs))}× each"
+    if per_process and len(xs) < len(per_process):
+        text += f"; {len(per_process) - len(xs)} of {len(per_process)} without a ratio"
+    return text
 
 
 def document_tables(doc: dict | Document) -> list[dict]:
@@ -142,6 +167,9 @@ def document_tables(doc: dict | Document) -> list[dict]:
             "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
             "has_peak": any(is_num(r["pct_peak"]) for r in rows),
             "has_why": has_why,
+            # Say each speedup's basis where the interval is between processes anywhere in
+            # the table: a reader comparing two rows must know they rest on different units.
+            "has_processes": any(r["ci_unit"] == PROCESS for r in rows),
             "rows": rows,
             "derived": derived_tables([(str(c.get("name")), flat) for c in e.get("cases", []) or []
                                        if (flat := flatten_derived(c.get("derived")))]),

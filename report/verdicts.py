@@ -1,43 +1,70 @@
-"""Verdict on one claim from a measured speedup CI (pure logic, no I/O).
+"""Verdict on one claim from a measured speedup and its CI (pure logic, no I/O).
 
 Claim kinds (see claims.json):
   speedup     -- a numeric range [low, high] of speedup (1.10-1.20 = "10-20% faster")
   direction   -- "faster", no magnitude (aligned dims, DDP vs DataParallel)
   qualitative -- no number at all ("High", "Small, but essential for memory")
 
-Rules on the CI [lo, hi] of the measured speedup (speedup > 1 = faster):
-  lo <= 1                           -> not reproduced (CI includes 1, or it is slower)
-  numeric claim, lo > high          -> exceeded
-  numeric claim, hi < low           -> smaller than claimed
-  numeric claim, CI overlaps range  -> confirmed
-  direction claim, lo > 1           -> confirmed
+The speedup axis is cut into outcomes a user acts on, lowest first:
+  slower               below the no-effect band
+  no effect            inside the band NO_EFFECT = [1/1.02, 1.02]
+  smaller than claimed faster than the band, below the claim's low end
+  as claimed or more   at or above the claim's low end (a direction claim: above the
+                       band); by degree, "confirmed" (up to the claim's high end) or
+                       "exceeded" (above it)
+A claim whose low end lies inside the band (1.01-1.03) takes the overlap as claimed.
+
+A verdict is drawn only where the whole CI lies in one outcome; it is then that
+outcome, and within "as claimed or more", confirmed where the CI's low end lies in the
+claimed range, exceeded where it lies above. A CI that reaches into two outcomes is
+"inconclusive", naming what it spans: a wider interval can only reach into more of
+them, so less information never gives an easier verdict (tests/test_verdicts.py checks
+that and that raising the interval never lowers the outcomes a verdict allows).
+
+Besides:
   no measurement / qualitative claim / unavailable -> not measurable here (with why)
   a number to test, but every ratio behind it from fewer rounds than the floor
-  (rounds.py)                       -> inconclusive (too few rounds): such a ratio
-                                       has no CI, and a point is no evidence either way
+  (rounds.py)                       -> inconclusive: such a ratio has no CI, and a
+                                       point is no evidence either way
+  a point outside its own interval  -> inconclusive, named as the bug it is
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
+# A speedup within 2% of 1 is "no effect": below what a user would act on, and about
+# the run-to-run spread of a step on a shared machine.
+NO_EFFECT = (1.0 / 1.02, 1.02)
+
+SLOWER = "slower"
+NO_EFFECT_VERDICT = "no effect"
+SMALLER = "smaller than claimed"
 CONFIRMED = "confirmed"
 EXCEEDED = "exceeded"
-SMALLER = "smaller than claimed"
-NOT_REPRODUCED = "not reproduced"
+INCONCLUSIVE = "inconclusive"
 NOT_MEASURABLE = "not measurable here"
-INCONCLUSIVE = "inconclusive (too few rounds)"
-# The processes of one run, each judged on its own interval, disagree (claims.py):
-# neither answer is the claim's.
-UNSTABLE = "unstable between processes"
-ALL = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED, NOT_MEASURABLE, INCONCLUSIVE, UNSTABLE)
-DRAWN = (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # verdicts that rest on a measured CI
+ALL = (CONFIRMED, EXCEEDED, SMALLER, NO_EFFECT_VERDICT, SLOWER, INCONCLUSIVE, NOT_MEASURABLE)
+DRAWN = (CONFIRMED, EXCEEDED, SMALLER, NO_EFFECT_VERDICT, SLOWER)  # verdicts that rest on a whole CI
+
+# Ranks along the speedup axis (RANK[verdict]); the outcome a user acts on merges the top two.
+RANK = {SLOWER: 0, NO_EFFECT_VERDICT: 1, SMALLER: 2, CONFIRMED: 3, EXCEEDED: 4}
+AS_CLAIMED = "as claimed or more"
+_SPAN_NAMES = ("slower", "no effect", "smaller than claimed", "as claimed", "above the claim")
+
 
 
 @dataclass(frozen=True)
 class Verdict:
     verdict: str
     why: str
+    # The outcome ranks (RANK) the CI touches, lowest and highest; None without a CI.
+    ranks: tuple[int, int] | None = None
+
+
+def outcome(verdict: str) -> str:
+    """The outcome a user acts on: confirmed and exceeded are one (as claimed or more)."""
+    return AS_CLAIMED if verdict in (CONFIRMED, EXCEEDED) else verdict
 
 
 def _ok(v: object) -> bool:
@@ -54,14 +81,31 @@ def claimed_text(kind: str, low: float | None, high: float | None) -> str:
     return "no number"
 
 
+def rank(s: float, kind: str, low: float | None, high: float | None) -> int:
+    """The outcome rank of one speedup. Non-decreasing in s, so a CI [lo, hi] touches
+    exactly the ranks from rank(lo) to rank(hi)."""
+    if kind == "direction":
+        low, high = math.nextafter(NO_EFFECT[1], math.inf), math.inf
+    if s >= low:
+        return RANK[CONFIRMED] if s <= high else RANK[EXCEEDED]
+    if s < NO_EFFECT[0]:
+        return RANK[SLOWER]
+    return RANK[NO_EFFECT_VERDICT] if s <= NO_EFFECT[1] else RANK[SMALLER]
+
+
+def _span(r: int, kind: str) -> str:
+    return "faster" if kind == "direction" and r >= RANK[CONFIRMED] else _SPAN_NAMES[r]
+
+
 def decide(kind: str, low: float | None, high: float | None,
            ci_low: float | None, ci_high: float | None, unavailable: str | None = None,
-           too_few_rounds: str | None = None) -> Verdict:
+           too_few_rounds: str | None = None, point: float | None = None) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
     `unavailable` (e.g. 'CPU run: no GPU') overrides everything: not measurable here.
     `too_few_rounds` (why, naming the rounds) when every ratio behind the claim is below
     the rounds floor: inconclusive, whatever CI was passed. It comes after the claim's
-    own testability: more rounds would not give a claim without a number a verdict."""
+    own testability: more rounds would not give a claim without a number a verdict.
+    `point`, where given, must lie inside [ci_low, ci_high]."""
     if unavailable:
         return Verdict(NOT_MEASURABLE, unavailable)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):
@@ -71,15 +115,24 @@ def decide(kind: str, low: float | None, high: float | None,
     if not (_ok(ci_low) and _ok(ci_high)):
         return Verdict(NOT_MEASURABLE, "no speedup with a confidence interval was measured")
     lo, hi = min(ci_low, ci_high), max(ci_low, ci_high)
-    if lo <= 1.0:
-        if hi < 1.0:
-            return Verdict(NOT_REPRODUCED, f"slower: CI [{lo:.3g}, {hi:.3g}] lies below 1")
-        return Verdict(NOT_REPRODUCED, f"CI [{lo:.3g}, {hi:.3g}] includes 1 (no clear effect)")
-    if kind == "direction":
-        return Verdict(CONFIRMED, f"faster: CI [{lo:.3g}, {hi:.3g}] lies above 1")
-    if lo > high:
-        return Verdict(EXCEEDED, f"CI [{lo:.3g}, {hi:.3g}] lies above the claimed {claimed_text(kind, low, high)}")
-    if hi < low:
-        return Verdict(SMALLER, f"faster, but CI [{lo:.3g}, {hi:.3g}] lies below the claimed "
-                                f"{claimed_text(kind, low, high)}")
-    return Verdict(CONFIRMED, f"CI [{lo:.3g}, {hi:.3g}] overlaps the claimed {claimed_text(kind, low, high)}")
+    ci = f"CI [{lo:.3g}, {hi:.3g}]"
+    if point is not None and not (_ok(point) and lo * (1 - 1e-9) <= point <= hi * (1 + 1e-9)):
+        return Verdict(INCONCLUSIVE, f"bug: the estimate {point:.4g} lies outside its own {ci}")
+    r_lo, r_hi = rank(lo, kind, low, high), rank(hi, kind, low, high)
+    ranks = (r_lo, r_hi)
+    claimed = claimed_text(kind, low, high)
+    if r_lo >= RANK[CONFIRMED]:
+        if kind == "direction":
+            return Verdict(CONFIRMED, f"faster: {ci} lies above the no-effect band", ranks)
+        if r_lo == RANK[CONFIRMED]:
+            return Verdict(CONFIRMED, f"{ci} lies at or above the claimed {claimed}, its low end inside it", ranks)
+        return Verdict(EXCEEDED, f"{ci} lies above the claimed {claimed}", ranks)
+    if r_lo != r_hi:
+        return Verdict(INCONCLUSIVE, f"{ci} spans {_span(r_lo, kind)} to {_span(r_hi, kind)}: too wide to tell",
+                       ranks)
+    if r_lo == RANK[SLOWER]:
+        return Verdict(SLOWER, f"{ci} lies below the no-effect band", ranks)
+    if r_lo == RANK[NO_EFFECT_VERDICT]:
+        return Verdict(NO_EFFECT_VERDICT, f"{ci} lies inside the no-effect band "
+                                          f"[{NO_EFFECT[0]:.3f}, {NO_EFFECT[1]:.2f}]", ranks)
+    return Verdict(SMALLER, f"faster, but {ci} lies below the claimed {claimed}", ranks)

@@ -9,7 +9,7 @@ import synth
 from conftest import REPO
 from report.claims import CLAIMS_PATH, evaluate, evaluate_claim, load_claims
 from report.results import load_results
-from report.verdicts import ALL, CONFIRMED, EXCEEDED, NOT_MEASURABLE, NOT_REPRODUCED, SMALLER
+from report.verdicts import ALL, CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SMALLER
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 
@@ -149,7 +149,7 @@ def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
     assert r.estimate == pytest.approx(1.15, rel=0.03)
     assert r.verdict.verdict == CONFIRMED  # 1.15x, not pooled with the 4-6x copies
     beside = " ".join(f"{b.label} {b.text}" for b in r.beside)
-    assert "mechanism" in beside and "4" in beside and "6" in beside and "2 cases" in beside
+    assert "mechanism" in beside and "4" in beside and "6" in beside and "2 comparisons" in beside
 
 
 def test_pin_memory_without_the_loader_case_is_not_judged_on_raw_copies():
@@ -162,18 +162,18 @@ def test_pin_memory_without_the_loader_case_is_not_judged_on_raw_copies():
 def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
     doc = loader_doc()
     r = evaluate_claim(claim("num_workers"), doc)
-    # best worker count vs 0 workers; the data-only loops (3.0 / 0.5 = 6x) are references, left out
+    # the most workers the run built vs 0 workers, whatever their speeds; the data-only loops
+    # (3.0 / 0.5 = 6x) are references, left out
     assert [e.variant for e in r.evidence] == ["workers_4"]
     assert r.estimate == pytest.approx(3.0, rel=0.03)
     assert r.verdict.verdict == EXCEEDED
     texts = [b.text for b in r.beside]
     assert any(t.startswith("62%") for t in texts) and any(t.startswith("4 ") for t in texts)
-    # the best of three worker counts: its CI at 1 - 0.05 / 3, and it says so
-    assert r.evidence[0].chosen_from == 3 and "best of 3, 98.3% CI" in r.evidence[0].text
+    assert any("over 3 comparisons" in t for t in texts)  # every worker count beside, none picked
+    assert "best of" not in r.evidence[0].text and r.evidence[0].confidence == 0.95
     p = evaluate_claim(claim("prefetch_factor"), doc)
     # the depth the claim names (prefetch_factor=2), not the best of 2, 4 and 8 (1.43x, prefetch_8)
-    assert [e.variant for e in p.evidence] == ["prefetch_2"] and p.verdict.verdict == NOT_REPRODUCED
-    assert p.evidence[0].chosen_from == 1
+    assert [e.variant for e in p.evidence] == ["prefetch_2"] and p.verdict.verdict == NO_EFFECT_VERDICT
     beside = {b.label: b.text for b in p.beside}
     assert any("prefetch_factor=8" in k and v.startswith("1.4") for k, v in beside.items()), beside
 
@@ -194,15 +194,20 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
         "gpt": ({"model": "gpt"}, {"fp32": 3.0, "tf32": 1.2, "amp_fp16": 1.5, "amp_bf16": 1.6}),
     })
     r = evaluate_claim(claim("amp"), doc)
-    by_case = {e.case: e for e in r.evidence}
+    rows = {(e.case, e.variant): e for e in r.evidence}
+    # fp16 and bf16 each their own row (channels_last is another technique)
+    assert set(rows) == {(c, v) for c in ("resnet50_b128_224", "gpt") for v in ("amp_fp16", "amp_bf16")}
     # conv net: against tf32 (cuDNN TF32 is the default); transformer: against fp32 (matmul TF32 off by default)
-    assert by_case["resnet50_b128_224"].baseline.startswith("tf32")
-    assert by_case["resnet50_b128_224"].speedup == pytest.approx(2.0, rel=0.02)
-    assert by_case["resnet50_b128_224"].variant == "amp_fp16"  # channels_last is another technique
-    assert by_case["gpt"].baseline.startswith("fp32") and by_case["gpt"].speedup == pytest.approx(2.0, rel=0.02)
-    assert r.verdict.verdict == CONFIRMED
+    assert rows["resnet50_b128_224", "amp_fp16"].baseline.startswith("tf32")
+    assert rows["resnet50_b128_224", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
+    assert rows["gpt", "amp_fp16"].baseline.startswith("fp32")
+    assert rows["gpt", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
+    assert [rows[k].verdict.verdict for k in sorted(rows)] == [CONFIRMED, CONFIRMED, SMALLER, CONFIRMED]
+    # the weakest row carries the claim: bf16 on the conv net, 2.0 / 1.2
+    assert r.verdict.verdict == SMALLER and r.decisive is rows["resnet50_b128_224", "amp_bf16"]
+    assert r.estimate == pytest.approx(2.0 / 1.2, rel=0.02)
     strict = [b for b in r.beside if "strict FP32" in b.label]
-    assert strict and "4.80× over 2 cases" in strict[0].text
+    assert strict and "–4.80× over 4 comparisons" in strict[0].text
 
 
 def test_amp_prefers_the_variant_that_declares_itself_the_default():
@@ -281,8 +286,10 @@ def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
     c["derived"] = {"variants": {"data_parallel": {"devices": 2}, "ddp": {"devices": 2}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
     assert r.verdict.verdict == CONFIRMED
-    assert len(r.evidence) == 1 and r.evidence[0].variant.startswith("ddp_bucket_view")
-    assert r.evidence[0].speedup == pytest.approx(0.8 / 0.55, rel=0.03)
+    # each DDP variant its own row, the weaker carrying the claim
+    assert [e.variant.split(" ")[0] for e in r.evidence] == ["ddp", "ddp_bucket_view"]
+    assert [e.speedup for e in r.evidence] == pytest.approx([0.8 / 0.6, 0.8 / 0.55], rel=0.03)
+    assert r.decisive is r.evidence[0]
 
 
 def test_confirmed_and_range_over_cases():
@@ -297,8 +304,8 @@ def test_confirmed_and_range_over_cases():
     assert r.estimate == pytest.approx(1.15, rel=0.03)
 
 
-def test_exceeded_and_not_reproduced():
-    for speedup, verdict in ((2.0, EXCEEDED), (1.0, NOT_REPRODUCED)):
+def test_exceeded_and_no_effect():
+    for speedup, verdict in ((2.0, EXCEEDED), (1.0, NO_EFFECT_VERDICT)):
         c = window_loops(synth.case("workers", [("workers_0", synth.lognormal(speedup, 0.01, 20, 0)),
                                                 ("workers_2", synth.lognormal(1.0, 0.01, 20, 100))]))
         doc = synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=synth.H100)
@@ -321,8 +328,10 @@ def test_loader_results_sampled_one_batch_at_a_time_are_not_evidence():
 def test_cpu_run_is_not_measurable_for_gpu_claims():
     r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None))
     assert r.verdict.verdict == NOT_MEASURABLE
-    assert "CPU run: no GPU" in r.verdict.why
+    assert r.verdict.why == "measured on a CPU (the claim is about GPUs)"
     assert r.estimate is not None  # the measurement is still shown
+    r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None, pin=None))
+    assert r.verdict.why == "CPU run: no GPU" and r.estimate is None  # nothing measured
 
 
 def test_match_rules_pick_the_right_comparisons():
@@ -353,20 +362,24 @@ def test_skipped_experiment_and_no_experiment():
     assert all(r.verdict.verdict in ALL for r in results.values())
 
 
-def test_qualitative_claim_shows_measurement_but_no_verdict():
-    doc = synth.document([synth.experiment("eval_no_grad", [synth.case("m", [
-        ("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)), ("no_grad", synth.lognormal(1.0, 0.01, 20, 2))])],
-        ["no_grad_eval"])], gpu=synth.H100)
+def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
+    c = synth.case("m", [("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)), ("no_grad", synth.lognormal(1.0, 0.01, 20, 2)),
+                         ("inference_mode", synth.lognormal(0.9, 0.01, 20, 3))])
+    for v, mode in zip(c["variants"], ("enabled", "no_grad", "inference_mode")):
+        v["params"] = {"grad_mode": mode}
+    doc = synth.document([synth.experiment("eval_no_grad", [c], ["no_grad_eval"])], gpu=synth.H100)
     r = evaluate_claim(claim("no_grad_eval"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE and "no number" in r.verdict.why
-    assert r.estimate == pytest.approx(1.1, rel=0.03)
+    # the claim's own variant, not the faster inference_mode, which stands beside
+    assert [e.variant for e in r.evidence] == ["no_grad"] and r.estimate == pytest.approx(1.1, rel=0.03)
+    assert any("inference_mode" in b.label and b.text.startswith("1.2") for b in r.beside)
 
 
 def test_claims_json_is_valid_json_with_known_methods():
     from report.claims import METHODS
     d = json.loads(CLAIMS_PATH.read_text(encoding="utf-8"))
     for c in d["claims"]:
-        assert c.get("method", "best") in METHODS
+        assert c.get("method", "match") in METHODS
         for b in c.get("beside", []):
             assert b["label"] and ("match" in b or "derived" in b)
 
@@ -408,13 +421,15 @@ def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
     """The claim is about Python users: its verdict comes from the Python twin's script / trace,
     however much faster freezing is, and the C++ figure stands beside it."""
     r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6}))
-    assert [(e.case, e.variant) for e in r.evidence] == [("python_convnet_b1", "python_trace")]
-    assert r.evidence[0].chosen_from == 2 and r.evidence[0].confidence > 0.95  # the better of script and trace
+    # script and trace each their own row and verdict, neither picked for being faster
+    assert [(e.case, e.variant) for e in r.evidence] == [("python_convnet_b1", "python_script"),
+                                                         ("python_convnet_b1", "python_trace")]
+    assert all(e.confidence == 0.95 and e.verdict.verdict == CONFIRMED for e in r.evidence)
     assert r.verdict.verdict == CONFIRMED
     beside = {b.label.split(":")[0]: b.text for b in r.beside}
     assert set(beside) == {"C++", "Python"}
     cpp = [b.text for b in r.beside if b.label.startswith("C++: a TorchScript module")]
-    assert len(cpp) == 1 and "1.01" in cpp[0] and "2 cases" in cpp[0]
+    assert len(cpp) == 1 and "1.01" in cpp[0] and "2 comparisons" in cpp[0]
     assert any(b.label.startswith("Python: frozen") and "1.6" in b.text for b in r.beside)
     assert any(b.label.startswith("C++: frozen") and "1.5" in b.text for b in r.beside)
 
@@ -436,22 +451,34 @@ def test_the_committed_breakdown_run_has_no_python_twin_and_says_so():
 
 
 def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
+    """A claim whose cases are replicates (pool: true) measured in one process: the
+    geometric mean with a bootstrap over the cases' rounds, its range of the same figures."""
     doc = synth.document([synth.experiment("zero_grad", [
         synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
         synth.case("b", [("zeroing", synth.lognormal(1.6, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
         ["zero_grad_set_to_none"])], gpu=synth.H100)
-    r = evaluate_claim(claim("zero_grad_set_to_none"), doc)
+    pooled = {**claim("zero_grad_set_to_none"), "pool": True}
+    r = evaluate_claim(pooled, doc)
     s = [e.speedup for e in r.evidence]
     assert r.estimate == pytest.approx((s[0] * s[1]) ** 0.5)  # not their median (the mean of two)
+    assert (r.low, r.high) == (min(s), max(s))
     assert r.ci_low < r.estimate < r.ci_high and r.confidence == 0.95
     # an interval of the pooled estimate, away from either case's own
     assert r.ci_high < s[1] * 0.95 and r.ci_low > s[0] * 1.05
-    for e in r.evidence:
-        e.sides = None
-    from report.claims import _summarize
-    r.ci_low = r.ci_high = None
-    _summarize(r)
-    assert r.ci_low is None and r.notes[-1].startswith("no pooled CI")
+    assert "geometric mean of 2 cases" in r.text and "bootstrap" in r.text
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v["samples"]["host_s"] = []
+    r = evaluate_claim(pooled, doc)
+    assert r.ci_low is None and any(n.startswith("no pooled CI") for n in r.notes)
+    assert r.verdict.verdict == NOT_MEASURABLE
+    # judged apart (the default), each case is its own row and the claim the weaker's
+    r = evaluate_claim(claim("zero_grad_set_to_none"), synth.document([synth.experiment("zero_grad", [
+        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
+        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
+        ["zero_grad_set_to_none"])], gpu=synth.H100))
+    assert r.apart and [e.verdict.verdict for e in r.evidence] == [CONFIRMED, NO_EFFECT_VERDICT]
+    assert r.verdict.verdict == NO_EFFECT_VERDICT and r.decisive.case == "b"
 
 
 PYTHON_TWINS_RUN = REPO / "report/tests/fixtures/cpu_python_twins/torchscript_fused_optimizer_omp1.json.gz"
@@ -466,10 +493,11 @@ def test_a_real_run_with_the_python_twins_judges_torchscript_on_them_and_kernel_
     ts = evaluate_claim(claim("torchscript"), doc)
     assert ts.evidence and all(e.case.startswith("python_") and e.variant in ("python_script", "python_trace")
                                for e in ts.evidence)
-    assert ts.verdict.verdict in (CONFIRMED, EXCEEDED, SMALLER, NOT_REPRODUCED)  # drawn from the twin
+    assert ts.verdict.verdict in (*DRAWN, INCONCLUSIVE)  # drawn from the twin
     labels = [b.label for b in ts.beside]
     assert any(lb.startswith("C++: a TorchScript module") for lb in labels)
     kf = evaluate_claim(claim("kernel_fusion"), doc)
-    assert [(e.case, e.variant) for e in kf.evidence] == [("optimizer_step_mlp_depth32_w64", "fused")]
+    assert [(e.case, e.variant) for e in kf.evidence] == [("optimizer_step_mlp_depth32_w64", "foreach"),
+                                                          ("optimizer_step_mlp_depth32_w64", "fused")]
     assert any(b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text
                for b in kf.beside)

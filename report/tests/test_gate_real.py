@@ -15,6 +15,7 @@ import json
 import pytest
 
 from conftest import FIXTURES
+from plant import scale_variant_in_place
 from report.compare import LOWER, SLOWER, Settings, compare_docs
 from report.false_alarms import estimate, main
 
@@ -35,16 +36,15 @@ def test_incomplete_run_is_read_and_said(cli):
 
 
 def scale_baseline_variants(doc: dict, factor: float) -> tuple[dict, set]:
-    """A copy with each case's baseline variant's samples times `factor`; the keys scaled."""
+    """A copy with each case's baseline variant's time times `factor` (its samples and
+    the speedups recorded against it, plant.py); the keys scaled."""
     out, keys = copy.deepcopy(doc), set()
     for e in out["experiments"]:
         for c in e.get("cases") or []:
             v = next((v for v in c.get("variants") or [] if v.get("role") == "baseline"), None)
             if v is None:
                 continue
-            for metric in ("host_s", "device_s"):
-                if v["samples"].get(metric):
-                    v["samples"][metric] = [x * factor for x in v["samples"][metric]]
+            scale_variant_in_place(c, v["name"], factor)
             keys.add((e["name"], c["name"], v["name"]))
     return out, keys
 

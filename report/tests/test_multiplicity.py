@@ -1,17 +1,19 @@
-"""Bonferroni for a headline picked as the best of several settings (report/multiplicity.py)."""
+"""No best-of-m headline (report/multiplicity.py, report/claims.py): a case with several
+matching settings gives each its own row at the run's confidence, never the largest
+with a corrected interval; and the rounds floor the report's own intervals need."""
 import synth
 
-from report.claims import _chosen, _headline
-from report.document import Document
-from report.multiplicity import confidence_for, rounds_floor
+from report.claims import evaluate_claim
+from report.multiplicity import rounds_floor
+from report.verdicts import DRAWN
 
 
 def test_floors_follow_the_order_statistics():
     # 1 - 2 * 0.5^n must reach the confidence: 6 rounds at 95%, 7 at 97.5% and 98.3%, 8 at 99%.
-    assert [rounds_floor(confidence_for(m, 0.95)) for m in (1, 2, 3, 5)] == [6, 7, 7, 8]
+    assert [rounds_floor(c) for c in (0.95, 0.975, 1 - 0.05 / 3, 0.99)] == [6, 7, 7, 8]
 
 
-def _case(rounds: int):
+def _doc(rounds: int) -> dict:
     c = synth.case("c", [("base", synth.lognormal(1.3, 0.05, rounds, 1)),
                          ("a", synth.lognormal(1.0, 0.05, rounds, 2)),
                          ("b", synth.lognormal(1.05, 0.05, rounds, 3)),
@@ -20,23 +22,31 @@ def _case(rounds: int):
         cm["rounds"] = rounds
     for v in c["variants"]:
         v["params"] = {"setting": v["name"]}
-    e = Document(synth.document([synth.experiment("e", [c])])).experiments[0]
-    return e, e.cases[0]
+    return synth.document([synth.experiment("e", [c], claims=["x"])])
 
 
-def test_the_best_of_three_gets_a_wider_interval_and_says_so():
-    e, c = _case(40)
-    best = _headline({}, c, None)
-    assert best.variant == "a" and best.chosen_from == 3 and abs(best.confidence - 0.98333) < 1e-4
-    plain = _headline({"variant_params": {"setting": "a"}}, c, None)
-    assert plain.chosen_from == 1
-    assert best.ci_low <= plain.ci_low and best.ci_high >= plain.ci_high
-    assert (best.ci_low, best.ci_high) != (plain.ci_low, plain.ci_high)
-    assert "best of 3, 98.3% CI" in best.text
+CLAIM = {"id": "x", "kind": "direction", "low": None, "high": None, "why": "", "quote": "", "source": {}}
 
 
-def test_six_rounds_hold_a_95_interval_but_not_a_corrected_one():
-    e, c = _case(6)
-    best = _headline({}, c, None)
-    assert best.below_floor and best.ci_low is None and "needs 7 rounds" in best.text
-    assert _chosen(_headline({"variant_params": {"setting": "a"}}, c, None), 1).ci_low is not None
+def test_several_settings_are_each_a_row_at_the_runs_confidence():
+    doc = _doc(40)
+    r = evaluate_claim(CLAIM, doc)
+    assert [e.variant for e in r.evidence] == ["a", "b", "c"]  # file order, every one
+    recorded = {cm["variant"]: cm for cm in doc["experiments"][0]["cases"][0]["comparisons"]}
+    for e in r.evidence:
+        cm = recorded[e.variant]
+        assert (e.speedup, e.ci_low, e.ci_high, e.confidence) == (cm["speedup"], cm["ci_low"], cm["ci_high"], 0.95)
+        assert e.verdict.verdict in DRAWN and "best of" not in e.text
+    # the claim's figure is the weakest row's, not the largest
+    assert r.decisive.variant == "c" and r.estimate == recorded["c"]["speedup"]
+
+
+def test_picking_the_largest_of_a_param_is_fixed_by_the_param_not_the_speed():
+    r = evaluate_claim({**CLAIM, "match": {"largest": "rank"}}, _set_ranks(_doc(40)))
+    assert [e.variant for e in r.evidence] == ["c"]  # rank 3, the slowest of the three
+
+
+def _set_ranks(doc: dict) -> dict:
+    for i, v in enumerate(doc["experiments"][0]["cases"][0]["variants"]):
+        v["params"]["rank"] = i
+    return doc

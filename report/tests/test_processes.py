@@ -1,6 +1,6 @@
-"""Between-process spread (report/processes.py) and how claims use it: the wider of the
-within- and between-process intervals, and an unstable verdict where the processes
-disagree."""
+"""A comparison in each process of a run (report/processes.py) and how claims use it:
+the comparison's one estimate (estimate.py) is judged, its processes' disagreement in
+its interval; a pooled claim pools per process, then across processes."""
 from __future__ import annotations
 
 import math
@@ -8,20 +8,12 @@ import math
 import pytest
 from scipy import stats
 
-from report.claims import evaluate
-from report.processes import BETWEEN, WITHIN, between_ci, pooled_between, spread, wider
+from report.claims import evaluate, evaluate_claim
+from report.estimate import t_interval
+from report.processes import BETWEEN, WITHIN, case_points, pooled_between, relative, spread
 from report.summary import summarize
 from report.tests import synth
-from report.verdicts import UNSTABLE
-
-
-def test_between_ci_is_the_t_interval_of_the_mean_log():
-    g, lo, hi = between_ci([1.0, 2.0, 4.0], 0.95)
-    half = stats.t.ppf(0.975, 2) * math.log(2.0) / math.sqrt(3)
-    assert g == pytest.approx(2.0)
-    assert lo == pytest.approx(2.0 * math.exp(-half))
-    assert hi == pytest.approx(2.0 * math.exp(half))
-    assert between_ci([1.5], 0.95) is None  # one process: no spread
+from report.verdicts import CONFIRMED, INCONCLUSIVE
 
 
 def _raw(first, repeats):
@@ -38,84 +30,85 @@ def test_spread_reads_every_process_and_says_which_recorded_nothing():
     assert [e.process for e in sp.estimates] == [0, 1, 2]
     assert "1 without a ratio (crashed before this case)" in sp.text(0.95)
     assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}) is None  # one process
+    g, lo, hi = sp.interval(0.95)
+    half = stats.t.ppf(0.975, 1) * abs(math.log(1.3 / 1.1)) / math.sqrt(2) / math.sqrt(2)
+    assert g == pytest.approx(math.sqrt(1.1 * 1.3)) and lo == pytest.approx(g * math.exp(-half))
 
 
-def test_the_wider_interval_is_used_with_its_own_point():
-    # Processes far apart: the between-process interval is wider and centred on their geometric mean.
-    s, lo, hi, basis = wider((1.10, 1.08, 1.12), between_ci([1.10, 1.50, 1.30], 0.95))
-    assert basis == BETWEEN and lo < 1.08 and hi > 1.5
-    assert s == pytest.approx(math.exp((math.log(1.1) + math.log(1.5) + math.log(1.3)) / 3))
-    # Processes that agree closely: the within-process interval stays.
-    assert wider((1.10, 1.05, 1.15), between_ci([1.10, 1.101, 1.099], 0.95))[3] == WITHIN
-    # No within interval (too few rounds): none from the processes either.
-    assert wider((1.10, None, None), between_ci([1.1, 1.5], 0.95))[1:] == (None, None, WITHIN)
-
-
-def test_pooled_between_uses_processes_that_measured_every_case():
+def test_pooled_between_uses_processes_that_measured_every_case_and_its_range_is_of_the_same_figures():
     a = spread(_raw((1.1, 1.0, 1.2), [(1.2, 1.1, 1.3), (1.0, 0.9, 1.1)]))
     b = spread(_raw((2.0, 1.9, 2.1), [(2.2, 2.1, 2.3), None]))
     g, lo, hi = pooled_between([a, b], 0.95)  # process 2 lacks case b: processes 0 and 1 only
     assert g == pytest.approx(math.exp((math.log(math.sqrt(1.1 * 2.0)) + math.log(math.sqrt(1.2 * 2.2))) / 2))
+    points = case_points([a, b])
+    assert points == pytest.approx([math.sqrt(1.1 * 1.2), math.sqrt(2.0 * 2.2)])
+    assert g == pytest.approx(math.sqrt(points[0] * points[1]))  # the pooled point is their geometric mean
     assert pooled_between([b], 0.95) is not None and pooled_between([spread(_raw((1.1, 1, 1.2), [None]))], 0.95) is None
 
 
-def _claim_doc(repeats):
-    """A zero_grad case (claim zero_grad_set_to_none, a direction claim) whose first process
+def test_a_ratio_against_another_variant_is_taken_per_process():
+    amp = spread(_raw((3.0, 2.9, 3.1), [(2.4, 2.3, 2.5), (3.3, 3.2, 3.4)]))
+    tf32 = spread(_raw((2.0, 1.9, 2.1), [(1.6, 1.5, 1.7), None]))
+    assert relative(amp, tf32).speedups == pytest.approx([1.5, 1.5])
+
+
+def _claim_doc(repeats, cases=("mlp",)):
+    """zero_grad cases (claim zero_grad_set_to_none, a direction claim) whose first process
     measured set_to_none 1.25x faster, with the given further processes."""
     base = synth.lognormal(1.25e-3, 0.01, 40, seed=1)
-    opt = synth.lognormal(1.0e-3, 0.01, 40, seed=2)
-    c = synth.case("mlp", [("zeroing", base), ("set_to_none", opt)])
-    c["comparisons"][0]["repeats"] = [
-        {"process": i + 1, "speedup": s, "ci_low": lo, "ci_high": hi, "rounds": 40} for i, (s, lo, hi) in enumerate(repeats)]
-    return synth.document([synth.experiment("zero_grad", [c], claims=["zero_grad_set_to_none"])])
+    out = []
+    for i, name in enumerate(cases):
+        c = synth.case(name, [("zeroing", base), ("set_to_none", synth.lognormal(1.0e-3, 0.01, 40, seed=2 + i))])
+        c["comparisons"][0]["repeats"] = [{"process": k + 1, "speedup": s, "ci_low": lo, "ci_high": hi, "rounds": 40}
+                                          for k, (s, lo, hi) in enumerate(repeats)]
+        out.append(c)
+    return synth.document([synth.experiment("zero_grad", out, claims=["zero_grad_set_to_none"])])
 
 
-def _claim(doc):
-    return next(r for r in evaluate(doc) if r.claim["id"] == "zero_grad_set_to_none")
+def _claim(doc, pool=False):
+    claim = next(r.claim for r in evaluate(doc) if r.claim["id"] == "zero_grad_set_to_none")
+    return evaluate_claim({**claim, "pool": pool}, doc)
 
 
-def test_processes_that_agree_give_the_verdict_and_the_wider_interval():
-    res = _claim(_claim_doc([(1.3, 1.27, 1.33), (1.2, 1.18, 1.22)]))
-    assert res.verdict.verdict == "confirmed"
+def test_processes_that_agree_give_the_verdict_on_their_one_interval():
+    doc = _claim_doc([(1.3, 1.27, 1.33), (1.2, 1.18, 1.22)])
+    res = _claim(doc)
+    cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
+    g, lo, hi = t_interval([cm["speedup"], 1.3, 1.2], 0.95)
+    assert res.verdict.verdict == CONFIRMED
+    assert (res.estimate, res.ci_low, res.ci_high) == pytest.approx((g, lo, hi))
     assert res.basis == BETWEEN and res.processes == 3
     row = next(r for r in summarize([res], False).rows if r.claim == "zero_grad_set_to_none")
     assert "between 3 processes" in row.speedup
 
 
-def test_a_verdict_that_flips_between_processes_is_unstable():
+def test_processes_that_disagree_make_a_wide_interval_and_an_inconclusive_verdict():
+    """No 'unstable between processes' verdict: the disagreement is in the interval."""
     res = _claim(_claim_doc([(1.01, 0.97, 1.05), (1.25, 1.22, 1.28)]))
-    assert res.verdict.verdict == UNSTABLE
-    assert "process 1: confirmed" in res.verdict.why and "process 2: not reproduced" in res.verdict.why
+    assert res.verdict.verdict == INCONCLUSIVE and "spans" in res.verdict.why
+    assert res.ci_low < 1.02 < 1.25 < res.ci_high
 
 
-def test_one_process_files_are_judged_as_before():
+def test_one_process_files_are_judged_on_their_own_interval():
     doc = _claim_doc([])
     for c in doc["experiments"][0]["cases"]:
         for cm in c["comparisons"]:
             del cm["repeats"]
     res = _claim(doc)
-    assert res.basis == WITHIN and res.verdict.verdict == "confirmed"
+    cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
+    assert res.basis == WITHIN and res.verdict.verdict == CONFIRMED
+    assert (res.estimate, res.ci_low, res.ci_high) == (cm["speedup"], cm["ci_low"], cm["ci_high"])
 
 
-def test_two_runs_one_unstable_between_processes_are_not_called_reproduced():
-    from report.summary import mark_reproduced
-    steady = _claim(_claim_doc([(1.3, 1.27, 1.33), (1.2, 1.18, 1.22)]))
-    flipping = _claim(_claim_doc([(1.01, 0.97, 1.05), (1.25, 1.22, 1.28)]))
-    sm = summarize([steady], False)
-    mark_reproduced(sm, [("input 1", [steady]), ("input 2", [flipping])])
-    row = next(r for r in sm.rows if r.claim == "zero_grad_set_to_none")
-    assert row.reproduced == f"no, unstable: input 1 confirmed; input 2 {UNSTABLE}"
-
-
-def test_a_pooled_claim_whose_processes_disagree_is_unstable():
-    """Two cases; per process the geometric mean over them: process 2's lies below 1."""
-    base = synth.lognormal(1.25e-3, 0.01, 40, seed=1)
-    cases = []
-    for name, seed in (("mlp", 2), ("gpt", 3)):
-        c = synth.case(name, [("zeroing", base), ("set_to_none", synth.lognormal(1.0e-3, 0.01, 40, seed=seed))])
-        c["comparisons"][0]["repeats"] = [{"process": 1, "speedup": 1.2, "ci_low": 1.18, "ci_high": 1.22},
-                                          {"process": 2, "speedup": 0.95, "ci_low": 0.93, "ci_high": 0.97}]
-        cases.append(c)
-    res = _claim(synth.document([synth.experiment("zero_grad", cases, claims=["zero_grad_set_to_none"])]))
-    assert res.verdict.verdict == UNSTABLE
-    assert "geometric mean over the 2 cases" in res.verdict.why and "process 3: not reproduced (0.950×)" in res.verdict.why
+def test_a_pooled_claim_pools_per_process_then_across_processes():
+    """Two replicate cases; per process the geometric mean over them: process 2's lies
+    below 1, so the pooled interval is wide and the claim inconclusive."""
+    doc = _claim_doc([(1.2, 1.18, 1.22), (0.95, 0.93, 0.97)], cases=("mlp", "gpt"))
+    res = _claim(doc, pool=True)
+    firsts = [c["comparisons"][0]["speedup"] for c in doc["experiments"][0]["cases"]]
+    per_process = [math.sqrt(firsts[0] * firsts[1]), 1.2, 0.95]
+    g, lo, hi = t_interval(per_process, 0.95)
+    assert not res.apart and (res.estimate, res.ci_low, res.ci_high) == pytest.approx((g, lo, hi))
+    assert res.low <= res.estimate <= res.high
+    assert res.verdict.verdict == INCONCLUSIVE
+    assert "geometric mean of 2 cases" in res.text and "between 3 processes" in res.text

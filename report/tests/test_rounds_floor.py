@@ -105,14 +105,19 @@ def test_pooled_claim_leaves_cases_below_the_floor_out():
     doc = zero_grad_doc([3, 6, 20])
     doc["experiments"][0]["cases"][0]["variants"][1]["samples"]["host_s"] = [0.1] * 3  # 15x, 3 rounds
     doc["experiments"][0]["cases"][0]["comparisons"][0]["speedup"] = 15.0
-    r = evaluate_claim(claim("zero_grad_set_to_none"), doc)
+    pooled = {**claim("zero_grad_set_to_none"), "pool": True}  # replicate cases (claims.json pool)
+    r = evaluate_claim(pooled, doc)
     assert len(r.evidence) == 3 and [e.case for e in r.left_out] == ["r3"]
     assert r.high < 2  # the 15x point moves neither the range nor the median
     assert r.verdict.verdict == CONFIRMED and "left out, below the rounds floor: 1 case (n = 3)" in r.verdict.why
     assert any("r3" in n and "rounds floor" in n for n in r.notes)
-    every = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([1, 3, 5]))
+    every = evaluate_claim(pooled, zero_grad_doc([1, 3, 5]))
     assert every.verdict.verdict == INCONCLUSIVE and "n = 1–5" in every.verdict.why
     assert every.ci_low is None and every.ci_high is None
+    # judged apart (the default), a row below the floor is inconclusive, and so is the claim
+    apart = evaluate_claim(claim("zero_grad_set_to_none"), doc)
+    assert [e.verdict.verdict for e in apart.evidence] == [INCONCLUSIVE, CONFIRMED, CONFIRMED]
+    assert apart.verdict.verdict == INCONCLUSIVE and apart.decisive.case == "r3" and "n = 3" in apart.verdict.why
 
 
 def test_harness_style_and_older_files_read_alike():
@@ -227,7 +232,10 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
         assert loader[cid].verdict.verdict == INCONCLUSIVE and "n = 1 interleaved round" in loader[cid].verdict.why
         claims_table = md.split("Results: `")[2].split("### Checklist claims")[1]  # not the summary's row
         row = next(line for line in claims_table.splitlines() if line.startswith(f"| {cid} |"))
-        assert "| inconclusive (too few rounds) |" in row and "(n = 1, no CI)" in row
+        assert "| inconclusive |" in row and "(n = 1, no CI)" in row
     rest = {r.claim["id"]: r for r in evaluate(docs["h100_rest_budget300.json"])}
-    assert [e.case for e in rest["host_sync"].left_out] == ["gpt_l6_h768_s256_b8"]
-    assert [e.case for e in rest["tensor_core_alignment"].left_out] == ["linear_step_4095_vs_4096"]
+    # judged apart: a row below the floor is inconclusive, and the claim with it
+    for cid, case in (("host_sync", "gpt_l6_h768_s256_b8"), ("tensor_core_alignment", "linear_step_4095_vs_4096")):
+        below = [e for e in rest[cid].evidence if e.below_floor]
+        assert [e.case for e in below] == [case] * len(below) and below, cid
+        assert all(e.verdict.verdict == INCONCLUSIVE for e in below) and rest[cid].verdict.verdict == INCONCLUSIVE

@@ -1,35 +1,60 @@
 """Estimate what a run of the experiments costs on an H100 under the rounds
-floor, from the per-case costs of earlier results files (the H100 runs in
-../shared/gpu-runs/2026-11-24/, which predate the floor, and the 2026-11-23 one
-committed as report/tests/fixtures/h100_full.json.gz); and, with --session, what
+floor and in several processes per experiment, from the per-case costs of
+earlier results files (the H100 runs in ../shared/gpu-runs/2026-11-24/, which
+predate the floor and the processes, and the 2026-11-23 one committed as
+report/tests/fixtures/h100_full.json.gz); and, with --session, what
 scripts/gpu-session's steps cost under its deadline. An estimate, and says so: it
 cannot know what changed in an experiment since a file was written.
 
-Per case: the time that was not sampling (builds, warm-up, verification,
-process starts) is kept; the sampling is its cost per round times the rounds the
-case would get now: at least the floor (6), the rounds it had where it stopped
-on precision. The quick profile's per-case cap is 1.5 s of sampling (never below
-the floor), the standard's 8 s. A case comes from files of the profile asked
-for where one has it, else from any. dataloader cases are rescaled to the
-current experiment's windows (--dataloader-scale: the share of the old per-image
-cost one image costs now, 0.25 for a quarter of the pixels). Added, where a file
+Each experiment is measured in P processes (harness/measure_config.cpp,
+harness/suite_runner.cpp): the first does everything, each further one only
+builds, warms up and samples under the profile's RepeatConfig. P is the
+profile's min_processes (PROCESSES: quick 1, standard 5, full 10) unless
+--processes says otherwise; a run starts more, up to MAX_PROCESSES, only while
+some comparison's between-process interval is wider than its target, which no
+earlier file can tell, so the figure is for P and says so.
+
+The first process, per case: the time that was not sampling (builds, warm-up,
+verification, process starts) is kept; the sampling is its cost per round times
+the rounds the case would get now: at least the floor (6), the rounds it had
+where it stopped on precision, and no more than the profile's cap allows
+(CAP_S: quick 1.5 s of sampling, standard 2 s, full 10 s; never below the
+floor). A case comes from files of the profile asked for where one has it, else
+from any. The warm-up is kept as the file had it (full's longer one is not
+modelled).
+
+A further process, per case (repeat_case): its builds (the file's time_s.build
+and .other where it splits the case's time; else everything outside sampling and
+warm-up, an upper bound, or for the training checks fit_build_cost's bound),
+each variant's warm-up as harness/warmup.cpp takes it in a fresh process (the
+first step as the file's, then timed steps to the repeat's warm-up minimum, three
+of them, and never past its maximum after the first timed one), and the
+repeat's rounds at the case's cost per round: max(min rounds, rounds to its
+min_time), capped at its max_time unless the floor's 6 rounds need more. A
+process that has not met the repeat's precision target by then samples on to
+the cap: not modelled, so for a noisy case the figure is low. Plus one
+EXPERIMENT_PROCESS_S per process.
+
+dataloader cases are rescaled to the current experiment's windows
+(--dataloader-scale: the share of the old per-image cost one image costs now,
+0.25 for a quarter of the pixels). Added to the first process, where a file
 predates it:
 - the training checks' fit: --fit-steps steps per variant at its timed step
   time (9, its most, by default: on a GPU nobody has yet seen where a
   baseline's fit ends), and the fresh build of the model each variant's fit
   starts from (fit_build_cost);
 - the extra fresh processes a cold first step is taken in where a case derives
-  from one (1 in quick, 2 in standard: one more per variant);
+  from one (1 in quick, 2 in standard, 3 in full: the extra ones per variant);
 - a cold AOTInductor compile (and export), which runs while the experiment
   makes its cases, outside every case's time, on a machine whose cache is
   empty: the figures are the case's own notes;
-- one child process per experiment (EXPERIMENT_PROCESS_S);
+- its child process (EXPERIMENT_PROCESS_S), as each further process pays its own;
 - with --breakdown (or a session step that passes --breakdown on), the
   profiled windows.
 Experiments no GPU file has (fused_optimizer, persistent_workers,
 storage_reads) are bounded from a CPU file: see GPU_WORK_RATIO.
 
-  python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard] [--skip REGEX]
+  python3 scripts/lib/estimate_wall.py FILE... [--profile quick|standard|full] [--processes N] [--skip REGEX]
   python3 scripts/lib/estimate_wall.py --session FILE... [--markdown]
 
 --skip leaves out the cases ("experiment/case") and dataloader variants
@@ -53,22 +78,46 @@ import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 FLOOR = 6
-CAP_S = {"quick": 1.5, "standard": 8.0}
-COLD_PROCESSES = {"quick": 1, "standard": 2}
+# The first process's sampling cap per case (harness/measure_config.cpp, stopping.max_time_s).
+CAP_S = {"quick": 1.5, "standard": 2.0, "full": 10.0}
+COLD_PROCESSES = {"quick": 1, "standard": 2, "full": 3}
+# Processes per experiment (harness/measure_config.cpp): min_processes, which a
+# run always measures, and `processes`, the most it starts while a comparison's
+# between-process interval is wider than process_target_rel_ci.
+PROCESSES = {"quick": 1, "standard": 5, "full": 10}
+MAX_PROCESSES = {"quick": 1, "standard": 10, "full": 20}
+
+
+class Repeat(NamedTuple):
+    """A further process's stopping and warm-up (harness/measure_config.h,
+    RepeatConfig; full's own in measure_config.cpp)."""
+    min_rounds: int
+    min_time_s: float
+    max_time_s: float
+    warmup_min_s: float
+    warmup_max_s: float
+
+
+REPEAT = {"quick": Repeat(6, 0.05, 0.75, 0.05, 0.5), "standard": Repeat(6, 0.05, 0.75, 0.05, 0.5),
+          "full": Repeat(10, 0.2, 3.0, 0.2, 2.0)}
 PROCESS_START_S = 2.0
 # Experiments verified by workloads/training/verify_losses.h, whose fit each
 # variant runs once.
 FIT_EXPERIMENTS = {"mixed_precision", "batch_size", "cudnn_benchmark"}
 # Each experiment runs in a child `optbench run` (crash isolation, since
-# e998cef; the H100 files predate it, and no file's case times hold it): LibTorch
-# loaded and a CUDA context made once more per experiment. A process that does
-# that and a small test took 0.88-1.47 s (the five gtest GPU checks,
-# 2026-11-24/gpu_session_gpu_tests.log); one each-alone process's start to the
-# next's, less its cases, was 0.9-1.7 s (2026-11-23/h100_each_alone, whole-second
-# dates; report/tests/fixtures/h100_each_alone). The most of either, rounded up.
-EXPERIMENT_PROCESS_S = 2.0
+# e998cef; the H100 files predate it, and no file's case times hold it), and so
+# does each of its further processes: LibTorch loaded and a CUDA context made
+# once more per process. A process that does that and a small test took
+# 0.88-1.47 s (the five gtest GPU checks, 2026-11-24/gpu_session_gpu_tests.log);
+# one each-alone process's start to the next's, less its cases, was 0.9-1.7 s
+# (2026-11-23/h100_each_alone, whole-second dates;
+# report/tests/fixtures/h100_each_alone). Issue 37 (item 5, from its GPU session)
+# puts a fresh CUDA process at 2-3 s: its top, since each of these processes
+# also opens the experiment's libraries (cuDNN, cuBLAS) before its first case.
+EXPERIMENT_PROCESS_S = 3.0
 # What --quick leaves out on a GPU, as "experiment/case[/variant]" (the sources
 # say so: aligned_dims, aot_inductor, cudnn_benchmark, dataloader and
 # pinned_memory's cases(); `optbench list`), for files of other profiles.
@@ -123,7 +172,7 @@ GPU_TESTS_S = 7.2
 EACH_ALONE_S = 177
 # check_matmul.py: 6 rounds x 2 timers x 1 s, a benchmark process per round
 # (EXPERIMENT_PROCESS_S each) and a Python importing torch (~5 s).
-MATMUL_CHECK_S = 29
+MATMUL_CHECK_S = 6 * 2 * 1.0 + 6 * EXPERIMENT_PROCESS_S + 5
 STEP_COST_S = {"gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S, "matmul_check": MATMUL_CHECK_S}
 # What a run step may take past its --time-budget: one sample (the longest in
 # these steps is a dataloader or storage_reads window, ~1.6 s at today's
@@ -247,10 +296,75 @@ def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip
             other *= new / old
             per_round = new
     if c.get("stop_reason") == "precision":
-        n = rounds if profile == "standard" else max(FLOOR, min(rounds, CAP_S[profile] / per_round))
+        n = max(FLOOR, min(rounds, CAP_S[profile] / per_round))
     else:
         n = max(FLOOR, CAP_S[profile] / per_round)
     return other + n * per_round
+
+
+def repeat_warmup(first: float, step: float, min_s: float, max_s: float) -> float:
+    """harness/warmup.cpp's warm_up in a fresh process: the first step (as slow
+    as the file's first, since the process is as fresh), then timed steps until
+    min_s has passed and three of them agree, or max_s has passed after one."""
+    return first + max(step, min(max(3 * step, min_s - first), max_s - first))
+
+
+def repeat_sampling(per_round: float, r: Repeat) -> float:
+    """A further process's rounds: max(min rounds, rounds to min_time), capped at
+    max_time unless the floor's rounds need more (where the precision target is
+    met by then; a process that misses it samples to the cap)."""
+    if per_round <= 0:
+        return 0.0
+    s = max(r.min_rounds, math.ceil(r.min_time_s / per_round - 1e-9)) * per_round
+    return s if s <= r.max_time_s else max(r.max_time_s, FLOOR * per_round)
+
+
+def repeat_builds(c: dict, ratio: float = 1.0) -> float:
+    """What a further process spends on a case outside its warm-up and rounds:
+    the file's builds and other time where it splits them (time_s); else every
+    second outside sampling and warm-up (verification included: an upper bound),
+    or for the training checks (verify_losses.h, whose details carry the traces'
+    deviation) fit_build_cost's bound on the n timed builds."""
+    split = c.get("time_s")
+    if isinstance(split, dict) and "build" in split:
+        return ratio * ((split.get("build") or 0.0) + (split.get("other") or 0.0))
+    if any("baseline_trace_rel_dev" in ((x.get("verification") or {}).get("details") or {})
+           for x in c.get("comparisons") or []):
+        return fit_build_cost(c)
+    warmup = sum((v.get("warmup") or {}).get("seconds") or 0.0 for v in c.get("variants") or [])
+    return max(0.0, (c.get("wall_s") or 0.0) - (c.get("sampling_s") or 0.0) - warmup)
+
+
+def repeat_case(e: str, c: dict, profile: str, images: int, scale: float, skip, ratio: float = 1.0) -> float | None:
+    """Seconds one further process spends on the case (its builds, every
+    variant's warm-up, the repeat's rounds); None where the case is skipped or
+    has no rounds. `ratio` scales a CPU file's per-variant times as
+    GPU_WORK_RATIO does its wall and sampling (already scaled in `c`)."""
+    if skip(f"{e}/{c.get('name')}"):
+        return None
+    rounds, wall, sampling = c.get("rounds"), c.get("wall_s"), c.get("sampling_s")
+    if not rounds or wall is None or sampling is None:
+        return None
+    r = REPEAT[profile]
+    builds, per_round = repeat_builds(c, ratio), sampling / rounds
+    stretch = {}  # dataloader: a variant's new window over its old
+    if e == "dataloader":
+        old, new = dataloader_round(c, images, scale, lambda v: not skip(f"{e}/{c.get('name')}/{v}"))
+        if old > 0:
+            builds *= new / old
+            per_round = new
+            for v in c.get("variants") or []:
+                window = (v.get("metrics") or {}).get("window_batches")
+                batch = (v.get("metrics") or {}).get("batch") or (c.get("params") or {}).get("batch")
+                kept = not skip(f"{e}/{c.get('name')}/{v.get('name', '')}")
+                stretch[v.get("name")] = images * scale / (window * batch) if kept and window and batch else 0.0
+    warmup = 0.0
+    for v in ok_variants(c):
+        k = ratio * stretch.get(v.get("name"), 1.0)
+        if k > 0:
+            warmup += repeat_warmup(k * (v.get("first_run_s") or 0.0), k * step_s(v), r.warmup_min_s,
+                                    r.warmup_max_s)
+    return builds + warmup + repeat_sampling(per_round, r)
 
 
 def cpu_ratio(e: str, case: str) -> float | None:
@@ -268,17 +382,19 @@ def is_gpu(doc: dict) -> bool:
 
 def estimate(docs: list[dict], profile: str, skip, images: int = 2048, scale: float = 0.25, fit_steps: int = 9,
              breakdown: bool = False) -> dict[str, dict]:
-    """Per experiment: {"cases": {name: seconds}, "basis": "gpu" | "cpu"}. The
-    GPU files of the newest day that has the experiment (an older file's cases
-    may no longer exist), else CPU files scaled by GPU_WORK_RATIO. Per case,
-    files of this profile where one has the case, else any; the larger
-    estimate of a case seen twice."""
+    """Per experiment: {"cases": {name: seconds in the first process},
+    "repeats": {name: seconds in each further process}, "basis": "gpu" | "cpu"}.
+    The GPU files of the newest day that has the experiment (an older file's
+    cases may no longer exist), else CPU files scaled by GPU_WORK_RATIO. Per
+    case, files of this profile where one has the case, else any; of a case
+    seen twice, the file whose first process costs more."""
     seen: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))  # e -> source -> case -> same -> s
     for doc in docs:
         gpu, same = is_gpu(doc), (doc.get("config") or {}).get("profile") == profile
         source = ("gpu", str((doc.get("environment") or {}).get("date", ""))[:10]) if gpu else ("cpu", "")
         for e in doc.get("experiments") or []:
             for c in e.get("cases") or []:
+                r = 1.0
                 if not gpu:
                     r = cpu_ratio(e["name"], c.get("name", ""))
                     if r is None:
@@ -286,18 +402,31 @@ def estimate(docs: list[dict], profile: str, skip, images: int = 2048, scale: fl
                     c = dict(c, wall_s=(c.get("wall_s") or 0) * r, sampling_s=(c.get("sampling_s") or 0) * r)
                 est = estimate_case(e["name"], c, profile, images, scale, skip, fit_steps, breakdown)
                 if est is not None:
+                    again = repeat_case(e["name"], c, profile, images, scale, skip, r) or 0.0
                     cases = seen[e["name"]][source][c["name"]]
-                    cases[same] = max(est, cases.get(same, 0.0))
+                    if est > cases.get(same, (0.0, 0.0))[0]:
+                        cases[same] = (est, again)
     out = {}
     for e, by in seen.items():
         source = max(by)  # ("gpu", newest day) before ("cpu", "")
-        out[e] = {"basis": source[0], "day": source[1],
-                  "cases": {c: d.get(True, d.get(False)) for c, d in by[source].items()}}
+        chosen = {c: d.get(True, d.get(False)) for c, d in by[source].items()}
+        out[e] = {"basis": source[0], "day": source[1], "cases": {c: v[0] for c, v in chosen.items()},
+                  "repeats": {c: v[1] for c, v in chosen.items()}}
     return out
 
 
-def experiment_cost(x: dict, breakdown: bool = False) -> float:
+def first_process_cost(x: dict, breakdown: bool = False) -> float:
     return EXPERIMENT_PROCESS_S + (CUPTI_SETUP_S if breakdown else 0.0) + sum(x["cases"].values())
+
+
+def further_process_cost(x: dict) -> float:
+    """One further process of the experiment: its start, then every case's
+    builds, warm-up and rounds (no verification, cold steps or profiling)."""
+    return EXPERIMENT_PROCESS_S + sum((x.get("repeats") or {}).values())
+
+
+def experiment_cost(x: dict, breakdown: bool = False, processes: int = 1) -> float:
+    return first_process_cost(x, breakdown) + (processes - 1) * further_process_cost(x)
 
 
 def basis_label(e: str, x: dict) -> str:
@@ -337,10 +466,11 @@ def run_args(what: str) -> tuple[list[str], str, bool]:
     return names, "quick" if "--quick" in words else "standard", bd
 
 
-def cover(names: list[str], ests: dict, budget: float, breakdown: bool) -> tuple[float, str]:
+def cover(names: list[str], ests: dict, budget: float, breakdown: bool, processes: int = 1) -> tuple[float, str]:
     """(estimated cost, what is expected to fit the budget): experiments in the
-    suite's (alphabetical) order, each case whole or not at all, as the budget
-    has them; an experiment without H100 or CPU data costs the whole budget."""
+    suite's (alphabetical) order, each case whole (in every process) or not at
+    all, as the budget has them; an experiment without H100 or CPU data costs
+    the whole budget."""
     used, total, parts = 0.0, 0.0, []
     for e in sorted(names):
         x = ests.get(e)
@@ -348,18 +478,19 @@ def cover(names: list[str], ests: dict, budget: float, breakdown: bool) -> tuple
             total = math.inf
             parts.append(f"{e}: no data, counted at the whole budget")
             continue
-        cost = experiment_cost(x, breakdown)
+        cost = experiment_cost(x, breakdown, processes)
         total += cost
         tag = "" if x["basis"] == "gpu" else " (CPU bound)"
         if used + cost <= budget:
             used += cost
             parts.append(f"{e} {cost:.0f} s{tag}")
             continue
-        fixed = cost - sum(x["cases"].values())
+        per_case = {c: s + (processes - 1) * (x.get("repeats") or {}).get(c, 0.0) for c, s in x["cases"].items()}
+        fixed = cost - sum(per_case.values())
         fit = []
         if used + fixed < budget:
             used += fixed
-            for c, s in x["cases"].items():
+            for c, s in per_case.items():
                 if used + s <= budget:
                     used += s
                     fit.append(c)
@@ -394,7 +525,7 @@ def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]
                 skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
                 ests[key] = estimate(docs, profile, lambda name: bool(skip_re and re.fullmatch(skip_re, name)),
                                      breakdown=bd)
-            cost, covers = cover(names, ests[key], budget, bd)
+            cost, covers = cover(names, ests[key], budget, bd, PROCESSES[profile])
             seconds = math.ceil(min(budget, cost) + OVERRUN_S)
         else:
             cost = STEP_COST_S.get(p["step"], math.inf)
@@ -423,6 +554,8 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--profile", choices=sorted(CAP_S), default="standard")
+    ap.add_argument("--processes", type=int, default=None,
+                    help="processes per experiment (default: the profile's min_processes, PROCESSES)")
     ap.add_argument("--dataloader-images", type=int, default=2048, help="images in a window now")
     ap.add_argument("--dataloader-scale", type=float, default=0.25)
     ap.add_argument("--skip", default=None,
@@ -445,13 +578,20 @@ def main(argv: list[str]) -> int:
         return 0
     skip_re = a.skip if a.skip is not None else QUICK_LEAVES_OUT if a.profile == "quick" else None
     skip = (lambda name: re.fullmatch(skip_re, name) is not None) if skip_re else (lambda name: False)
+    processes = a.processes if a.processes is not None else PROCESSES[a.profile]
+    if processes < 1:
+        ap.error("--processes must be at least 1")
     ests = estimate(docs, a.profile, skip, a.dataloader_images, a.dataloader_scale, a.fit_steps, a.breakdown)
-    per_exp = {e: experiment_cost(x, a.breakdown) for e, x in ests.items()}
+    rows = {e: (first_process_cost(x, a.breakdown), (processes - 1) * further_process_cost(x)) for e, x in ests.items()}
     n = sum(len(x["cases"]) for x in ests.values())
-    print(f"estimate, {a.profile} profile, from {n} cases in {len(a.files)} files")
-    for e, s in sorted(per_exp.items(), key=lambda kv: -kv[1]):
-        print(f"  {e:20s} {s:7.0f} s  {basis_label(e, ests[e])}")
-    print(f"  {'total':20s} {sum(per_exp.values()):7.0f} s")
+    print(f"estimate, {a.profile} profile, {processes} processes per experiment assumed "
+          f"(min {PROCESSES[a.profile]}, max {MAX_PROCESSES[a.profile]}; --processes), "
+          f"from {n} cases in {len(a.files)} files")
+    print(f"  {'':20s} {'first':>7s} {'further':>7s} {'total':>7s}  (s; further: {processes - 1} processes)")
+    for e, (first, further) in sorted(rows.items(), key=lambda kv: -sum(kv[1])):
+        print(f"  {e:20s} {first:7.0f} {further:7.0f} {first + further:7.0f} s  {basis_label(e, ests[e])}")
+    first, further = sum(f for f, _ in rows.values()), sum(f for _, f in rows.values())
+    print(f"  {'total':20s} {first:7.0f} {further:7.0f} {first + further:7.0f} s")
     return 0
 
 

@@ -1,0 +1,176 @@
+"""What a claim prints and rests on (issue 41): the comparison's one estimate exactly, a
+point inside its own range and interval, picks fixed before the data, unlike cases
+judged apart with a verdict that never gets easier with less information, a stress
+case shown apart, a GPU claim measured on a CPU shown with its label."""
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURES, REPO
+from report.claims import ON_CPU, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
+from report.document import Document
+from report.estimate import PROCESS, Estimate
+from report.fmt import sig
+from report.results import load_results
+from report.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK
+
+COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted(FIXTURES.glob("*.json.gz")) \
+    + sorted(FIXTURES.glob("*/*.json.gz"))
+CPU_RUN = REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes.json"
+H100_RUN = FIXTURES / "h100_full.json.gz"
+
+
+def _is_optbench(path: Path) -> bool:
+    with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as f:
+        return "experiments" in json.load(f)
+
+
+@pytest.fixture(scope="module")
+def judged() -> dict:
+    out = {}
+    for p in COMMITTED:
+        if _is_optbench(p):
+            doc = Document(load_results(p))
+            out[p] = (doc, evaluate(doc))
+    assert CPU_RUN in out and H100_RUN in out
+    return out
+
+
+def _comparison(doc: Document, e: Evidence):
+    case = next(c for x in doc.experiments if x.name == e.experiment for c in x.cases if c.name == e.case)
+    return next(cm for cm in case.comparisons if cm.variant_name == e.variant)
+
+
+def test_every_claims_point_lies_inside_its_printed_range_and_interval(judged):
+    for path, (_, results) in judged.items():
+        for r in results:
+            if r.estimate is None:
+                continue
+            where = (path.name, r.claim["id"])
+            assert r.low * (1 - 1e-12) <= r.estimate <= r.high * (1 + 1e-12), where
+            assert sig(r.estimate) in r.text, where
+            if len(r.pooled) > 1:
+                assert f"range {sig(r.low)}–{sig(r.high)}" in r.text, where
+            if r.ci_low is not None:
+                assert r.ci_low <= r.estimate <= r.ci_high, where
+                assert f"[{sig(r.ci_low)}, {sig(r.ci_high)}]" in r.text, where
+            if r.verdict.verdict == INCONCLUSIVE:
+                assert not r.verdict.why.startswith("bug"), where
+
+
+def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
+    """Where the harness recorded the comparison (not a ratio the claim forms against
+    another reference), the claim prints that comparison's estimate, and so does each row."""
+    checked = 0
+    for path, (doc, results) in judged.items():
+        for r in results:
+            for e in r.evidence + r.stress:
+                cm = _comparison(doc, e)
+                if cm.baseline_name != e.baseline:
+                    continue  # AMP against TF32, DDP against DataParallel: formed by the claim
+                est = cm.estimate
+                assert (e.speedup, e.ci_low, e.ci_high) == (est.speedup, est.ci_low if est.has_ci else None,
+                                                            est.ci_high if est.has_ci else None), (path.name, e.label)
+                checked += 1
+            if r.decisive is not None or len(r.pooled) == 1:
+                row = r.decisive or r.pooled[0]
+                assert (r.estimate, r.ci_low, r.ci_high) == (row.speedup, row.ci_low, row.ci_high)
+    assert checked > 200
+
+
+def test_no_figure_is_a_best_of_several(judged):
+    for path, (_, results) in judged.items():
+        for r in results:
+            text = " ".join([r.text, r.verdict.why, *(b.text for b in r.beside), *(e.text for e in r.evidence)])
+            assert "best of" not in text and "98.3%" not in text, (path.name, r.claim["id"])
+            assert all(e.confidence == r.run_confidence for e in r.evidence), (path.name, r.claim["id"])
+
+
+def test_every_pooled_claim_has_one_comparison_per_case(judged):
+    pooled = {c["id"] for c in load_claims() if c.get("pool") is True}
+    for path, (_, results) in judged.items():
+        for r in results:
+            if r.claim["id"] in pooled:
+                cases = [(e.experiment, e.case) for e in r.evidence]
+                assert len(cases) == len(set(cases)) and not r.apart, (path.name, r.claim["id"])
+
+
+def _by_id(results) -> dict:
+    return {r.claim["id"]: r for r in results}
+
+
+def test_torchscript_judges_script_and_trace_each(judged):
+    doc, results = judged[CPU_RUN]
+    ts = _by_id(results)["torchscript"]
+    assert sorted((e.case, e.variant) for e in ts.evidence) == [
+        (c, v) for c in ("python_convnet_b1_32px", "python_convnet_b8_32px") for v in ("python_script", "python_trace")]
+    assert all(e.verdict is not None for e in ts.evidence)
+    assert ts.verdict.verdict in (*DRAWN, INCONCLUSIVE)
+
+
+def test_the_stress_case_is_shown_apart_and_not_in_the_verdict(judged):
+    _, results = judged[H100_RUN]
+    r = _by_id(results)["criterion_on_device"]
+    assert [e.case for e in r.evidence] == ["mlp_classifier_b512_c1000"]
+    assert [e.case for e in r.stress] == ["gpt_l4_h512_s256_v8192"]
+    stress = [b for b in r.beside if b.label.startswith(STRESS)]
+    assert len(stress) == 1 and "8192" in stress[0].label and stress[0].text.startswith("11.6×")
+    assert r.estimate == pytest.approx(1.19, abs=0.005)  # the classifier alone
+
+
+def test_gpu_claims_measured_on_a_cpu_show_the_figure_with_its_label(judged):
+    doc, results = judged[CPU_RUN]
+    by_id = _by_id(results)
+    for cid in ("amp", "fp16_tensor_cores", "batch_size", "host_sync"):
+        r = by_id[cid]
+        assert r.verdict.verdict == NOT_MEASURABLE and r.verdict.why == ON_CPU and r.estimate is not None, cid
+    # grad_accumulation (not a GPU claim, no number): its own variant, two micro-batches, shown
+    g = by_id["grad_accumulation"]
+    assert [e.variant for e in g.evidence] == ["accumulate_k2"] and g.estimate == pytest.approx(0.599, abs=0.002)
+    assert g.estimate == _comparison(doc, g.evidence[0]).estimate.speedup
+
+
+def test_unlike_alignment_cases_are_each_judged(judged):
+    _, results = judged[H100_RUN]
+    r = _by_id(results)["tensor_core_alignment"]
+    assert r.apart and len(r.evidence) == 17 and all(e.verdict.verdict in DRAWN for e in r.evidence)
+    assert r.verdict.verdict == CONFIRMED and r.decisive.case == "matmul_fp16_4104_vs_4096"
+    assert min(e.speedup for e in r.evidence) == r.low and r.high == pytest.approx(5.82, abs=0.01)
+    assert all("fp32" not in e.case for e in r.evidence)  # FP32 with TF32 off uses no tensor cores: beside
+
+
+def _row(lo: float, hi: float, point: float) -> Evidence:
+    return Evidence("e", "c", "v", Estimate(point, lo, hi, 0.95, PROCESS, 5, 4), "b", rounds=40, floor=6)
+
+
+CLAIM = {"id": "x", "kind": "speedup", "low": 1.1, "high": 1.2}
+
+
+def _claim_verdict(rows: list[tuple[float, float, float]]):
+    res = ClaimResult(dict(CLAIM), ["e"], [_row(*r) for r in rows])
+    return _judge_apart(res, True), res
+
+
+def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
+    rng = np.random.default_rng(2041)
+    for _ in range(3000):
+        k = int(rng.integers(1, 5))
+        centre = np.exp(rng.normal(0.12, 0.15, k))
+        half = np.exp(rng.uniform(-5, -1, k))
+        rows = [(c * math.exp(-h), c * math.exp(h), c) for c, h in zip(centre, half)]
+        before, _ = _claim_verdict(rows)
+        i, grow = int(rng.integers(0, k)), math.exp(rng.uniform(0, 1))
+        wider = list(rows)
+        wider[i] = (rows[i][0] / grow, rows[i][1] * grow, rows[i][2])
+        after, res = _claim_verdict(wider)
+        assert after.verdict in (before.verdict, INCONCLUSIVE) or (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
+        # confirmed only where every row is as claimed or more; the figure is the decisive row's
+        if after.verdict in (CONFIRMED, EXCEEDED):
+            assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)
+        assert res.estimate == res.decisive.speedup and res.low <= res.estimate <= res.high
