@@ -184,9 +184,15 @@ int cli_main(int argc, char** argv) {
       ->check(cli::whole_number(1, 1000));
   int processes = 0;
   run->add_option("--processes", processes,
-                  "Processes each experiment is measured in: the first does everything, each further one its timed "
-                  "rounds again, so every comparison has a between-process spread beside its within-process interval "
-                  "(default: 1 quick, 3 standard, 5 full; 1 with --in-process)")
+                  "Processes each experiment is measured in, at most: the first does everything, each further one "
+                  "only its timed rounds, and the reported interval is between processes (the process is the unit). "
+                  "Alone it fixes the count; with --min-processes more are added only while an interval is wider "
+                  "than the profile's target (default: 1 quick, 5-10 standard, 10-20 full; 1 with --in-process)")
+      ->check(cli::whole_number(1, 100));
+  int min_processes = 0;
+  run->add_option("--min-processes", min_processes,
+                  "Processes each experiment is measured in at least, before precision may stop it (default: "
+                  "--processes when that is given, else the profile's)")
       ->check(cli::whole_number(1, 100));
   bool isolate = false;
   run->add_flag("--isolate", isolate,
@@ -244,15 +250,22 @@ int cli_main(int argc, char** argv) {
     opts.device = device == "auto" ? best_device() : parse_device(device);
     opts.profile = quick ? RunProfile::quick : full ? RunProfile::full : RunProfile::standard;
     opts.measure = measure_config_for(opts.profile);
-    if (max_time > 0) opts.measure.stopping.max_time_s = max_time;
+    if (max_time > 0) {
+      opts.measure.stopping.max_time_s = max_time;
+      opts.measure.repeat.stopping.max_time_s = std::min(opts.measure.repeat.stopping.max_time_s, max_time);
+    }
     if (min_samples > 0) opts.measure.stopping.min_samples = min_samples;
     if (target_ci > 0) opts.measure.stopping.target_rel_ci = target_ci;
     opts.measure.seed = seed;
     opts.measure.order = parse_interleave_order(interleave);
     opts.measure.isolate = isolate;
     if (cold_processes > 0) opts.measure.cold_processes = cold_processes;
-    if (processes > 0) opts.measure.processes = processes;
-    if (in_process) opts.measure.processes = 1;  // a further process needs the guard's children
+    if (processes > 0) opts.measure.processes = opts.measure.min_processes = processes;
+    if (min_processes > 0) opts.measure.min_processes = min_processes;
+    if (opts.measure.min_processes > opts.measure.processes)
+      throw std::invalid_argument("--min-processes " + std::to_string(opts.measure.min_processes) +
+                                  " exceeds --processes " + std::to_string(opts.measure.processes));
+    if (in_process) opts.measure.processes = opts.measure.min_processes = 1;  // a further process needs the guard's children
     if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
     if (!trace_dir.empty()) {
       if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");

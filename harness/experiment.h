@@ -113,6 +113,11 @@ struct Case {
   bool process_bound = false;
   WorkUnits units;
   std::vector<Variant> variants;       // [0] is the baseline
+  // Variants (by name) every other variant is also compared against, beside the
+  // baseline: the reference a claim is judged on where it is not the baseline
+  // (AMP against the FP32 a user gets by default), so its ratio is recorded, in
+  // every process, like the baseline's, and has the one estimate.
+  std::vector<std::string> also_compare_against;
   std::optional<Tolerance> tolerance;  // compare every output with the baseline's
   // Custom check in place of (or beside) the tolerance. Called with instantiated
   // variants ([0] = baseline); a check that returns a string returns its problem.

@@ -14,18 +14,27 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.cold_processes = 1;
       break;
     case RunProfile::standard:
-      c.stopping = {10, 0.5, 8.0, 100000, 0.02, 0.95};
-      c.processes = 3;
+      // The first process's rounds are one of several observations, so it need
+      // not run long; the processes carry the precision.
+      c.stopping = {10, 0.3, 2.0, 100000, 0.03, 0.95};
+      c.processes = 10;
+      c.min_processes = 5;
       break;
     case RunProfile::full:
       c.warmup_min_s = 1.0;
       c.warmup_max_s = 10.0;
       c.target_sample_s = 5e-3;
-      c.stopping = {30, 2.0, 60.0, 100000, 0.01, 0.95};
+      c.stopping = {30, 1.0, 10.0, 100000, 0.01, 0.95};
       c.cold_processes = 3;
-      c.processes = 5;
+      c.processes = 20;
+      c.min_processes = 10;
+      c.process_target_rel_ci = 0.05;
+      c.repeat.stopping = {10, 0.2, 3.0, 100000, 0.02, 0.95};
+      c.repeat.warmup_min_s = 0.2;
+      c.repeat.warmup_max_s = 2.0;
       break;
   }
+  c.repeat.stopping.confidence = c.stopping.confidence;
   return c;
 }
 

@@ -11,6 +11,14 @@
 
 namespace optbench {
 
+// A further process's share of the work: warm-up, then a few rounds to a modest
+// precision (its ratio is one observation of the between-process estimate).
+struct RepeatConfig {
+  StoppingConfig stopping{6, 0.05, 0.75, 100000, 0.05, 0.95};
+  double warmup_min_s = 0.05;
+  double warmup_max_s = 0.5;
+};
+
 struct MeasureConfig {
   StoppingConfig stopping;
   double warmup_min_s = 0.2;
@@ -25,13 +33,21 @@ struct MeasureConfig {
   // Fresh processes per variant a cold first step is taken from, where a case
   // derives from one (Case::cold_first_step): one is one observation, no median.
   int cold_processes = 2;
-  // Processes each experiment is measured in (--processes): the first does
-  // everything, each further one its timed rounds again, so every comparison has
-  // a between-process spread beside its within-process interval. A process's
-  // allocator history, page placement and frequency can move a ratio by more
-  // than its own interval shows (fused AdamW over 16 MB tensors: 9.5x in one
-  // process, 3.8x in the next); one process cannot show that.
+  // Processes each experiment is measured in: the process is the unit of the
+  // reported estimate (harness/two_level.h), since a process's allocator
+  // history, page placement and clocks move a ratio more than its own rounds
+  // scatter (fused AdamW over 16 MB tensors: 3.5x in one process, 8.7x in the
+  // next). pyperf's shape: many short processes. The first does everything
+  // (verification, cold steps, profiled windows); each further one only its
+  // timed rounds, under `repeat`. After min_processes, more are started while
+  // some comparison's between-process interval is wider than
+  // process_target_rel_ci, up to `processes` (--processes). Stopping on
+  // precision, not on what the interval says about a claim, keeps the rule
+  // from biasing the verdict it feeds (optional stopping on a test would).
   int processes = 1;
+  int min_processes = 1;
+  double process_target_rel_ci = 0.10;
+  RepeatConfig repeat;
   // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
   profiling::BreakdownConfig breakdown;
 };

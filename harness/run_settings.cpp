@@ -57,6 +57,12 @@ void fields(S& s, F&& f) {
   f("tolerance", s.tolerance);
 }
 
+template <class S, class F, If<S, RepeatConfig> = 0>
+void fields(S& s, F&& f) {
+  f("stopping", s.stopping);
+  f("warmup_min_s", s.warmup_min_s);
+  f("warmup_max_s", s.warmup_max_s);
+}
 template <class S, class F, If<S, MeasureConfig> = 0>
 void fields(S& s, F&& f) {
   f("stopping", s.stopping);
@@ -69,6 +75,9 @@ void fields(S& s, F&& f) {
   f("isolate", s.isolate);
   f("cold_processes", s.cold_processes);
   f("processes", s.processes);
+  f("min_processes", s.min_processes);
+  f("process_target_rel_ci", s.process_target_rel_ci);
+  f("repeat", s.repeat);
   f("breakdown", s.breakdown);
 }
 
@@ -133,6 +142,9 @@ void read(const json& j, S& s, const std::set<std::string>& constants = {}) {
 
 void to_json(json& j, const StoppingConfig& s) { write(j, s); }
 void from_json(const json& j, StoppingConfig& s) { read(j, s); }
+
+void to_json(json& j, const RepeatConfig& s) { write(j, s); }
+void from_json(const json& j, RepeatConfig& s) { read(j, s); }
 
 void to_json(json& j, const MeasureConfig& s) {
   write(j, s);

@@ -56,6 +56,8 @@ struct ExperimentChildSettings {
 // (measure.data_seed).
 void to_json(nlohmann::json& j, const StoppingConfig& s);
 void from_json(const nlohmann::json& j, StoppingConfig& s);
+void to_json(nlohmann::json& j, const RepeatConfig& s);
+void from_json(const nlohmann::json& j, RepeatConfig& s);
 void to_json(nlohmann::json& j, const MeasureConfig& s);
 void from_json(const nlohmann::json& j, MeasureConfig& s);
 void to_json(nlohmann::json& j, const RunSettings& s);

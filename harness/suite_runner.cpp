@@ -19,6 +19,7 @@
 #include "harness/part_files.h"
 #include "harness/process_clock.h"
 #include "harness/process_repeats.h"
+#include "harness/two_level.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
@@ -42,6 +43,19 @@ bool verification_failed(const json& case_result) {
   for (const auto& c : case_result.value("comparisons", json::array()))
     if (c.contains("verification") && c["verification"].value("status", "") == "failed") return true;
   return false;
+}
+
+// A variant that errored or ran out of memory: its comparisons are unverified,
+// so the run cannot say "everything ran and verified" (exit 0). Not run (the
+// budget) is not an error.
+bool variant_failed(const json& case_result) {
+  for (const auto& v : case_result.value("variants", json::array()))
+    if (const std::string s = v.value("status", "ok"); s == "error" || s == "oom") return true;
+  return false;
+}
+
+bool case_failed(const json& c) {
+  return c.value("status", "") == "failed" || verification_failed(c) || variant_failed(c);
 }
 
 std::string num(double x) {
@@ -128,7 +142,7 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   limits.hang_timeout_s = opts.hang_timeout_s.value_or(default_hang_timeout_s(opts.measure.stopping.max_time_s));
   const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
     ++g.cases;
-    g.failures = g.failures || c.value("status", "") == "failed" || verification_failed(c);
+    g.failures = g.failures || case_failed(c);
     on_case(c);
   }, stop_requested(), limits);
   if (r.exit_code == kExitWriteFailed) {
@@ -161,59 +175,102 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   return g;
 }
 
-// The experiment's further processes (MeasureConfig::processes): each runs its
-// timed rounds again, and what it records goes beside the first process's cases
-// (harness/process_repeats.h); a case a process did not record says why.
+// The experiments' further processes (MeasureConfig::processes), in passes over
+// the experiments after every first process has run: process 2 of each, then 3
+// of each, and so on, so that under a --time-budget every experiment gets its
+// processes before any gets many. Each runs its timed rounds again, and what it
+// records goes beside the first process's cases (harness/process_repeats.h); a
+// case a process did not record says why. After min_processes, an experiment
+// gets another only while one of its comparisons' between-process interval is
+// wider than the target (harness/two_level.h).
 struct RepeatsResult {
   bool failures = false, stopped = false;
+  std::size_t ran = 1;  // processes that measured, the first included
+  std::string why_stopped;
 };
 
-RepeatsResult run_repeats(const SuiteOptions& opts, const std::string& name, ResultsWriter& writer, std::size_t idx,
-                          const DeviceBackend& clock, const BudgetGate& gate, double& shortest_child_s,
-                          std::size_t later, std::size_t cases_seen, std::size_t experiments_seen,
-                          const std::string& first_status) {
-  RepeatsResult out;
-  const auto processes = static_cast<std::size_t>(std::max(opts.measure.processes, 1));
-  for (std::size_t p = 1; p < processes; ++p) {
-    std::string status, reason;
-    if (first_status == "crashed" || first_status == "hung") {
-      // It would most likely end the same way, at the cost of another process.
-      status = "not_run";
-      reason = "the experiment's first process " + first_status + ", so no further one was started";
-    } else if (out.stopped || stop_requested()) {
-      status = "interrupted";
-      reason = "the run was interrupted before this process";
-    } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
-      status = "not_run";
-      reason = why;
-    }
-    std::set<std::string> recorded;
-    if (status.empty()) {
-      const double t0 = clock.now();
-      const GuardedResult g = run_guarded_experiment(
-          opts, name, writer, idx, p, gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt, later,
-          cases_seen, experiments_seen, [&](const json& c) {
-            const std::string case_name = c.value("name", "");
-            writer.update_cases(idx, [&](json& cases) {
-              for (auto& first : cases)
-                if (first.value("name", "") == case_name) add_repeat(first, c, p);
-            });
-            recorded.insert(case_name);
-          });
-      const double took = clock.now() - t0;
-      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
-      out.failures = out.failures || g.failures;
-      status = g.status;
-      reason = g.reason.empty() ? "the process ended (" + g.status + ") before this case" : g.reason;
-      out.stopped = g.status == "interrupted" || stop_requested();
-    }
-    writer.update_cases(idx, [&](json& cases) {
-      for (auto& first : cases)
-        if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
-          add_missing_repeat(first, p, status == "ok" ? "not_run" : status, reason);
+// An experiment whose first process recorded cases, and its further ones so far.
+struct Pending {
+  std::size_t idx = 0;
+  std::string name, first_status;
+  std::size_t later = 0, cases_seen = 0, experiments_seen = 0;  // as its first process was told
+  double wall_s = 0;
+  bool done = false;
+  RepeatsResult r;
+};
+
+// Process p of one experiment, or why it has no more (x.done).
+void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
+                  double& shortest_child_s, Pending& x, std::size_t p) {
+  const auto at_least = static_cast<std::size_t>(std::clamp(opts.measure.min_processes, 1, opts.measure.processes));
+  if (p >= at_least) {
+    double widest = 0;
+    writer.update_cases(x.idx, [&](json& cases) {
+      widest = widest_process_interval(cases, opts.measure.stopping.confidence);
     });
+    if (widest <= opts.measure.process_target_rel_ci) {
+      x.done = true;
+      x.r.why_stopped = "precision";
+      return;
+    }
   }
-  return out;
+  std::string status, reason;
+  if (x.first_status == "crashed" || x.first_status == "hung") {
+    // It would most likely end the same way, at the cost of another process.
+    status = "not_run";
+    reason = "the experiment's first process " + x.first_status + ", so no further one was started";
+  } else if (stop_requested()) {
+    status = "interrupted";
+    reason = "the run was interrupted before this process";
+  } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
+    status = "not_run";
+    reason = why;
+  }
+  if (!status.empty()) {
+    // Nothing more will be measured: said once, not once per process left.
+    x.done = true;
+    x.r.why_stopped = status == "interrupted" ? "interrupted" : reason;
+    writer.update_cases(x.idx, [&](json& cases) {
+      for (auto& first : cases)
+        if (first.contains("comparisons")) add_missing_repeat(first, p, status, reason);
+    });
+    return;
+  }
+  std::set<std::string> recorded;
+  const double t0 = clock.now();
+  const GuardedResult g = run_guarded_experiment(
+      opts, x.name, writer, x.idx, p, gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt, x.later,
+      x.cases_seen, x.experiments_seen, [&](const json& c) {
+        const std::string case_name = c.value("name", "");
+        writer.update_cases(x.idx, [&](json& cases) {
+          for (auto& first : cases)
+            if (first.value("name", "") == case_name) add_repeat(first, c, p);
+        });
+        recorded.insert(case_name);
+      });
+  const double took = clock.now() - t0;
+  x.wall_s += took;
+  shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
+  x.r.failures = x.r.failures || g.failures;
+  ++x.r.ran;
+  reason = g.reason.empty() ? "the process ended (" + g.status + ") before this case" : g.reason;
+  x.r.stopped = g.status == "interrupted" || stop_requested();
+  writer.update_cases(x.idx, [&](json& cases) {
+    for (auto& first : cases)
+      if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
+        add_missing_repeat(first, p, g.status == "ok" ? "not_run" : g.status, reason);
+  });
+}
+
+// The experiment's record of its processes and each comparison's one estimate.
+void finish_processes(ResultsWriter& writer, std::size_t idx, const MeasureConfig& m, const RepeatsResult& r) {
+  writer.update_cases(idx, [&](json& cases) { add_estimates(cases, m.stopping.confidence); });
+  writer.set_experiment_field(idx, "processes",
+                              {{"ran", r.ran},
+                               {"min", m.min_processes},
+                               {"max", m.processes},
+                               {"target_rel_ci", m.process_target_rel_ci},
+                               {"stopped", r.why_stopped}});
 }
 
 }  // namespace
@@ -232,6 +289,7 @@ SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
 
 int run_suite(const SuiteOptions& opts) {
   validate(opts.measure.stopping);
+  validate(opts.measure.repeat.stopping);
   const auto selected = Registry::instance().match(opts.filter);
   if (selected.empty()) {
     std::string names;
@@ -275,6 +333,7 @@ int run_suite(const SuiteOptions& opts) {
   // LibTorch) included: under a budget, no child is started with less left
   // than that, since it would overrun the budget before it could check it.
   double shortest_child_s = 0;
+  std::vector<Pending> pending;  // experiments whose further processes are still to come
   for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
     const Experiment* e = selected[k];
     const ExperimentInfo info = e->info();
@@ -302,11 +361,17 @@ int run_suite(const SuiteOptions& opts) {
       const double took = backend->now() - t_exp;
       shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
       stopped = g.status == "interrupted" || stop_requested();
-      if (g.cases > 0 && !stopped && processes > 1) {
-        const RepeatsResult r = run_repeats(opts, info.name, writer, idx, *backend, gate, shortest_child_s, later,
-                                            cases_seen, experiments_enumerated, g.status);
-        failures = failures || r.failures;
-        stopped = r.stopped;
+      if (g.cases > 0) {
+        Pending x;
+        x.idx = idx;
+        x.name = info.name;
+        x.first_status = g.status;
+        x.later = later;
+        x.cases_seen = cases_seen;
+        x.experiments_seen = experiments_enumerated;
+        x.wall_s = took;
+        x.r.why_stopped = processes > 1 ? "max_processes" : "one process";
+        pending.push_back(std::move(x));
       }
       if (g.cases > 0) {
         cases_seen += g.cases;
@@ -334,6 +399,13 @@ int run_suite(const SuiteOptions& opts) {
     cases_seen += cases.size();
     ++experiments_enumerated;
     WorkerOrigin origin{opts.worker_executable, info.name, ctx};
+    // A further process of the experiment: warm-up and a few rounds (RepeatConfig).
+    MeasureConfig measure = opts.measure;
+    if (opts.process_index > 0) {
+      measure.stopping = opts.measure.repeat.stopping;
+      measure.warmup_min_s = opts.measure.repeat.warmup_min_s;
+      measure.warmup_max_s = opts.measure.repeat.warmup_max_s;
+    }
     bool interrupted = false;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
@@ -348,31 +420,45 @@ int run_suite(const SuiteOptions& opts) {
         progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
         continue;
       }
-      CaseLimits limits{opts.measure.stopping.max_time_s, deadline, origin, opts.process_index > 0};
+      CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0};
       if (deadline) {
         BudgetState b{budget_left(), cases.size() - i, selected.size() - k - 1 + opts.later_experiments,
                       cases_seen + opts.prior_cases, experiments_enumerated + opts.prior_experiments};
         b.processes = processes;
         b.processes_after_here = processes - 1 - std::min(opts.process_index, processes - 1);
         b.cases_here = cases.size();
-        limits.max_time_s = case_share_s(b, opts.measure.stopping.max_time_s);
+        limits.max_time_s = case_share_s(b, measure.stopping.max_time_s);
       }
       progress.case_started(label);
       json result;
       try {
-        result = to_json(run_case(c, *backend, opts.measure, limits, stop_requested()));
+        result = to_json(run_case(c, *backend, measure, limits, stop_requested()));
       } catch (const std::exception& ex) {
         result = {{"name", c.name}, {"params", c.params}, {"status", "failed"}, {"reason", ex.what()}};
         backend->release_cached_memory();
       }
-      failures = failures || result["status"] == "failed" || verification_failed(result);
+      failures = failures || case_failed(result);
       interrupted = result["status"] == "interrupted";
       progress.case_finished(label, result);
       writer.add_case(idx, std::move(result));
       if (interrupted) break;
     }
     stopped = interrupted || stop_requested();
+    if (!opts.guarded_child) finish_processes(writer, idx, settings.measure, RepeatsResult{});
     writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
+  }
+
+  for (std::size_t p = 1; p < processes && !stopped; ++p)
+    for (auto& x : pending) {
+      if (x.done || stopped) continue;
+      next_process(opts, writer, *backend, gate, shortest_child_s, x, p);
+      failures = failures || x.r.failures;
+      stopped = x.r.stopped || stop_requested();
+    }
+  for (auto& x : pending) {
+    if (!x.done && stopped) x.r.why_stopped = "interrupted";
+    finish_processes(writer, x.idx, settings.measure, x.r);
+    writer.set_experiment_field(x.idx, "wall_s", x.wall_s);
   }
 
   if (stop_requested()) {

@@ -38,6 +38,17 @@ for c in e["isolation_probe"]["cases"]:
                    for r in cm["repeats"]), cm["repeats"]
         ratios += 1
 assert ratios >= 2, ratios
+# The one estimate: across the processes that gave a ratio, recorded with them.
+for c in e["isolation_probe"]["cases"]:
+    for cm in c["comparisons"]:
+        if cm["speedup"] is None:
+            assert "estimate" not in cm
+            continue
+        est, n = cm["estimate"], 1 + sum(r["speedup"] is not None for r in cm["repeats"])
+        assert est["unit"] == "process" and est["n"] == n and est["df"] == n - 1, est
+        assert est["ci_low"] <= est["speedup"] <= est["ci_high"], est
+assert e["isolation_probe"]["processes"] == {"ran": 3, "min": 3, "max": 3, "target_rel_ci": 0.1,
+                                             "stopped": "max_processes"}, e["isolation_probe"]["processes"]
 # The crash: process 2 finished "first" and died in "dies"; process 3 ran whole
 # (the marker was left by the first process, so every later one dies in "dies").
 cp = e["crash_probe"]
@@ -50,7 +61,33 @@ for name in ("dies", "after"):
     assert cases[name]["comparisons"][0]["repeats"][0]["speedup"] is None
 print("ok")
 PY
-# The report puts the spread beside each interval.
+# More processes only while imprecise: at least 2, at most 8; stopped on precision
+# only once every between-process interval is within the target.
+"$OPTBENCH" run isolation_probe --quick --processes 8 --min-processes 2 --device cpu --max-time 0.3 \
+  --no-progress --out "$tmp/p.json" >"$tmp/log" 2>&1
+rc=$?  # 1: the probe's variant whose worker dies is an error (exit 1 by design)
+[ $rc -eq 1 ] || fail "adaptive processes: exit $rc, expected 1"
+"$PY" - "$tmp/p.json" <<'PY' || fail "adaptive processes record"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["experiments"][0]
+p = e["processes"]
+assert p["min"] == 2 and p["max"] == 8 and 2 <= p["ran"] <= 8, p
+widths = [(cm["estimate"]["ci_high"] - cm["estimate"]["ci_low"]) / cm["estimate"]["speedup"]
+          for c in e["cases"] for cm in c["comparisons"] if cm.get("estimate", {}).get("unit") == "process"]
+assert widths, "no comparison measured across processes"
+if p["stopped"] == "precision":
+    assert max(widths) <= p["target_rel_ci"], (widths, p)
+else:
+    assert p["stopped"] == "max_processes" and p["ran"] == 8 and max(widths) > p["target_rel_ci"], (widths, p)
+print("ok")
+PY
+# The report's export carries the one estimate: its interval between the 3 processes.
 PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/rep" >/dev/null || fail "render"
-grep -q "3 processes:" "$tmp/rep/report.md" || fail "no between-process spread in the report"
+"$PY" - "$tmp/rep/results.csv" <<'PY' || fail "no between-process interval in the report's CSV"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r["experiment"] == "isolation_probe" and r["speedup"] and r["role"] != "baseline"]
+assert rows and all(r["ci_unit"] == "process" and r["ci_n"] == "3" and r["ci_df"] == "2" for r in rows), rows
+PY
 echo "process repeats: ok"

@@ -100,6 +100,9 @@ RunSettings changed_run() {
   m.isolate = true;
   m.cold_processes = 5;
   m.processes = 4;
+  m.min_processes = 3;
+  m.process_target_rel_ci = 0.17;
+  m.repeat = {{5, 0.04, 0.6, 555, 0.06, 0.8}, 0.03, 0.4};
   m.breakdown = {profiling::BreakdownMode::on, "/tmp/traces \"quoted\" dir", 0.3, 0.4};
   return s;
 }
@@ -113,6 +116,7 @@ WorkerArgs changed_worker() { return {"dataloader", "workers", 2, RunContext{Dev
 TEST(RunSettings, EveryMemberIsSerialized) {
   EXPECT_EQ(member_count<StoppingConfig>(), json(StoppingConfig{}).size());
   EXPECT_EQ(member_count<profiling::BreakdownConfig>(), json(profiling::BreakdownConfig{}).size());
+  EXPECT_EQ(member_count<RepeatConfig>(), json(RepeatConfig{}).size());
   EXPECT_EQ(member_count<MeasureConfig>() + 1, json(MeasureConfig{}).size());  // + data_seed, a constant
   EXPECT_EQ(member_count<RunSettings>(), json(RunSettings{}).size());
   EXPECT_EQ(member_count<ExperimentChildSettings>(), json(ExperimentChildSettings{}).size());

@@ -54,6 +54,9 @@ Case training_case(std::string name, nlohmann::json params, NetFactory factory, 
                 {"default_fp32", !cl && p == (conv ? Precision::tf32 : Precision::fp32)}};
     c.variants.push_back(std::move(v));
   }
+  // The AMP claim is judged against the default FP32: record that ratio too.
+  for (std::size_t i = 1; i < c.variants.size(); ++i)
+    if (c.variants[i].params.value("default_fp32", false)) c.also_compare_against.push_back(c.variants[i].name);
   c.verify = verify_loss_traces;
   c.notes = {{"tf32_note", "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
   return c;
