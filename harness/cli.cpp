@@ -187,7 +187,8 @@ int cli_main(int argc, char** argv) {
                   "Processes each experiment is measured in, at most: the first does everything, each further one "
                   "only its timed rounds, and the reported interval is between processes (the process is the unit). "
                   "Alone it fixes the count; with --min-processes more are added only while an interval is wider "
-                  "than the profile's target (default: 1 quick, 5-10 standard, 10-20 full; 1 with --in-process)")
+                  "than the profile's target. By default further processes take at most half the time the first ones "
+                  "took (standard: 5-10; full: 10-20, twice; quick: 1; 1 with --in-process)")
       ->check(cli::whole_number(1, 100));
   int min_processes = 0;
   run->add_option("--min-processes", min_processes,
@@ -260,7 +261,10 @@ int cli_main(int argc, char** argv) {
     opts.measure.order = parse_interleave_order(interleave);
     opts.measure.isolate = isolate;
     if (cold_processes > 0) opts.measure.cold_processes = cold_processes;
-    if (processes > 0) opts.measure.processes = opts.measure.min_processes = processes;
+    if (processes > 0) {
+      opts.measure.processes = opts.measure.min_processes = processes;
+      opts.measure.process_time_share.reset();  // the count as given
+    }
     if (min_processes > 0) opts.measure.min_processes = min_processes;
     if (opts.measure.min_processes > opts.measure.processes)
       throw std::invalid_argument("--min-processes " + std::to_string(opts.measure.min_processes) +

@@ -29,6 +29,7 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.processes = 20;
       c.min_processes = 10;
       c.process_target_rel_ci = 0.05;
+      c.process_time_share = 2.0;
       c.repeat.stopping = {10, 0.2, 3.0, 100000, 0.02, 0.95};
       c.repeat.warmup_min_s = 0.2;
       c.repeat.warmup_max_s = 2.0;

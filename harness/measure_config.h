@@ -2,6 +2,7 @@
 // How hard to measure: warm-up, sample length, stopping rule, interleaving. The
 // three profiles trade time for precision; every field can be overridden.
 #include <cstdint>
+#include <optional>
 
 #include "harness/device.h"
 #include "harness/experiment.h"
@@ -47,6 +48,13 @@ struct MeasureConfig {
   int processes = 1;
   int min_processes = 1;
   double process_target_rel_ci = 0.10;
+  // Further processes together take at most this share of the time every
+  // experiment's first process took (the first pass): the run's cost is then
+  // bounded by (1 + share) x a one-process run on any machine, and the passes
+  // spread what the share allows over the experiments still imprecise. An
+  // experiment it leaves with fewer processes has a wider interval, not a
+  // stronger verdict. None: no share (--processes alone fixes the count).
+  std::optional<double> process_time_share = 0.5;
   RepeatConfig repeat;
   // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
   profiling::BreakdownConfig breakdown;

@@ -77,6 +77,7 @@ void fields(S& s, F&& f) {
   f("processes", s.processes);
   f("min_processes", s.min_processes);
   f("process_target_rel_ci", s.process_target_rel_ci);
+  f("process_time_share", s.process_time_share);
   f("repeat", s.repeat);
   f("breakdown", s.breakdown);
 }

@@ -195,13 +195,22 @@ struct Pending {
   std::string name, first_status;
   std::size_t later = 0, cases_seen = 0, experiments_seen = 0;  // as its first process was told
   double wall_s = 0;
+  double first_s = 0;    // its first process's time
+  double further_s = 0;  // its further processes' time so far
+  // What its next process is expected to take: the slowest further one so far,
+  // else half its first (which also verified, profiled and ran longer rounds).
+  double next_cost_s() const {
+    return r.ran > 1 ? further_max_s : 0.5 * first_s;
+  }
+  double further_max_s = 0;
   bool done = false;
   RepeatsResult r;
 };
 
-// Process p of one experiment, or why it has no more (x.done).
+// Process p of one experiment, or why it has no more (x.done). `allowance_s`:
+// what is left of the further processes' share of the run (process_time_share).
 void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
-                  double& shortest_child_s, Pending& x, std::size_t p) {
+                  double& shortest_child_s, Pending& x, std::size_t p, double& allowance_s) {
   const auto at_least = static_cast<std::size_t>(std::clamp(opts.measure.min_processes, 1, opts.measure.processes));
   if (p >= at_least) {
     double widest = 0;
@@ -225,6 +234,14 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
     status = "not_run";
     reason = why;
+  } else if (x.next_cost_s() > allowance_s) {
+    status = "not_run";
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "process time share: %.1f s left of the further processes' share of the run, this experiment's "
+                  "next process is expected to take %.1f s",
+                  std::max(allowance_s, 0.0), x.next_cost_s());
+    reason = buf;
   }
   if (!status.empty()) {
     // Nothing more will be measured: said once, not once per process left.
@@ -250,6 +267,9 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
       });
   const double took = clock.now() - t0;
   x.wall_s += took;
+  x.further_s += took;
+  x.further_max_s = std::max(x.further_max_s, took);
+  allowance_s -= took;
   shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
   x.r.failures = x.r.failures || g.failures;
   ++x.r.ran;
@@ -333,6 +353,7 @@ int run_suite(const SuiteOptions& opts) {
   // LibTorch) included: under a budget, no child is started with less left
   // than that, since it would overrun the budget before it could check it.
   double shortest_child_s = 0;
+  const double t_run = backend->now();
   std::vector<Pending> pending;  // experiments whose further processes are still to come
   for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
     const Experiment* e = selected[k];
@@ -369,7 +390,7 @@ int run_suite(const SuiteOptions& opts) {
         x.later = later;
         x.cases_seen = cases_seen;
         x.experiments_seen = experiments_enumerated;
-        x.wall_s = took;
+        x.wall_s = x.first_s = took;
         x.r.why_stopped = processes > 1 ? "max_processes" : "one process";
         pending.push_back(std::move(x));
       }
@@ -448,10 +469,14 @@ int run_suite(const SuiteOptions& opts) {
     writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
   }
 
+  // The further processes' share of the run, from what the first pass took.
+  double allowance_s = settings.measure.process_time_share
+                           ? *settings.measure.process_time_share * (backend->now() - t_run)
+                           : std::numeric_limits<double>::infinity();
   for (std::size_t p = 1; p < processes && !stopped; ++p)
     for (auto& x : pending) {
       if (x.done || stopped) continue;
-      next_process(opts, writer, *backend, gate, shortest_child_s, x, p);
+      next_process(opts, writer, *backend, gate, shortest_child_s, x, p, allowance_s);
       failures = failures || x.r.failures;
       stopped = x.r.stopped || stop_requested();
     }

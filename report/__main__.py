@@ -53,8 +53,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     from .render import render
 
     inputs = load_inputs(args.files, allow_gbench=True)
-    written = render(inputs, Path(args.out), plots=not args.no_plots)
+    written = render(inputs, Path(args.out), plots="none" if args.no_plots else args.plots)
     print(f"report: {written['markdown']}")
+    print(f"report: {written['details']}")
     print(f"report: {written['html']}")
     print(f"csv:    {written['csv']}")
     if written.get("gbench_csv"):
@@ -114,15 +115,21 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     v.set_defaults(func=cmd_validate)
 
-    r = sub.add_parser("render", help="write report.md, report.html, results.csv and plots",
+    r = sub.add_parser("render", help="write report.md, report_details.md, report.html, results.csv and plots",
                        description="Render results files (and Google Benchmark JSON from optbench_bench) "
-                                   "into DIR/report.md, DIR/report.html (plots embedded), DIR/results.csv "
-                                   "(one row per case x variant) and DIR/plots/*.png. Directories stand for "
-                                   "the .json files inside them.")
+                                   "into DIR/report.md (the summary, the claims, a table per experiment), "
+                                   "DIR/report_details.md (each run's whole tables, notes, how each claim was "
+                                   "tested), DIR/report.html (both, the details folded, plots embedded), "
+                                   "DIR/results.csv (one row per case x variant) and DIR/plots/*.png. Several "
+                                   "files make one report: a column per run and what moved between them. "
+                                   "Directories stand for the .json files inside them.")
     r.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     r.add_argument("--out", default="optbench-report", metavar="DIR",
                    help="output directory (default: ./optbench-report)")
-    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    r.add_argument("--plots", choices=("experiment", "all", "none"), default="experiment",
+                   help="experiment (default): one plot per experiment, its speedups in every run; all: each "
+                        "run's throughput sweeps and profiler breakdowns too, in the details; none: no plots")
+    r.add_argument("--no-plots", action="store_true", help="skip the PNG plots (--plots none)")
     r.set_defaults(func=cmd_render)
 
     c = sub.add_parser("compare", help="regression check of CURRENT against BASELINE",

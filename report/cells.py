@@ -5,6 +5,7 @@ from .claims import ClaimResult
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
 from .gpu_specs import device_name, gpu_name, match_gpu
 from .estimate import PROCESS
+from .glossary import spelling
 
 VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline",
                 "not_judged": "not judged (first loss only)"}
@@ -59,19 +60,20 @@ def smi_text(smi: dict | None) -> str:
 # the process's allocator history, not only on the optimization (glibc serves a
 # temporary above its mmap threshold by a fresh mmap each time).
 FAULTS_WORTH_SAYING = 100
+FAULTS = spelling("minor page faults per step")
 
 
 def faults_text(per_step: float | None, across: list[float] | None = None) -> str:
     """`across`: the variant's faults per step in each process of the run (the first's
-    first), where it ran in several: a regime that differs between them is said."""
+    first), where it ran in several: a count that differs between them is said. What
+    a count means is the glossary's (minor page faults per step), said once there."""
     seen = [x for x in across or [] if is_num(x)]
     if len(seen) > 1 and max(seen) >= FAULTS_WORTH_SAYING and min(seen) < max(seen) / 2:
         each = ", ".join(f"{x:,.0f}" for x in seen)
-        return (f"minor page faults per step differ between the run's processes ({each}): the allocator's "
-                f"regime, not only the optimization, moved this variant's time (see README)")
+        return f"{FAULTS} differ between the run's processes ({each})"
     if per_step is None or per_step < FAULTS_WORTH_SAYING:
         return ""
-    return f"{per_step:,.0f} minor page faults per step (fresh memory each step: an allocator regime, see README)"
+    return f"{per_step:,.0f} {FAULTS}"
 
 
 def status_text(r: dict) -> tuple[str | None, str]:
@@ -130,38 +132,80 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
     return cells
 
 
-CLAIM_HEADERS = ["claim", "technique", "claimed", "case used", "measured speedup (one case, or geometric mean over cases)",
-                 "verdict", "why", "shown beside (not in the verdict)"]
+def main_speedup_cell(r: dict, processes: int | None) -> str:
+    """speedup_cell for the report's main tables: the basis only where it is not the
+    run's own (every interval between `processes` processes, said once in the runs
+    list), and without each process's figure (the details have them)."""
+    if r.get("ci_unit") == PROCESS and is_num(r["ci_low"]) and is_num(r["ci_high"]):
+        text = fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"])
+        return text if r.get("ci_n") == processes else f"{text} ({r.get('ci_n')} processes)"
+    return speedup_cell(r, False)
+
+
+def main_headers(t: dict) -> list[str]:
+    """One run's table in report.md: time, throughput, speedup, verification and status;
+    the spread, the why, memory and notes are in the details."""
+    thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
+    h = ["case", "variant", "median time per step", thr]
+    if t["has_items"]:
+        h.append("items/s")
+    h.append("speedup [CI]")
+    if t["has_peak"]:
+        h.append("% of peak")
+    return h + ["verification", "status"]
+
+
+def main_cells(t: dict, r: dict, processes: int | None) -> list[str]:
+    full = dict(zip(experiment_headers(t), experiment_cells(t, r)))
+    cells = [full["case"], full["variant"], full["median time per step"], full[main_headers(t)[3]]]
+    if t["has_items"]:
+        cells.append(full["items/s"])
+    cells.append(main_speedup_cell(r, processes) if r.get("role") != "baseline" else full["speedup [CI]"])
+    if t["has_peak"]:
+        cells.append(full["% of peak"])
+    marker = r.get("marker")
+    reason = r.get("reason") or ""
+    return cells + [VERIFICATION.get(r["verification"], r["verification"] or DASH),
+                    f"{marker}: {reason}" if marker and reason else (marker or "ok")]
+
+
+CLAIMS_HEADERS = ["claim", "tested on", "source"]
 SOURCES_FILE = "report/sources.md"  # carries every quoted excerpt, inside the project
 
 
-def run_line(doc: dict) -> str:
-    """The run in one line above the summary: device, LibTorch, profile, date (the
-    environment table under 'Run' has the rest)."""
-    env = dict(environment_lines(doc))
-    return "; ".join(f"{k} {env[k]}" for k in ("device", "libtorch", "profile", "date") if env.get(k))
+def short_run_line(doc: dict) -> str:
+    """The run in a few words: 'CPU AMD EPYC, libtorch 2.11.0, profile standard, 2026-11-26T15:31:08Z'."""
+    env = doc.get("environment", {})
+    cfg = doc.get("config", {})
+    parts = [device_name(doc), f"libtorch {(env.get('libtorch') or {}).get('version', '?')}",
+             f"profile {cfg.get('profile', '?')}"]
+    if cfg.get("filter") not in (None, "", ".*"):
+        parts.append(f"filter {cfg.get('filter')!r}")
+    if env.get("date"):
+        parts.append(str(env["date"]))
+    return ", ".join(parts)
 
 
-def _cases_used(cr: ClaimResult) -> str:
+def tested_on(cr: ClaimResult) -> str:
+    """What the claim was judged on, by case: 'dataloader/workers: workers_2 vs workers_0',
+    'torchscript/python_b8: python_script, python_trace vs python_eager; ...'; past
+    three cases, how many comparisons in all."""
     if not cr.evidence:
         return DASH
-    if len(cr.evidence) <= 2:
-        return "; ".join(e.label for e in cr.evidence)
-    names = [f"{e.experiment}/{e.case}" for e in cr.evidence]
-    return f"{len(names)} cases: " + ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-
-
-def _measured(cr: ClaimResult) -> str:
-    """The claim's one printed estimate (ClaimResult.text: the figure and interval the
-    summary, the verdict and the experiment tables show), never a second one."""
-    return cr.text if cr.estimate is not None else DASH
-
-
-def claim_cells(cr: ClaimResult) -> list[str]:
-    measured = _measured(cr)
-    beside = "; ".join(f"{b.label}: {b.text}" for b in cr.beside) or DASH
-    return [cr.claim["id"], cr.claim.get("technique", ""), cr.claimed, _cases_used(cr), measured,
-            cr.verdict.verdict, cr.verdict.why, beside]
+    groups: dict[tuple[str, str], list] = {}
+    for e in cr.evidence:
+        groups.setdefault((e.experiment, e.case), []).append((e.variant, e.baseline))
+    parts = []
+    for (x, c), vs in groups.items():
+        bases = list(dict.fromkeys(b for _, b in vs))
+        if len(bases) == 1:
+            vs_text = ", ".join(v for v, _ in vs) + (f" vs {bases[0]}" if bases[0] else "")
+        else:
+            vs_text = ", ".join(f"{v} vs {b}" for v, b in vs)
+        parts.append(f"{x}/{c}: {vs_text}")
+    if len(parts) > 3:
+        parts = parts[:3] + [f"… ({len(cr.evidence)} comparisons in all)"]
+    return "; ".join(parts)
 
 
 def claim_details(cr: ClaimResult) -> dict:

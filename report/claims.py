@@ -70,6 +70,7 @@ from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 ON_CPU = "measured on a CPU (the claim is about GPUs)"
+NO_EXPERIMENT = "no experiment in these results tests it"
 STRESS = "stress case, not in the verdict"
 
 
@@ -677,7 +678,7 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
     res.apart = not (claim.get("pool") is True and _one_per_case(res))
     unavailable = None
     if not exps:
-        unavailable = "no experiment in these results tests it"
+        unavailable = NO_EXPERIMENT
     elif claim.get("gpu_only") and doc.device == "cpu":
         unavailable = ON_CPU if res.evidence else "CPU run: no GPU"
     elif not res.evidence:

@@ -60,3 +60,9 @@ def code_block(lines: list[object]) -> list[str]:
     body = [part for line in lines for part in _LINE_ENDS.split(str(line))]
     fence = _fence_for("\n".join(body), 3)
     return [fence, *body, fence]
+
+
+def lead(text: str) -> str:
+    """Only what a line's start would open (a heading, list, quote, break...), escaped:
+    for a line that continues a paragraph or list item of text already made inert."""
+    return _LEADING.sub(_lead, text, count=1)

@@ -1,4 +1,5 @@
-"""PNG plots: speedup bars with CI whiskers per experiment, both from the comparison's
+"""PNG plots: speedup bars with CI whiskers per experiment (several runs: each run's
+point and whisker side by side), from the comparison's
 one estimate (document.Comparison.estimate; none for a ratio from fewer rounds than
 the floor, rounds.py: it has no CI; its label says so and its marker is hollow), and
 throughput against a
@@ -59,11 +60,9 @@ def _text(s: object) -> str:
     return str(s).replace("$", r"\$")
 
 
-def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
-    """(label, speedup, CI low, CI high) per comparison from its one estimate
-    (cm.estimate: the tables' and the gate's figures), the references' last and labelled
-    so; a label says an interval between processes ('3 processes') and a ratio without
-    one (below the rounds floor: the rounds)."""
+def _speedup_items(experiment: Experiment) -> list[tuple[tuple, str, float, float | None, float | None, bool]]:
+    """(key (case, variant), label, speedup, CI low, CI high, reference) per comparison
+    from its one estimate, in file order."""
     out = []
     shared = common_basis(experiment)
     for c in experiment.cases:
@@ -71,16 +70,26 @@ def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | Non
             est = cm.estimate
             if est is None:
                 continue
-            ref = REFERENCE if cm.variant is not None and cm.variant.role == "reference" else ""
+            ref = cm.variant is not None and cm.variant.role == "reference"
             label = f"{c.name}: {cm.raw.get('variant')}"
+            key = (str(c.name), str(cm.raw.get("variant")))
             if est.unit == PROCESS and shared is None:
                 label += f" ({est.basis})"
             if est.has_ci:
-                out.append((label + ref, est.speedup, est.ci_low, est.ci_high))
+                out.append((key, label, est.speedup, est.ci_low, est.ci_high, ref))
             elif est.unit != PROCESS and cm.below_floor:
-                out.append((f"{label} ({rounds_text([cm.rounds])}, no CI){ref}", est.speedup, None, None))
+                out.append((key, f"{label} ({rounds_text([cm.rounds])}, no CI)", est.speedup, None, None, ref))
             else:
-                out.append((f"{label} (no CI){ref}", est.speedup, None, None))
+                out.append((key, f"{label} (no CI)", est.speedup, None, None, ref))
+    return out
+
+
+def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
+    """(label, speedup, CI low, CI high) per comparison from its one estimate
+    (cm.estimate: the tables' and the gate's figures), the references' last and labelled
+    so; a label says an interval between processes ('3 processes') and a ratio without
+    one (below the rounds floor: the rounds)."""
+    out = [(label + (REFERENCE if ref else ""), s, lo, hi) for _, label, s, lo, hi, ref in _speedup_items(experiment)]
     # The options first, the references (bounds, not options) after them.
     return [p for p in out if not p[0].endswith(REFERENCE)] + [p for p in out if p[0].endswith(REFERENCE)]
 
@@ -339,20 +348,93 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
     return True
 
 
-def make_plots(doc: dict | Document, out_dir: Path, prefix: str = "") -> list[Plot]:
-    """Write every plot for one results document under out_dir; [] without matplotlib."""
+RUN_COLORS = ("#1f4e79", "#d35400", "#2a9d5c", "#8e44ad", "#7f6000", "#c0392b")
+RUN_MARKERS = ("o", "s", "D", "^", "v", "P")
+
+
+def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path: Path) -> bool:
+    """One experiment's speedups in several runs: per comparison a point and CI whisker
+    for each run, side by side (hollow where a run has no CI), references last."""
+    items = {lab: {it[0]: it for it in _speedup_items(e)} for lab, e in runs}
+    keys = list(dict.fromkeys(k for per in items.values() for k in per))
+    if not keys:
+        return False
+    refs = {k: any(per[k][5] for per in items.values() if k in per) for k in keys}
+    keys = [k for k in keys if not refs[k]] + [k for k in keys if refs[k]]
+    fig, ax = plt.subplots(figsize=(8, 1.4 + (0.22 + 0.16 * len(runs)) * len(keys)))
+    y0 = list(range(len(keys)))[::-1]
+    step = 0.7 / max(1, len(runs))
+    lows, highs, no_ci = [1.0], [1.0], False
+    for j, (lab, _) in enumerate(runs):
+        color, marker = RUN_COLORS[j % len(RUN_COLORS)], RUN_MARKERS[j % len(RUN_MARKERS)]
+        pts = [(y0[i] + 0.35 - step * (j + 0.5), items[lab][k]) for i, k in enumerate(keys) if k in items[lab]]
+        with_ci = [(y, it) for y, it in pts if it[3] is not None and it[4] is not None]
+        without = [(y, it) for y, it in pts if not (it[3] is not None and it[4] is not None)]
+        if with_ci:
+            ax.errorbar([it[2] for _, it in with_ci], [y for y, _ in with_ci],
+                        xerr=[[it[2] - it[3] for _, it in with_ci], [it[4] - it[2] for _, it in with_ci]],
+                        fmt=marker, color=color, markersize=4, capsize=2, label=_text(lab))
+        if without:
+            no_ci = True
+            ax.plot([it[2] for _, it in without], [y for y, _ in without], marker, markerfacecolor="white",
+                    markeredgecolor=color, markersize=5, linestyle="none",
+                    label=None if with_ci else _text(lab))
+        lows += [it[3] if it[3] is not None else it[2] for _, it in pts]
+        highs += [it[4] if it[4] is not None else it[2] for _, it in pts]
+    if any(refs.values()) and not all(refs.values()):
+        ax.axhline(y0[[refs[k] for k in keys].index(True)] + 0.5, color="#7f7f7f", linewidth=0.8)
+    ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.set_yticks(y0, [_text(f"{c}: {v}" + (REFERENCE if refs[(c, v)] else "")) for c, v in keys], fontsize=8)
+    ax.set_xlabel("speedup vs baseline (×; whiskers: CI)"
+                  + ("\nbelow the line: references (bounds, not options)" if any(refs.values()) else "")
+                  + ("\nhollow: no CI" if no_ci else ""))
+    ax.set_title(_text(f"{name}: speedup in each run"), fontsize=10)
+    bottom, top = min(lows), max(highs)
+    if bottom > 0 and top / bottom > 8:
+        ax.set_xscale("log")
+        ax.set_xlim(bottom / 1.15, top * 1.15)
+    else:
+        pad = 0.08 * (top - bottom) or 0.05
+        ax.set_xlim(max(0.0, bottom - pad), top + pad)
+    ax.legend(fontsize=7, loc="best")
+    ax.grid(True, axis="x", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def make_plots(runs: list[tuple[str, Document]], out_dir: Path,
+               every: bool = False) -> tuple[list[Plot], dict[str, list[Plot]]]:
+    """The report's plots under out_dir: per experiment one, its speedups (every run's in
+    one plot); with every=True, each run's throughput sweeps and profiler breakdowns as
+    well, by run label. ([], {}) without matplotlib."""
     plt = matplotlib_or_none()
     if plt is None:
-        return []
-    d = doc if isinstance(doc, Document) else Document(doc)
-    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
+        return [], {}
     out_dir.mkdir(parents=True, exist_ok=True)
+    main: list[Plot] = []
+    names = list(dict.fromkeys(e.name for _, d in runs for e in d.experiments))
+    for name in names:
+        per_run = [(lab, e) for lab, d in runs for e in d.experiments if e.name == name]
+        path = out_dir / f"{_safe(str(name))}_speedup.png"
+        drawn = plot_speedups(plt, per_run[0][1], path) if len(runs) == 1 else \
+            plot_speedups_runs(plt, str(name), per_run, path)
+        if drawn:
+            main.append(Plot(str(name), "speedup", f"{name}: speedup with CI", path))
+    extra: dict[str, list[Plot]] = {}
+    if every:
+        for i, (lab, d) in enumerate(runs, start=1):
+            extra[lab] = _run_plots(plt, d, out_dir, f"{i}_" if len(runs) > 1 else "")
+    return main, extra
+
+
+def _run_plots(plt, d: Document, out_dir: Path, prefix: str) -> list[Plot]:
+    """One run's throughput sweeps and profiler breakdowns."""
+    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
     plots = []
     for e in d.experiments:
         name = str(e.name)
-        path = out_dir / f"{prefix}{_safe(name)}_speedup.png"
-        if plot_speedups(plt, e, path):
-            plots.append(Plot(name, "speedup", f"{name}: speedup with CI", path))
         for key, lines in find_sweeps(e):
             path = out_dir / f"{prefix}{_safe(name)}_{_safe(key)}_throughput.png"
             if plot_sweep(plt, e, key, lines, path, spec):

@@ -1,26 +1,33 @@
-"""Markdown report (report.md); plots are PNG files referenced relative to it. Every
-string from a results file goes through md_escape: inert text, code spans, fenced blocks,
-with the measuring machine's paths shortened (machine_paths.py).
+"""Markdown: report.md, what a reader finishes (the runs, the summary, the claims and one
+table per experiment), and report_details.md, the rest (each run's environment, how
+each claim was tested, per experiment its plot and each run's whole table with its
+derived figures, notes and where its time went). Each ends with a glossary of the terms
+its own text uses. Prose is wrapped (no line of it longer than WIDTH + a word); tables
+are not. Every string from a results file goes through md_escape: inert text, code
+spans, fenced blocks, with the measuring machine's paths shortened (machine_paths.py).
 
-Order: per results file, the summary table (summary.py) first, then (once, after the
-first summary) the glossary of the terms the report uses, the run's environment, the
-claims table with how each claim was tested, and one section per experiment."""
+With several runs, the summary has a column per run and each experiment's table shows
+the runs side by side per comparison (side_by_side.py); the details give each run's own
+table under the experiment."""
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from pathlib import Path
 
-from . import md_escape
-from .cells import (CLAIM_HEADERS, claim_cells, claim_details, environment_lines, experiment_cells, experiment_headers,
-                    gbench_table, run_line, run_warning)
+from . import md_escape, side_by_side
+from .cells import (CLAIMS_HEADERS, claim_details, environment_lines, experiment_cells, experiment_headers,
+                    gbench_table, main_cells, main_headers, run_warning, short_run_line, tested_on)
 from .facts import FactTable, value_text
 from .gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
-from .summary import UNIT_LINE
+from .summary import ORDER_LINE, UNIT_LINE
 from .why import NOTE as WHY_NOTE
 
-GLOSSARY_AT = "\x00glossary\x00"  # where the glossary goes, once the whole report's terms are known
+WIDTH = 150  # prose is wrapped here: a reader's line, and a diff's
+DETAILS = "report_details.md"
 
 
 def esc(text: object) -> str:
@@ -33,6 +40,34 @@ def code_span(text: object) -> str:
 
 def code_block(lines: list[object]) -> list[str]:
     return md_escape.code_block([shown(line) for line in lines])
+
+
+_SPAN = re.compile(r"(`+)(.+?)\1")
+_KEEP = "\x01"  # a space inside a code span while wrapping: a span is never broken
+
+
+def prose(text: str, first: str = "", indent: str = "") -> list[str]:
+    """Markdown text (already escaped) wrapped at WIDTH: `first` opens it ('- '), `indent`
+    each further line; a further line's start never opens a block (md_escape.lead)."""
+    guarded = _SPAN.sub(lambda m: m.group(1) + m.group(2).replace(" ", _KEEP) + m.group(1), text)
+    lines = textwrap.wrap(guarded, WIDTH, initial_indent=first, subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False) or [first.rstrip()]
+    out = [lines[0]] + [indent + _lead(line[len(indent):]) for line in lines[1:]]
+    return [line.replace(_KEEP, " ") for line in out]
+
+
+def _lead(line: str) -> str:
+    """md_escape.lead, but a link of the report's own ('[Details](...)') may open a line:
+    only '[label]:' would read as a link definition."""
+    if line.startswith("[") and not re.match(r"\[[^\]]*\]:", line):
+        return line
+    return md_escape.lead(line)
+
+
+def item(text: str, depth: int = 0) -> list[str]:
+    """A list item, wrapped."""
+    pad = "  " * depth
+    return prose(text, pad + "- ", pad + "  ")
 
 
 def md_table(headers: list[str], rows: list[list[str]], code_headers: tuple[int, ...] = ()) -> list[str]:
@@ -51,61 +86,199 @@ def _fact_table(t: FactTable) -> list[str]:
     return out + [""]
 
 
-def _summary(section) -> list[str]:
-    sm = section.summary
-    out = ["### Summary", "", UNIT_LINE, ""]
-    if sm.rows:
-        out += md_table(sm.headers, [r.cells(sm.has_mechanism) for r in sm.rows])
-    else:
-        out.append("No claim was measured in this run.")
-    out.append("")
-    if sm.unmeasured:
-        out += ["Not measured in this run:", "", *(f"- {esc(', '.join(ids))}: {esc(why)}" for why, ids in sm.unmeasured),
-                ""]
-    if not sm.has_mechanism:
-        out += ["No mechanism column: this run recorded no profiler breakdowns.", ""]
-    return out
-
-
 def _glossary(text: str) -> list[str]:
     terms = used(text)
     if not terms:
         return []
-    return ["### Glossary", "", *(f"- **{esc(t.name)}**: {esc(t.definition)}" for t in terms), ""]
+    out = ["## Glossary", ""]
+    for t in terms:
+        out += item(f"**{esc(t.name)}**: {esc(t.definition)}")
+    return out + [""]
 
 
-def _claims(section) -> list[str]:
-    out = ["### Checklist claims", ""]
-    out += md_table(CLAIM_HEADERS, [claim_cells(cr) for cr in section.claims])
-    out += ["", "How each claim was tested:", ""]
-    for cr in section.claims:
+def _with_glossary(out: list[str]) -> str:
+    text = "\n".join(out) + "\n"
+    return text + "\n".join(_glossary(text)) + ("\n" if used(text) else "")
+
+
+def anchor(name: object) -> str | None:
+    """The details' heading anchor of an experiment where its name is one (GitHub's slug of
+    a plain name is the name); None for a name that would need escaping."""
+    return str(name) if re.fullmatch(r"[a-z0-9_-]+", str(name)) else None
+
+
+def ran(t: dict) -> bool:
+    """An experiment table with a case in it (not one marker row: skipped, no cases)."""
+    return any(r["case"] is not None for r in t["rows"])
+
+
+# ---------------------------------------------------------------- report.md
+
+def _runs_list(report) -> list[str]:
+    out = []
+    for s in report.sections:
+        if s.kind == "gbench":
+            out += item(f"Google Benchmark: {code_span(s.path)}")
+            continue
+        basis = f", every CI between {s.processes} processes" if s.processes else ""
+        out += item(f"{s.label}: {code_span(s.path)}: {esc(short_run_line(s.doc))}{esc(basis)}")
+    return out
+
+
+def _summary(report) -> list[str]:
+    sm = report.summary
+    out = ["## Summary", "", *prose(esc(UNIT_LINE)), *prose(esc(ORDER_LINE)), ""]
+    if sm.rows:
+        out += md_table(sm.headers, [r.cells(sm.has_mechanism) for r in sm.rows])
+    else:
+        out.append("No claim was judged" + (" in these runs." if sm.several else " in this run."))
+    out.append("")
+    if sm.unjudged:
+        out += ["Not judged here, with what was measured:", ""]
+        out += md_table(sm.unjudged_headers, [r.unjudged_cells(sm.has_mechanism) for r in sm.unjudged]) + [""]
+    if sm.unmeasured:
+        out += ["Not measured:", ""]
+        for why, ids in sm.unmeasured:
+            out += item(f"{esc(', '.join(ids))}: {esc(why)}")
+        out.append("")
+    if not sm.has_mechanism:
+        out += ["No mechanism column: " + ("no run recorded" if sm.several else "this run recorded no")
+                + " profiler breakdowns.", ""]
+    return out
+
+
+def _claims(report) -> list[str]:
+    """What tested each claim (the union over the runs, in order), and its source."""
+    rows = []
+    first = report.runs[0]
+    for cr in first.claims:
+        tested = list(dict.fromkeys(t for s in report.runs for c in s.claims
+                                    if c.claim["id"] == cr.claim["id"] and (t := tested_on(c)) != "—"))
+        if tested:
+            rows.append([cr.claim["id"], "; ".join(tested), cr.source or "—"])
+    if not rows:
+        return []
+    return ["## Claims", "", "What each measured claim was tested on (the others are under Not measured):", "",
+            *md_table(CLAIMS_HEADERS, rows), ""]
+
+
+def _not_run(report, names: list) -> list[str]:
+    """Experiments no run ran (skipped, not run here), with their reasons, in one line."""
+    parts = []
+    for name in names:
+        reasons = list(dict.fromkeys(t.get("reason") or str(t.get("status")) for s in report.runs
+                                     if (t := s.table(name)) is not None))
+        parts.append(f"{esc(name)} ({esc('; '.join(reasons))})")
+    return prose("Not run: " + ", ".join(parts) + ".") + [""] if parts else []
+
+
+def _status_lines(report, name: object) -> list[str]:
+    """An experiment that did not end ok, in each run where it did not: the status and reason."""
+    out = []
+    for s in report.runs:
+        t = s.table(name)
+        if t is not None and t["status"] != "ok":
+            who = f" ({s.label})" if report.several else ""
+            out += prose(f"**{esc(str(t['status']).upper())}**{who}: {esc(t['reason'] or 'no reason given')}")
+    return out
+
+
+def _intro(t: dict, details_link: bool = True) -> str:
+    parts = []
+    if t["optimization"]:
+        parts.append(f"Optimization: {esc(t['optimization'])}.")
+    parts.append(f"Claims: {esc(', '.join(t['claims']) or '—')}.")
+    if details_link:
+        a = anchor(t["name"])
+        parts.append(f"[Details]({DETAILS}{'#' + a if a else ''}).")
+    return " ".join(parts)
+
+
+def _plot_line(p, out_dir: Path) -> list[str]:
+    rel = Path(os.path.relpath(p.path, out_dir)).as_posix()
+    # A bracket in the alt text would end it early; rel is plots/ and a sanitised name (plots.py).
+    alt = esc(p.title).replace("[", "\\[").replace("]", "\\]")
+    return [f"![{alt}]({rel})", ""]
+
+
+def _experiment(report, name: object, out_dir: Path) -> list[str]:
+    tables = [s.table(name) for s in report.runs]
+    first = next(t for t in tables if t is not None)
+    out = [f"### {esc(name)}: {esc(first['title'])}", *prose(_intro(first)), *_status_lines(report, name), ""]
+    if report.several:
+        rows = side_by_side.rows(tables, [s.processes for s in report.runs])
+        out += md_table(side_by_side.headers([s.label for s in report.runs]), [r.all_cells for r in rows])
+    else:
+        s = report.runs[0]
+        out += md_table(main_headers(first), [main_cells(first, r, s.processes) for r in first["rows"]])
+    return out + [""]
+
+
+def render_main(report, out_dir: Path) -> str:
+    out = ["# optbench report", "", *_runs_list(report), ""]
+    if report.runs:
+        out += prose(f"Each run's environment, how each claim was tested, and each run's whole tables with their "
+                     f"notes: [{DETAILS}]({DETAILS}).") + [""]
+    for s in report.runs:
+        if warn := run_warning(s.doc):
+            out += prose(f"> **Warning** ({s.label}): {esc(warn)}") + [""]
+    for n in report.notices:
+        out += prose(f"> {esc(n)}") + [""]
+    if report.runs:
+        out += _summary(report)
+        out += _claims(report)
+        names = report.experiments()
+        shown_names = [n for n in names if any((t := s.table(n)) is not None and ran(t) for s in report.runs)]
+        out += ["## Experiments", ""]
+        out += _not_run(report, [n for n in names if n not in shown_names])
+        for name in shown_names:
+            out += _experiment(report, name, out_dir)
+    for s in report.sections:
+        if s.kind == "gbench":
+            headers, rows = gbench_table(s.doc)
+            out += [f"## Google Benchmark: {code_span(s.path)} (device: {esc(gbench_device(s.doc))})", ""]
+            out += md_table(headers, rows, tuple(range(4, len(headers) - 1))) + [""]
+    return _with_glossary(out)
+
+
+# ---------------------------------------------------------------- report_details.md
+
+def _how_tested(report) -> list[str]:
+    out = ["## How each claim was tested", ""]
+    several = report.several
+    for i, cr in enumerate(report.runs[0].claims):
         d = claim_details(cr)
         # id, note, quote, source and why are the project's own Markdown (claims.json, quotes
         # as their sources wrote them); what names cases comes from the results file: escaped.
         note = f" ({d['note']})" if d["note"] else ""
-        out.append(f"- **{d['id']}**{note}: “{d['quote']}” — {d['source']}")
-        if len(d["used"]) > 1:
-            out += ["  - cases used:", *(f"    - {esc(u)}" for u in d["used"])]
-        else:
-            out.append(f"  - cases used: {esc(''.join(d['used']) or 'none in these results')}")
+        out += item(f"**{d['id']}**{note}: “{d['quote']}” — {d['source']}")
         if d["why"]:
-            out.append(f"  - why: {d['why']}")
-        out += [f"  - beside it: {esc(b)}" for b in d["beside"]]
-        out += [f"  - note: {esc(n)}" for n in cr.notes]
+            out += item(f"why these cases: {d['why']}", 1)
+        for s in report.runs:
+            c = s.claims[i]
+            who = f"{s.label}: " if several else ""
+            dd = claim_details(c)
+            v = c.verdict
+            out += item(f"{who}verdict: {esc(v.verdict)}" + (f": {esc(v.why)}" if v.why else ""), 1)
+            if len(dd["used"]) > 1:
+                out += item(f"{who}cases used:", 1)
+                for u in dd["used"]:
+                    out += item(esc(u), 2)
+            else:
+                out += item(f"{who}cases used: {esc(''.join(dd['used']) or 'none in these results')}", 1)
+            for b in dd["beside"]:
+                out += item(f"{who}beside it: {esc(b)}", 1)
+            for n in c.notes:
+                out += item(f"{who}note: {esc(n)}", 1)
     return out + [""]
 
 
-def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
-    out = [f"#### {esc(t['name'])}: {esc(t['title'])}", ""]
-    if t["optimization"]:
-        out.append(f"Optimization: {esc(t['optimization'])}. Claims: {esc(', '.join(t['claims']) or '—')}.")
-    if t["status"] != "ok":
-        out.append(f"**{esc(str(t['status']).upper())}**: {esc(t['reason'] or 'no reason given')}")
+def _run_table(t: dict, plots: list, out_dir: Path) -> list[str]:
+    """One run's whole table of an experiment, its derived figures, notes, times and plots."""
+    out = []
     if t.get("output_tail"):
-        out += ["", "The last lines its process printed:", "", *code_block(t["output_tail"])]
-    out.append("")
-    out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]])
-    out.append("")
+        out += ["The last lines its process printed:", "", *code_block(t["output_tail"]), ""]
+    out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]]) + [""]
     if t["derived"]:
         out += ["Derived figures:", ""]
         for ft in t["derived"]:
@@ -113,52 +286,52 @@ def _experiment(t: dict, plots: list, out_dir: Path) -> list[str]:
     if t["notes"]:
         out += ["Notes:", ""]
         for cases, items in t["notes"]:
-            out.append(f"- {', '.join(code_span(c) for c in cases)}:")
-            out += [f"  - {code_span(k)}: {esc(value_text(v))}" for k, v in items]
+            out += item(f"{', '.join(code_span(c) for c in cases)}:")
+            for k, v in items:
+                out += item(f"{code_span(k)}: {esc(value_text(v))}", 1)
         out.append("")
     if t.get("time"):
-        out += ["Where each case's time went:", ""]
-        out += [f"- {esc(case)}: {esc(text)}" for case, text in t["time"]]
+        out += ["Time per case:", ""]
+        for case, text in t["time"]:
+            out += item(f"{esc(case)}: {esc(text)}")
         out.append("")
     for p in plots:
         if p.experiment == t["name"]:
-            rel = Path(os.path.relpath(p.path, out_dir)).as_posix()
-            # A bracket in the alt text would end it early; rel is plots/ and a sanitised name (plots.py).
-            alt = esc(p.title).replace("[", "\\[").replace("]", "\\]")
-            out += [f"![{alt}]({rel})", ""]
+            out += _plot_line(p, out_dir)
     return out
 
 
-def render(sections: list, out_dir: Path, notices: list[str]) -> str:
-    out = ["# optbench report", ""]
-    out += [f"- input {s.index}: {code_span(s.path)} ({'Google Benchmark' if s.kind == 'gbench' else 'optbench results'})"
-            for s in sections]
-    out.append("")
-    out += [f"> {esc(n)}" for n in notices]
-    if notices:
-        out.append("")
-    for s in sections:
-        if s.kind == "gbench":
-            headers, rows = gbench_table(s.doc)
-            out += [f"## Google Benchmark: {code_span(s.path)} (device: {esc(gbench_device(s.doc))})", ""]
-            out += md_table(headers, rows, tuple(range(4, len(headers) - 1))) + [""]
-            continue
-        out += [f"## Results: {code_span(s.path)}", "", esc(run_line(s.doc)), ""]
-        warn = run_warning(s.doc)
-        if warn:
-            out += [f"> **Warning:** {esc(warn)}", ""]
-        out += _summary(s)
-        if GLOSSARY_AT not in out:
-            out.append(GLOSSARY_AT)
-        out += ["### Run", ""]
+def render_details(report, out_dir: Path) -> str:
+    out = ["# optbench report: details", ""]
+    out += prose(f"The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
+                 f"experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
+                 f"its time went.") + [""]
+    if not report.runs:
+        return _with_glossary(out)
+    out += ["## Runs", ""]
+    for s in report.runs:
+        out += [f"### {s.label}: {code_span(s.path)}", ""]
         out += md_table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]) + [""]
-        out += _claims(s)
-        out += ["### Experiments", ""]
-        if any(t.get("has_why") for t in s.tables):
-            out += [WHY_NOTE, ""]
-        for t in s.tables:
-            out += _experiment(t, s.plots, out_dir)
-    if GLOSSARY_AT in out:
-        at = out.index(GLOSSARY_AT)
-        out[at:at + 1] = _glossary("\n".join(out[:at] + out[at + 1:]))
-    return "\n".join(out) + "\n"
+    out += _how_tested(report)
+    out += ["## Experiments", ""]
+    if any(t.get("has_why") for s in report.runs for t in s.tables):
+        out += prose(esc(WHY_NOTE)) + [""]
+    for name in report.experiments():
+        first = next(t for s in report.runs if (t := s.table(name)) is not None)
+        out += [f"### {esc(name)}", "", *prose(f"{esc(first['title'])}. {_intro(first, False)}"),
+                *_status_lines(report, name), ""]
+        if (p := report.plot(name)) is not None:
+            out += _plot_line(p, out_dir)
+        for s in report.runs:
+            t = s.table(name)
+            if t is None:
+                continue
+            if report.several:
+                out += [f"#### {esc(name)}, {s.label}", ""]
+            out += _run_table(t, s.plots, out_dir)
+    return _with_glossary(out)
+
+
+def render(report, out_dir: Path) -> tuple[str, str]:
+    """(report.md, report_details.md)."""
+    return render_main(report, out_dir), render_details(report, out_dir)

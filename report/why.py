@@ -9,6 +9,7 @@ all is why_agree.py's rule; why_row.py puts the two together for a table row."""
 from __future__ import annotations
 
 from .fmt import is_num, sig, time_scale
+from .glossary import spelling
 
 # "compiled" last: a category's plot colour is its place here, and older files' plots keep theirs.
 CATEGORIES = ("gemm", "conv", "attention", "elementwise", "reduction_norm", "optimizer", "memcpy_h2d",
@@ -18,21 +19,11 @@ LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attent
           "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
           "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
           "collective": "collectives", "other": "other", "compiled": "compiled code", IDLE: "idle"}
-NOTE = ("The why column and the stacked bars come from a profiled window per variant (PyTorch profiler/Kineto) "
-        "run after the timed rounds; no profiled step is part of a timed sample. Times and counts are per step of "
-        "the baseline's work (the speedup column's unit) and a share is of the timed difference. Time shares are "
-        "shown only where the timed CI excludes 1 and the windows' speedup lies on its side of 1 and inside the CI "
-        "widened by the windows' noise; otherwise the row says \"profile disagrees with the timing: not "
-        "explained\". A mechanism counter the experiment names (operator calls, fill operations, autograd nodes, "
-        "optimizer operator calls, host reads, kernel launches, counted in the windows: the profiler's overhead "
-        "does not change a count) leads the why where the timed CI excludes 1 and the count moved the way the "
-        "timing did; otherwise it is shown as \"counted\". Terms: outside operators (a CPU run) = window time in "
-        "which the stepping thread ran no recorded operator: plain C++ (image decoding, file reads), waiting for "
-        "a loader or a lock (and, in files from before compiled code was scoped, AOTInductor's kernels); compiled "
-        "code = time inside AOTInductor's run or a TorchScript graph that no recorded operator covers (a frozen "
-        "graph's oneDNN convolutions are shown as convolution); TorchScript graph's own time (older files) = a "
-        "scripted method's time not spent in a recorded ATen operator; profiled = the steps in each window and "
-        "the profiler's overhead on each side (window step / timed step - 1).")
+NOTE = "The why column comes from a profiled window per variant, run after the timed rounds; its terms are in the glossary."
+PER_BASE = spelling("per step of the baseline's work")
+NOT_SETTLED = spelling("mean not settled")
+# A change this many times the category's own time reads better as the times themselves.
+RELATIVE_UP_TO = 3.0
 # A second category under a fifth of the first's change adds words, not an explanation.
 SECOND_MIN = 0.2
 
@@ -100,6 +91,8 @@ def _amount(s: float) -> str:
 def _change(t: dict, with_times: bool) -> str:
     """'matrix multiply -61% (12.1 -> 4.70 ms/step)'; 'copy H2D new (0 -> 1.20 ms/step)'."""
     b, a = t["before_s"], t["after_s"]
+    if b > 0 and a / b - 1 > RELATIVE_UP_TO:  # '+2497%' of almost nothing: the times say it
+        return f"{t['label']} {_pair(b, a)}"
     rel = f"{100 * (a / b - 1):+.0f}%" if b > 0 else "new"
     if with_times:
         return f"{t['label']} {rel} ({_pair(b, a)})"
@@ -159,7 +152,7 @@ def _beyond(base_bd: dict, var_bd: dict) -> str:
     if bounds:
         marks.append(f"over the ±{100 * max(bounds):.0f}% bound")
     if any(bd["window"].get("stopped") == "max_steps" for bd in sized):
-        marks.append("mean not settled")
+        marks.append(NOT_SETTLED)
     return f" ({'; '.join(marks)})" if marks else ""
 
 
@@ -229,7 +222,7 @@ def _movers(top: list[dict], against: dict | None, step: tuple, change: float, t
     (timed)'. A share over 100% is never printed: movers larger than the change 'cover
     all of' it, with what they moved and what offset the rest."""
     verb = "saved" if change < 0 else "added"
-    basis = ("timed" if timed else "profiled windows") + (", per baseline step of work" if per_base else "")
+    basis = ("timed" if timed else "profiled windows") + (f", {PER_BASE}" if per_base else "")
     whole = f"the {_amount(change)} {verb}"
     if not top:
         return f"no category moved with {whole} ({basis}); window step {_pair(*step)}"

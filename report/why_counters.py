@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .fmt import is_num, sig
+from .glossary import spelling
 
 LABELS = {
     "op_calls_per_step": "operator calls",
@@ -26,7 +27,7 @@ LABELS = {
     "optimizer_ops_per_step": "optimizer operator calls",
     "kernel_launches_per_step": "kernel launches",
 }
-PER_BASE = "per baseline step of work"  # why.py's words for a scaled figure
+PER_BASE = spelling("per step of the baseline's work")  # why.py's words for a scaled figure
 
 
 @dataclass(frozen=True)

@@ -63,7 +63,7 @@ for v in variants:
     assert json.load(open(b["trace"]))["traceEvents"], b["trace"]
 print("breakdown ok:", len(variants), "variants,", len(traces), "traces")
 PY
-PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/report" >/dev/null || fail "render"
-grep -q "| why |" "$tmp/report/report.md" || fail "no why column in the report"
+PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/report" --plots all >/dev/null || fail "render"
+grep -q "| why |" "$tmp/report/report_details.md" || fail "no why column in the report's details"
 ls "$tmp/report/plots/"*_breakdown.png >/dev/null 2>&1 || fail "no stacked-bar plot"
 echo "report ok: why column and breakdown plots"

@@ -11,7 +11,7 @@ import pytest
 
 from report.claims import evaluate
 from report.document import Document
-from report.summary import mark_reproduced, summarize
+from report.summary import RunClaims, summarize
 from report.verdicts import DRAWN, INCONCLUSIVE, outcome
 
 REPO = Path(__file__).resolve().parents[2]
@@ -67,21 +67,30 @@ def test_every_outcome_is_the_same_in_both_or_undecided(runs):
     assert [c for c in judged if outcome(seen[0][c]) != outcome(seen[1][c])] == []
 
 
-def test_reproduced_says_yes_only_with_the_same_outcome_and_overlapping_intervals(runs):
+def test_moved_says_no_only_with_the_same_verdict_and_overlapping_intervals(runs):
     claims = [evaluate(d) for d in runs]
-    sm = summarize(claims[0], False)
-    mark_reproduced(sm, [("input 1", claims[0]), ("input 2", claims[1])])
+    sm = summarize([RunClaims(f"run {i + 1}", c, False, "CPU AMD EPYC") for i, c in enumerate(claims)])
     by_id = [{r.claim["id"]: r for r in crs} for crs in claims]
-    for row in sm.rows:
-        if row.reproduced.startswith("yes"):
-            a, b = (x[row.claim] for x in by_id)
-            assert outcome(a.verdict.verdict) == outcome(b.verdict.verdict)
+    for row in sm.rows + sm.unjudged:
+        a, b = (x[row.claim] for x in by_id)
+        if row.moved == "no":
+            assert a.verdict.verdict == b.verdict.verdict or \
+                outcome(a.verdict.verdict) == outcome(b.verdict.verdict) != INCONCLUSIVE
             for key, (lo, hi) in a.intervals().items():
                 assert max(lo, b.intervals()[key][0]) <= min(hi, b.intervals()[key][1]), (row.claim, key)
-        if row.verdict_word == INCONCLUSIVE:
-            assert row.reproduced.startswith(f"no: {INCONCLUSIVE} in input 1")
-    # the clear win the issue found red: confirmed in both, intervals overlapping
-    assert next(r for r in sm.rows if r.claim == "num_workers").reproduced.startswith("yes: as claimed or more")
+        elif (a.verdict.verdict == INCONCLUSIVE) != (b.verdict.verdict == INCONCLUSIVE):
+            assert row.moved.startswith("verdict: inconclusive in run "), (row.claim, row.moved)
+    moved = {r.claim: r.moved for r in sm.rows + sm.unjudged}
+    # the clear win the issue found red: confirmed in one run, exceeded in the other, intervals overlapping
+    assert moved["num_workers"] == "no"
+    assert moved["torch_compile"] == "verdict: inconclusive in run 1"
+    assert moved["zero_grad_set_to_none"].startswith("verdict: inconclusive in run 1; estimate: CIs apart, run 1 [")
+    # judged rows first, decided before inconclusive, each by the estimate
+    groups = [r.group for r in sm.rows]
+    assert groups == sorted(groups, key=("decided", "inconclusive").index)
+    for g in ("decided", "inconclusive"):
+        est = [r.estimate for r in sm.rows if r.group == g]
+        assert est == sorted(est, reverse=True)
 
 
 def test_no_why_contradicts_its_timing_in_either_run(runs):

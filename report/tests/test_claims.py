@@ -389,15 +389,18 @@ def test_render_shows_the_case_each_claim_used_and_why(tmp_path, cli):
     r = cli("render", src, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    details = (tmp_path / "out" / "report_details.md").read_text(encoding="utf-8")
     html = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
-    for text in (md, html):
+    assert "| pin_memory | dataloader/pin_w8: pinned vs unpinned |" in md  # what tested it, in the claims table
+    for text in (" ".join(details.split()), html):  # the Markdown's prose is wrapped
         assert "dataloader/pin_w8: pinned vs unpinned" in text
         assert "How each claim was tested" in text
-        assert "why: The claim is about pin_memory=True in the DataLoader" in text
+        assert "why these cases: The claim is about pin_memory=True in the DataLoader" in text
         assert "Maximizing GPU Utilization in PyTorch, Checklist table, row 1 (excerpt in report/sources.md)" in text
         assert "mechanism: raw host-to-device copies" in text
     # no path of the machine that rendered it, apart from the input named on the command line
-    assert not re.search(r"/(work|home|usr|opt)/|seeds/", md.replace(str(src), ""))
+    for text in (md, details):
+        assert not re.search(r"/(work|home|usr|opt)/|seeds/", text.replace(str(src), ""))
 
 
 def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = None) -> dict:

@@ -51,21 +51,22 @@ def test_markdown_gets_no_structure_from_a_results_file(tmp_path, cli):
     out = tmp_path / "out"
     r = cli("render", src, "--out", out)
     assert r.rc == 0, r.err
-    md = (out / "report.md").read_text()
-    lines = md.splitlines()
-    # The title stays on its heading's line: no heading or table of its own.
-    assert not any(line.lstrip().startswith("# Injected") for line in lines)
-    assert not any(line.startswith(("| x | y |", "| 1 | 2 |")) for line in lines)
-    assert any(line.startswith("#### eval_no_grad: fine") and "Injected heading" in line for line in lines)
-    # The optimization text opens no list, task box, quote or ordered list.
-    opt = next(line for line in lines if line.startswith("Optimization: "))
-    assert "[ ] task" in opt and "> quote" in opt
-    assert not any(re.match(r"\s*(- \[ \]|> quote|1\. item)", line) for line in lines)
-    # No raw HTML and no remote image reach report.md.
-    assert _unescaped_html(md) == []
-    assert "](http://evil" not in md
+    md, details = (out / "report.md").read_text(), (out / "report_details.md").read_text()
+    for text in (md, details):
+        lines = text.splitlines()
+        # The title stays on its heading's line (or in its paragraph): no heading or table of its own.
+        assert not any(line.lstrip().startswith("# Injected") for line in lines)
+        assert not any(line.startswith(("| x | y |", "| 1 | 2 |")) for line in lines)
+        # The optimization text opens no list, task box, quote or ordered list, wrapped or not.
+        opt = " ".join(line for line in lines if "Optimization: " in line or line.startswith("  "))
+        assert "[ ] task" in opt and "> quote" in opt
+        assert not any(re.match(r"\s*(- \[ \]|> quote|1\. item)", line) for line in lines)
+        # No raw HTML and no remote image reach the Markdown.
+        assert _unescaped_html(text) == []
+        assert "](http://evil" not in text
+    assert any(line.startswith("### eval_no_grad: fine") and "Injected heading" in line for line in md.splitlines())
     # The crash output is one code block that no line of it can close.
-    assert _fenced_block(lines, "The last lines its process printed:") == [*TAIL[:-1], "a", "b"]
+    assert _fenced_block(details.splitlines(), "The last lines its process printed:") == [*TAIL[:-1], "a", "b"]
 
 
 def test_html_escapes_what_markdown_escapes(tmp_path, cli):

@@ -5,7 +5,7 @@ comparison's one estimate (document.Comparison.estimate), to the digits printed.
 
 - CSV: numbers, compared exactly (the writer writes floats as Python prints them),
   with the interval's basis (ci_unit, ci_n, ci_df, confidence).
-- Markdown: each experiment table's rows, matched to the tables' rows in order (the
+- Markdown: each run's whole experiment table (report_details.md), matched to the tables' rows in order (the
   case and variant cells checked as well, so a misalignment fails), the speedup
   cell's point and every bracketed interval in it parsed and compared to the estimate
   at the precision printed; a cell without an interval only where the estimate has none.
@@ -138,8 +138,10 @@ def check_speedup_cell(cell: str, est: Estimate | None, where: tuple) -> bool:
 
 def test_markdown_experiment_tables_show_the_estimates(rendered):
     docs, written = rendered
-    tables = _md_tables(written["markdown"].read_text(encoding="utf-8"))
-    expected = [(doc, ex) for doc in docs for ex in Document(doc).experiments]
+    # each run's whole table of every experiment, in the details: experiment by experiment, run by run
+    tables = _md_tables(written["details"].read_text(encoding="utf-8"))
+    names = list(dict.fromkeys(ex.name for doc in docs for ex in Document(doc).experiments))
+    expected = [(doc, ex) for name in names for doc in docs for ex in Document(doc).experiments[:] if ex.name == name]
     assert len(tables) == len(expected)
     checked = 0
     for (headers, body), (doc, ex) in zip(tables, expected):
@@ -180,3 +182,43 @@ def test_printed_as_reads_the_digits_printed():
     assert printed_as("1.16", 1.1584) and not printed_as("1.16", 1.1549)
     assert printed_as("0.599", 0.5991) and printed_as("1.23e+06", 1_234_000) and not printed_as("1.23e+06", 1_236_000)
     assert printed_as("17.9", 17.94) and not printed_as("17.9", 17.96)
+
+
+def test_the_runs_side_by_side_show_each_runs_estimates(tmp_path):
+    """report.md of the committed pair: each experiment's comparisons side by side, each
+    run's cell that run's one estimate (its basis, every interval between 3 processes, said
+    once in the runs list), and moved? 'no' exactly where the two intervals overlap."""
+    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
+    docs = [load_results(p, validate=False) for p in pair]
+    written = render([Input("optbench", p, d) for p, d in zip(pair, docs)], tmp_path, plots=False)
+    md = written["markdown"].read_text(encoding="utf-8")
+    assert " ".join(md.split()).count("every CI between 3 processes") == 2  # the prose is wrapped
+    estimates = [{(str(e.name), str(c.name), str(cm.variant_name)): cm.estimate
+                  for e in Document(d).experiments for c in e.cases for cm in c.comparisons} for d in docs]
+    lines, exp, checked = md.splitlines(), None, 0
+    for i, line in enumerate(lines):
+        if line.startswith("### "):
+            exp = line[4:].split(":", 1)[0].replace("\\", "")
+        cells = [c.strip().replace("\\", "") for c in CELL_SPLIT.split(line)[1:-1]]
+        if not (line.startswith("| ") and "run 1 speedup [CI]" in cells):
+            continue
+        assert cells == ["case", "variant", "run 1 speedup [CI]", "run 2 speedup [CI]", "moved?"], cells
+        for row in lines[i + 2:]:
+            if not row.startswith("| "):
+                break
+            case, variant, *runs, moved = [c.strip().replace("\\", "") for c in CELL_SPLIT.split(row)[1:-1]]
+            variant = variant.removesuffix(" (reference)")
+            ests = [m.get((exp, case, variant)) for m in estimates]
+            for cell, est in zip(runs, ests):
+                if est is None:
+                    assert not POINT.match(cell), (exp, case, variant, cell)
+                    continue
+                m = POINT.match(cell)
+                assert m and printed_as(m.group(1), est.speedup), (exp, case, variant, cell)
+                (lo, hi), = INTERVAL.findall(cell)
+                assert printed_as(lo, est.ci_low) and printed_as(hi, est.ci_high) and "processes" not in cell
+                checked += 1
+            if all(e is not None and e.has_ci for e in ests):
+                overlap = max(e.ci_low for e in ests) <= min(e.ci_high for e in ests)
+                assert (moved == "no") == overlap and (overlap or moved.startswith("estimate: CIs apart")), moved
+    assert checked == 2 * 67, checked

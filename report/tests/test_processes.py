@@ -79,7 +79,11 @@ def test_processes_that_agree_give_the_verdict_on_their_one_interval():
     assert (res.estimate, res.ci_low, res.ci_high) == pytest.approx((g, lo, hi))
     assert res.basis == BETWEEN and res.processes == 3
     row = next(r for r in summarize([res], False).rows if r.claim == "zero_grad_set_to_none")
-    assert "between 3 processes" in row.speedup
+    assert "between 3 processes" in row.runs[0].figure
+    # where every interval of the run is between 3 processes, the runs list says so once instead
+    from report.summary import RunClaims
+    row = summarize([RunClaims("run 1", [res], processes=3)]).rows[0]
+    assert "processes" not in row.runs[0].figure
 
 
 def test_processes_that_disagree_make_a_wide_interval_and_an_inconclusive_verdict():

@@ -1,4 +1,5 @@
 import csv
+import re
 import json
 import sys
 
@@ -49,19 +50,31 @@ def test_render_synthetic(tmp_path, cli):
     assert r.rc == 0, r.err
     assert str(out / "report.md") in r.out
     md = (out / "report.md").read_text()
+    details = (out / "report_details.md").read_text()
     html = (out / "report.html").read_text()
-    for marker in ("SKIPPED", "FAILED", "OOM", "INTERRUPTED", "interrupted"):
+    for marker in ("FAILED", "OOM", "INTERRUPTED", "interrupted"):
         assert marker in md, marker
+    assert "SKIPPED" in details and "Not run: cudnn_benchmark (not today)." in md
     assert "of PCIe Gen5 x16" in md            # % of the host link for the copies
     assert "of fp16 H100 SXM5" in md           # % of the fp16 tensor peak
     assert "GB/s" in md and "TFLOP/s" in md
-    assert "| pin_memory |" in md and "exceeded" in md   # 2.5x vs 1.10-1.20x
+    assert "- pin_memory: needs the end-to-end loader case" in md  # raw copies cannot test it: not measured
+    assert re.search(r"\| h2d_1MiB \| pinned \| [^|]+ \| [^|]+ \| 2\.\d+× \[", md)  # 2.5x, in its table
     assert "data:image/png;base64," in html and "<table>" in html
+    # one plot per experiment, its speedups; the sweeps with --plots all
+    names = sorted(p.name for p in (out / "plots").glob("*.png"))
+    assert names == ["mixed_precision_speedup.png", "pinned_memory_speedup.png"]
+    assert html.count("data:image/png;base64,") == 2
+    # readable offline: nothing fetched from elsewhere (no script, stylesheet, font or remote image)
+    assert not re.search(r"""(?:src|href)\s*=\s*(?!["']?(?:data:|#))""", html) and "<script" not in html
+    assert "@import" not in html and "url(" not in html
+    assert cli("render", src, "--out", out, "--plots", "all").rc == 0
     pngs = sorted((out / "plots").glob("*.png"))
     names = [p.name for p in pngs]
     assert "pinned_memory_speedup.png" in names
     assert "pinned_memory_bytes_throughput.png" in names
     assert all(p.stat().st_size > 1024 for p in pngs)
+    assert "plots/pinned_memory_bytes_throughput.png" in (out / "report_details.md").read_text()
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     # 8 copy cases x 2 + 3 + 1 failed + 2 interrupted + 1 skipped experiment
@@ -90,7 +103,7 @@ def test_render_directory_and_several_files(tmp_path, cli):
     r = cli("render", d, "--out", tmp_path / "out")
     assert r.rc == 0, r.err
     md = (tmp_path / "out" / "report.md").read_text()
-    assert md.count("## Results:") == 2
+    assert md.count("## Summary") == 1 and "- run 1: " in md and "- run 2: " in md  # one report, two runs
 
 
 GBENCH = {
@@ -211,7 +224,7 @@ def test_derived_figures_are_shown(tmp_path, cli):
     f = synth.write(tmp_path / "r.json", doc)
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
-    md = (tmp_path / "out" / "report.md").read_text()
+    md = (tmp_path / "out" / "report_details.md").read_text()
     # One table of the case's figures, one of its member's (per_variant.benchmark_on): no long line.
     assert "| | `fixed_b64` |" in md
     for line in ("| `break_even_steps` | 12.3 |", "| `autotune_first_step_extra_s` | 0.500 |",
@@ -240,7 +253,7 @@ def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
     f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("host_sync", cases)]))
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
-    md = (tmp_path / "out" / "report.md").read_text()
+    md = (tmp_path / "out" / "report_details.md").read_text()
     assert "- `c1`, `c2`:\n  - `timing`: 20 steps per sample\n" in md
     assert "peak_kind" not in md
 
@@ -266,9 +279,9 @@ def test_where_each_cases_time_went_is_shown_with_the_sampling_share_first(tmp_p
     f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("mixed_precision", [c, old])]))
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
-    md = (tmp_path / "out" / "report.md").read_text()
+    md = (tmp_path / "out" / "report_details.md").read_text()
     assert "- resnet: 10.0 s: sampling 30%, verification 44%, warm-up 20%, build 5%\n" in md
-    assert "- older:" not in md.split("Where each case's time went:")[1]
+    assert "- older:" not in md.split("Time per case:")[1]
     assert "sampling 30%" in (tmp_path / "out" / "report.html").read_text()
 
 
@@ -279,7 +292,7 @@ def test_verification_notes_of_passed_checks_are_shown(tmp_path, cli):
     f = synth.write(tmp_path / "r.json", synth.document([synth.experiment("mixed_precision", [c])]))
     r = cli("render", f, "--out", tmp_path / "out", "--no-plots")
     assert r.rc == 0, r.err
-    assert "verification: trace not judged: ill-conditioned" in (tmp_path / "out" / "report.md").read_text()
+    assert "verification: trace not judged: ill-conditioned" in (tmp_path / "out" / "report_details.md").read_text()
 
 
 def test_crashed_experiment_shows_its_signal_tail_and_kept_cases(tmp_path, cli):
@@ -299,6 +312,7 @@ def test_crashed_experiment_shows_its_signal_tail_and_kept_cases(tmp_path, cli):
     assert r.rc == 0, r.err
     md = (out / "report.md").read_text()
     assert "**CRASHED**: its process was killed by SIGSEGV" in md
-    assert "the last line before the crash" in md
-    assert "kept" in md
+    assert "| kept | base (baseline) |" in md
+    details = (out / "report_details.md").read_text()
+    assert "the last line before the crash" in details and "| kept | base (baseline) |" in details
     assert "the last line before the crash" in (out / "report.html").read_text()

@@ -42,28 +42,44 @@ def zero_grad_doc(rounds_per_case):
     return synth.document([synth.experiment("zero_grad", cases, ["zero_grad_set_to_none"])], gpu=synth.H100)
 
 
+def _table_rows(lines: list[str]) -> list[list[str]]:
+    return [[c.strip() for c in line.strip().strip("|").split(" | ")] for line in lines]
+
+
 def md_speedups(md):
-    """{(experiment, case, variant): speedup cell} from the Markdown experiment tables."""
+    """{(experiment, case, variant): speedup cell} from every run's whole table of each
+    experiment (report_details.md: '### name', with several runs '#### name, run N')."""
     out = {}
-    for section in md.split("\n#### ")[1:]:
-        exp = section.split(":", 1)[0]
-        table = section[section.index("\n| "):].split("\n\n")[0]  # the section's first table
-        rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in table.split("\n")
-                if line.startswith("| ")]
-        col = rows[0].index("speedup [CI]")
-        out.update({(exp, r[0], r[1]): r[col] for r in rows[1:]})
+    lines = md.splitlines()
+    exp = None
+    for i, line in enumerate(lines):
+        if line.startswith(("### ", "#### ")):
+            exp = line.split(" ", 1)[1].split(",")[0].split(":")[0]
+        elif line.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("|---"):
+            head = _table_rows([line])[0]
+            if "speedup [CI]" not in head:
+                continue
+            body = []
+            for row in lines[i + 2:]:
+                if not row.startswith("| "):
+                    break
+                body.append(row)
+            out.update({(exp, r[0], r[1]): r[head.index("speedup [CI]")] for r in _table_rows(body)})
     return out
 
 
 def html_speedups(text):
-    """The same from the HTML tables."""
+    """The same from the HTML's tables (the main one of a single run, and the whole ones
+    folded under each experiment)."""
     out = {}
-    for section in text.split("<h4>")[1:]:
-        exp = section.split(":", 1)[0]
-        rows = [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr)]
-                for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", section.split("</table>")[0])]
-        col = rows[0].index("speedup [CI]")
-        out.update({(exp, r[0], r[1]): r[col] for r in rows[1:]})
+    for section in text.split('<h3 id="x-')[1:]:
+        exp = html.unescape(section.split('"', 1)[0])
+        for tbl in section.split("</table>")[:-1]:
+            rows = [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr)]
+                    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", tbl)]
+            if rows and "speedup [CI]" in rows[0]:
+                col = rows[0].index("speedup [CI]")
+                out.update({(exp, r[0], r[1]): r[col] for r in rows[1:]})
     return out
 
 
@@ -78,11 +94,11 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
     assert s5["ci_low"] < s5["ci_high"]  # synth writes a CI for 5 rounds, as older files did
     out = tmp_path / "out"
     assert cli("render", synth.write(tmp_path / "r.json", doc), "--out", out).rc == 0
-    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
-    for cells in (md_speedups(md), html_speedups(page)):
+    md, page = (out / "report_details.md").read_text(), (out / "report.html").read_text()
+    for cells in (md_speedups(md), md_speedups((out / "report.md").read_text()), html_speedups(page)):
         assert cells[("zero_grad", "r5", "set_to_none")] == f"{sig(s5['speedup'])}× (n = 5, no CI)"
         assert re.fullmatch(r"1\.\d+× \[1\.\d+, 1\.\d+\]", cells[("zero_grad", "r6", "set_to_none")])
-    for text in (md, page):
+    for text in (md, page, (out / "report.md").read_text()):
         assert f"[{sig(s5['ci_low'])}, {sig(s5['ci_high'])}]" not in text
     rows = csv_rows(out / "results.csv")
     assert (rows["r5"]["ci_low"], rows["r5"]["ci_high"], rows["r5"]["rounds"], rows["r5"]["below_floor"]) == \
@@ -184,7 +200,7 @@ def below_floor_comparisons(doc):
 
 def test_real_one_round_comparisons_show_no_ci(real_report):
     docs, out = real_report
-    md, page = (out / "report.md").read_text(), (out / "report.html").read_text()
+    md, page = (out / "report_details.md").read_text(), (out / "report.html").read_text()
     found = [x for d in docs.values() for x in below_floor_comparisons(d)]
     assert len(found) >= 30 and all(cm["rounds"] == 1 for _, _, cm in found)
     for cells in (md_speedups(md), html_speedups(page)):
@@ -192,16 +208,17 @@ def test_real_one_round_comparisons_show_no_ci(real_report):
             role = next(v["role"] for v in c["variants"] if v["name"] == cm["variant"])
             shown = cm["variant"] + (" (reference)" if role == "reference" else "")
             assert cells[(e["name"], c["name"], shown)] == f"{sig(cm['speedup'])}× (n = 1, no CI)"
-    for text in (md, page):  # the claims' cases, where one was used
+    for text in (" ".join(md.split()), page):  # the claims' cases, where one was used (the Markdown wrapped)
         for r in (r for d in docs.values() for r in evaluate(d)):
             for ev in (ev for ev in r.evidence if ev.below_floor):
                 assert f"{ev.label}: {sig(ev.speedup)}× (n = 1, no CI)" in html.unescape(text)
                 assert f"{ev.label}: {sig(ev.speedup)}× [" not in html.unescape(text)
-    assert "7.13× (n = 1, no CI)" in md and "7.13× [" not in md and "7.13× [" not in page
+    main = (out / "report.md").read_text()
+    assert "7.13× (n = 1, no CI)" in md and "7.13× [" not in md + main and "7.13× [" not in page
     batch = next(e for e in Document(docs["h100_rest_budget300.json"]).experiments if e.name == "batch_size")
     assert all(lo is None and hi is None and "(n = 1, no CI)" in label
                for label, _, lo, hi in speedup_points(batch))
-    assert (out / "plots" / "1_batch_size_speedup.png").is_file()  # input 1
+    assert (out / "plots" / "batch_size_speedup.png").is_file()  # both runs' in one plot
 
 
 def test_real_csv_leaves_the_ci_empty(real_report):
@@ -219,6 +236,9 @@ def test_real_csv_leaves_the_ci_empty(real_report):
 def test_real_claims_draw_no_verdict_from_one_round(real_report):
     docs, out = real_report
     md = (out / "report.md").read_text()
+    summary = [line for line in md.split("## Summary")[1].split("## Claims")[0].splitlines() if line.startswith("| ")]
+    head = [c.strip() for c in summary[0].strip("|").split(" | ")]
+    cells = {r[0]: r for r in ([c.strip() for c in line.strip().strip("|").split(" | ")] for line in summary[1:])}
     for name, doc in docs.items():
         for r in evaluate(doc):
             if r.verdict.verdict in DRAWN:  # drawn from pooled cases, none below the floor
@@ -230,9 +250,8 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
     loader = {r.claim["id"]: r for r in evaluate(docs["h100_dataloader.json"])}
     for cid in ("pin_memory", "num_workers", "prefetch_factor"):
         assert loader[cid].verdict.verdict == INCONCLUSIVE and "n = 1 interleaved round" in loader[cid].verdict.why
-        claims_table = md.split("Results: `")[2].split("### Checklist claims")[1]  # not the summary's row
-        row = next(line for line in claims_table.splitlines() if line.startswith(f"| {cid} |"))
-        assert "| inconclusive |" in row and "(n = 1, no CI)" in row
+        cell = cells[cid][head.index("run 2")]  # the loader run's column of the summary
+        assert cell.startswith("inconclusive: ") and "n = 1, no CI" in cell, cell
     rest = {r.claim["id"]: r for r in evaluate(docs["h100_rest_budget300.json"])}
     # judged apart: a row below the floor is inconclusive, and the claim with it
     for cid, case in (("host_sync", "gpt_l6_h768_s256_b8"), ("tensor_core_alignment", "linear_step_4095_vs_4096")):

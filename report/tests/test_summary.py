@@ -1,7 +1,9 @@
-"""The first screen (issue #32, item 6): the summary table first, its rows the claims
-table's figures, no reference variant in it; a glossary for every term the report uses;
-no path of the measuring machine in what is rendered. Checked on the render of every
-committed results file (results/, and the GPU runs kept as fixtures) and on planted cases."""
+"""The first screen (issue #32, item 6; issue 38, items 1 and 4): the summary first, its
+ranking the claims that were judged (decided, then inconclusive, each by the estimate)
+with each claim's figures, the unjudged listed below it with why; no reference variant
+in it; several runs side by side with what moved; no path of the measuring machine in
+what is rendered. Checked on the render of every committed results file (results/, and
+the GPU runs kept as fixtures) and on planted cases. The glossary: test_glossary.py."""
 import gzip
 import json
 import re
@@ -11,13 +13,13 @@ import pytest
 import synth
 from conftest import FIXTURES, REPO
 
-from report.glossary import TERMS, lookup, undefined, used
+from report.claims import evaluate
 from report.migrate import TABLE
 from report.machine_paths import paths_in, shown
 from report.render import render
 from report.results import load_inputs
-from report.summary import first_phrase
-from report.verdicts import ALL as VERDICTS
+from report.summary import RunClaims, first_phrase, summarize
+from report.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
 COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted((FIXTURES / "h100_2026-11-24").glob("*.json.gz")) \
     + sorted((FIXTURES / "cpu_shared_2core").glob("*.json.gz"))
@@ -33,15 +35,17 @@ def _load(path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def renders(tmp_path_factory):
-    """{path: (results document, report.md, report.html)} of every committed optbench file."""
+    """{path: (results document, report.md, report.html, report_details.md)} of every committed optbench file."""
     out = {}
     for i, path in enumerate(COMMITTED):
         doc = _load(path)
         if "experiments" not in doc:  # a Google Benchmark file or a probe's: no claims
             continue
         d = tmp_path_factory.mktemp(f"r{i}")
-        written = render(load_inputs([str(path)], allow_gbench=True), d, plots=False)
-        out[path] = (doc, written["markdown"].read_text(), written["html"].read_text())
+        inputs = load_inputs([str(path)], allow_gbench=True)  # read as the report reads it (migrate.py)
+        written = render(inputs, d, plots=False)
+        out[path] = (inputs[0].doc, written["markdown"].read_text(), written["html"].read_text(),
+                     written["details"].read_text())
     assert BREAKDOWN_RUN in out
     return out
 
@@ -67,8 +71,9 @@ def cells(line: str) -> list[str]:
 
 
 def figures(text: str) -> tuple[str, str, str] | None:
-    """('1.64', '1.55', '1.69') of '1.64× [1.55, 1.69] ...', or of '1.18× geometric mean ...
-    95% bootstrap CI [1.18, 1.19]'; None for a cell with no speedup."""
+    """('1.64', '1.55', '1.69') of '1.64× [1.55, 1.69] ...' or 'confirmed: 1.64 [1.55, 1.69]';
+    None for a cell with no speedup."""
+    text = text.split(": ", 1)[1] if re.match(r"[a-z ]+: \d", text) else text
     m = re.match(r"([\d.e+-]+)×?", text)
     ci = re.search(r"\[([\d.e+-]+),\s*([\d.e+-]+)\]", text)
     if not m or text.startswith("—"):
@@ -76,63 +81,93 @@ def figures(text: str) -> tuple[str, str, str] | None:
     return (m.group(1), *(ci.groups() if ci else ("", "")))
 
 
-def summary_and_claims(md: str):
-    ts = tables(md)
-    summary = next(t for t in ts if t[0] == "### Summary")
-    claims = next(t for t in ts if t[0] == "### Checklist claims")
-    return summary, claims
+def summary_tables(md: str):
+    """The ranking table and the unjudged one under it ((heading, headers, rows) or None)."""
+    section = "## Summary" + md.split("## Summary", 1)[1].split("\n## ", 1)[0]
+    ranked, _, rest = section.partition("Not judged here")
+    first = [t for t in tables(ranked) if t[0] == "## Summary"]
+    second = tables("## Summary\n" + rest) if rest else []
+    return (first[0] if first else None), (second[0] if second else None)
 
 
-def test_the_summary_is_the_first_table_and_section(renders):
-    for path, (_, md, html) in renders.items():
-        after_results = md.split("## Results:", 1)[1]
-        assert re.findall(r"^### .*", after_results, re.M)[0] == "### Summary", path
-        assert tables(md)[0][0] == "### Summary", path
-        assert html.index("<h3>Summary</h3>") < html.index("<table")
+def test_the_summary_is_the_first_section_and_table(renders):
+    for path, (_, md, html, _) in renders.items():
+        assert re.findall(r"^## .*", md, re.M)[0] == "## Summary", path
+        assert tables(md)[0][0] == "## Summary", path
+        assert html.index("<h2>Summary</h2>") < html.index("<table")
 
 
-def test_summary_rows_are_the_claims_tables_figures_and_verdicts(renders):
-    for path, (_, md, _) in renders.items():
-        (_, sh, srows), (_, ch, crows) = summary_and_claims(md)
-        claims = {r[0]: r for r in crows}
-        measured = {cid for cid, r in claims.items() if figures(r[ch.index("measured speedup (one case, or geometric "
-                                                                             "mean over cases)")])}
-        assert {r[0] for r in srows} == measured, path
-        for r in srows:
-            c = claims[r[0]]
-            speedup = c[[h.startswith("measured speedup") for h in ch].index(True)]
-            assert figures(r[sh.index("speedup × [CI]")]) == figures(speedup), (path, r[0])
-            verdict = r[sh.index("verdict")]
-            assert verdict == c[ch.index("verdict")] or verdict.startswith(c[ch.index("verdict")] + ": "), (path, r)
-        # sorted by effect, fastest first
-        values = [float(figures(r[sh.index("speedup × [CI]")])[0]) for r in srows]
-        assert values == sorted(values, reverse=True), path
+def _sig_of(x) -> str:
+    from report.fmt import sig
+    return sig(x)
+
+
+def test_the_summary_ranks_what_was_judged_and_lists_the_rest(renders):
+    """Every claim once: in the ranking where its verdict was drawn or inconclusive (decided
+    first, then inconclusive, each by the estimate), in the unjudged table where it was
+    not measurable but measured, else in the 'Not measured' list; each figure the claim's."""
+    for path, (doc, md, _, _) in renders.items():
+        results = {cr.claim["id"]: cr for cr in evaluate(doc)}
+        ranking, unjudged = summary_tables(md)
+        ranked = [r[0] for r in ranking[2]] if ranking else []
+        listed = [r[0] for r in unjudged[2]] if unjudged else []
+        judged = {c for c, cr in results.items() if cr.verdict.verdict in (*DRAWN, INCONCLUSIVE)}
+        assert set(ranked) == judged, path
+        assert set(listed) == {c for c, cr in results.items() if c not in judged and cr.estimate is not None}, path
+        not_measured = md.split("Not measured:", 1)[1].split("##", 1)[0] if "Not measured:" in md else ""
+        for c, cr in results.items():
+            if c not in judged and cr.estimate is None:
+                assert re.search(rf"^- [^:]*\b{c}\b", not_measured.replace("\\_", "_"), re.M), (path, c)
+        for heading, sh, rows in (t for t in (ranking, unjudged) if t):
+            for r in rows:
+                cr = results[r[0]]
+                fig = figures(r[sh.index("speedup × [CI]")])
+                assert fig[0] == _sig_of(cr.estimate), (path, r)
+                if cr.ci_low is not None:
+                    assert fig[1:] == (_sig_of(cr.ci_low), _sig_of(cr.ci_high)), (path, r)
+                verdict = r[sh.index("verdict")]
+                assert verdict == cr.verdict.verdict or verdict.startswith(cr.verdict.verdict + ": "), (path, r)
+        if ranking:
+            decided = [results[c].verdict.verdict in DRAWN for c in ranked]
+            assert decided == sorted(decided, reverse=True), path  # the decided first
+            for group in (True, False):
+                values = [results[c].estimate for c, d in zip(ranked, decided) if d == group]
+                assert values == sorted(values, reverse=True), path
+        for c in listed:
+            assert results[c].verdict.verdict == NOT_MEASURABLE
 
 
 def test_the_breakdown_run_summary(renders):
     """The committed CPU run with breakdowns: mechanisms where its whys have one, and the
     reference loops (the longest bar, workers_2_data_only 2.93×) nowhere in the summary."""
-    doc, md, _ = renders[BREAKDOWN_RUN]
-    (_, sh, srows), _ = summary_and_claims(md)
+    doc, md, _, _ = renders[BREAKDOWN_RUN]
+    (_, sh, srows), (_, uh, urows) = summary_tables(md)
     rows = {r[0]: r for r in srows}
-    assert "mechanism" in sh and sum(bool(r[sh.index("mechanism")]) for r in srows) >= 5
+    assert "mechanism" in sh and sum(bool(r[sh.index("mechanism")]) for r in srows) >= 3
+    assert "mechanism" in uh and sum(bool(r[uh.index("mechanism")]) for r in urows) >= 3
     # its rows judged apart: the mechanism of the row the figure shows, the weaker (2 workers)
     assert rows["reduce_cpu_bottlenecks"][sh.index("mechanism")].startswith("workers_2: outside operators -59%")
     assert figures(rows["num_workers"][sh.index("speedup × [CI]")])[0] == "1.64"  # workers_2, not its data-only loop
     references = {v["name"] for e in doc["experiments"] for c in e.get("cases") or []
                   for v in c.get("variants") or [] if v.get("role") == "reference"}
     assert "workers_2_data_only" in references
-    summary_text = md.split("### Summary", 1)[1].split("###", 1)[0]
+    summary_text = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
     assert not [n for n in references if n in summary_text.replace("\\_", "_")]
     assert "2.93" not in summary_text
+
+
+def _mechanisms(md: str) -> dict:
+    out = {}
+    for t in summary_tables(md):
+        if t:
+            out.update({r[0]: r[t[1].index("mechanism")] for r in t[2]})
+    return out
 
 
 def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(renders):
     """Where an experiment names the counter that carries its claim and the why leads with
     it, the summary's mechanism is that count, not a time share after it."""
-    _, md, _ = renders[COUNTED_RUN]
-    (_, sh, srows), _ = summary_and_claims(md)
-    mech = {r[0]: r[sh.index("mechanism")] for r in srows}
+    mech = _mechanisms(renders[COUNTED_RUN][1])
     assert re.match(r"optimizer_step_mlp_depth32_w64: optimizer operator calls ", mech["kernel_fusion"])
     assert re.match(r"[a-z0-9_]+: fill operations ", mech["zero_grad_set_to_none"])
 
@@ -140,9 +175,7 @@ def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(render
 @pytest.mark.skipif("eval_no_grad" not in TABLE, reason="eval_no_grad's variants declare no grad_mode yet "
                                                          "(report/migrate.py): the no_grad claim has no variant of its own")
 def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):
-    _, md, _ = renders[COUNTED_RUN]
-    (_, sh, srows), _ = summary_and_claims(md)
-    mech = {r[0]: r[sh.index("mechanism")] for r in srows}
+    mech = _mechanisms(renders[COUNTED_RUN][1])
     assert mech["no_grad_eval"].startswith("autograd nodes recorded ") and mech["no_grad_eval"].endswith("-> 0 per step")
 
 
@@ -156,15 +189,15 @@ def test_a_reference_faster_than_every_option_is_never_the_summary_figure(tmp_pa
                                                           gpu=None))
     assert cli("render", src, "--out", tmp_path / "out", "--no-plots").rc == 0
     md = (tmp_path / "out" / "report.md").read_text()
-    (_, sh, srows), _ = summary_and_claims(md)
+    (_, sh, srows), _ = summary_tables(md)
     row, = srows
     assert row[0] == "num_workers" and 1.9 < float(figures(row[sh.index("speedup × [CI]")])[0]) < 2.1
 
 
 def test_no_path_of_the_measuring_machine_is_rendered(renders):
-    for path, (doc, md, html) in renders.items():
+    for path, (doc, md, html, details) in renders.items():
         text = re.sub(r"data:image/png;base64,[A-Za-z0-9+/=]*", "", html)
-        for out in (md, text):
+        for out in (md, text, details):
             assert "/tmp/" not in out, path
             for p in paths_in(doc):
                 assert p not in out, (path, p)
@@ -176,63 +209,33 @@ def test_machine_paths_are_cut_to_their_last_component():
     assert shown("12.1 ms/step, 3 GB/s, results/x.json, a/b") == "12.1 ms/step, 3 GB/s, results/x.json, a/b"
 
 
-def test_every_term_the_report_uses_is_defined_once(renders):
-    for path, (_, md, _) in renders.items():
-        assert undefined(md) == [], path
-        body, glossary = md.split("### Glossary", 1)[0], md.split("### Glossary", 1)[1].split("\n### ", 1)[0]
-        body += md.split("### Glossary", 1)[1].split("\n### ", 1)[1]
-        listed = re.findall(r"^- \*\*(.+?)\*\*:", glossary, re.M)
-        assert len(listed) == len(set(listed)), path
-        # each term found in the body is listed, and only those
-        assert [t.name for t in TERMS if t.regex.search(body)] == [n.replace("\\", "") for n in listed], path
-
-
-def test_an_undefined_header_or_verdict_is_caught(renders):
-    _, md, _ = renders[BREAKDOWN_RUN]
-    planted = md + "\n| case | wobble factor | `from_the_file` |\n|---|---|---|\n| a | b | c |\n"
-    assert undefined(planted) == ["wobble factor"]
-    planted = md.replace("| confirmed |", "| half-confirmed |", 1)
-    assert undefined(planted) == ["half-confirmed"]
-
-
-def test_every_verdict_and_header_the_code_can_write_is_defined():
-    from report.cells import CLAIM_HEADERS, experiment_headers
-    from report.summary import HEADERS
-
-    t = {"unit": "GB/s", "has_items": True, "has_why": True, "has_peak": True}
-    for phrase in [*VERDICTS, *CLAIM_HEADERS, *experiment_headers(t), *HEADERS]:
-        assert lookup(phrase) is not None, phrase
-    assert used("no effect") == [t for t in TERMS if t.name == "no effect"]
-    assert not [t for t in TERMS if t.name in ("not reproduced", "unstable between processes", "best of m")]
-
-
 def test_the_mechanism_is_the_whys_first_phrase_without_its_detail():
     why = ("matrix multiply -12% (1.55 -> 1.37 ms/step) accounts for 99% of the 188 µs/step saved (timed, per "
-           "baseline step of work; they moved 2 ms/step); outside operators 0% -> 0%; profiled: 20 steps")
+           "step of the baseline's work; they moved 2 ms/step); outside operators 0% -> 0%; profiled: 20 steps")
     assert first_phrase(why) == "matrix multiply -12% accounts for 99% of the 188 µs/step saved"
 
 
 def test_runs_whose_processes_disagree_are_inconclusive_not_a_flip(tmp_path, cli):
     """Two runs of the shared 2-core VM whose zero_grad once read 'confirmed' in one and
     'not reproduced' in the other: on the between-process interval both are inconclusive,
-    and the reproduced cell says so."""
+    and the one summary, a column per run, says so; nothing moved."""
     runs = [FIXTURES / "cpu_shared_2core" / f"cpu_{x}.json.gz" for x in "ab"]
     assert cli("render", *runs, "--out", tmp_path / "out", "--no-plots").rc == 0
     md = (tmp_path / "out" / "report.md").read_text()
-    for s in md.split("## Results:")[1:]:
-        (_, sh, srows), _ = summary_and_claims("### x\n" + s)
-        cells_of = {r[0]: (r[sh.index("verdict")], r[sh.index("reproduced")]) for r in srows}
-        assert cells_of["zero_grad_set_to_none"] == ("inconclusive", "no: inconclusive in input 1, input 2")
-    # one run alone: no claim of reproduction either way
+    assert md.count("## Summary") == 1
+    (_, sh, srows), _ = summary_tables(md)
+    assert sh[:6] == ["claim", "optimization", "claimed", "run 1", "run 2", "moved?"]
+    row = {r[0]: r for r in srows}["zero_grad_set_to_none"]
+    assert row[3].startswith("inconclusive: ") and row[4].startswith("inconclusive: ")
+    assert row[5] == "no"
+    # one run alone: no column of runs, no moved?
     assert cli("render", runs[0], "--out", tmp_path / "one", "--no-plots").rc == 0
-    one = (tmp_path / "one" / "report.md").read_text()
-    (_, sh, srows), _ = summary_and_claims(one)
-    assert {r[sh.index("reproduced")] for r in srows} <= {"this run only", "—"}
+    (_, sh, _), _ = summary_tables((tmp_path / "one" / "report.md").read_text())
+    assert "moved?" not in sh and "run 1" not in sh
 
 
 def _workers_run(times: tuple[float, float], seed: int) -> list:
     """A num_workers claim (1.20-1.50x) measured at base / opt over 20 rounds."""
-    from report.claims import evaluate
     c = synth.case("workers", [("workers_0", synth.lognormal(times[0], 0.005, 20, seed)),
                                ("workers_2", synth.lognormal(times[1], 0.005, 20, seed + 1))])
     for v, w in zip(c["variants"], (0, 2)):
@@ -240,21 +243,54 @@ def _workers_run(times: tuple[float, float], seed: int) -> list:
     return evaluate(synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=None))
 
 
-def _reproduced(*runs) -> str:
-    from report.summary import mark_reproduced, summarize
-    sm = summarize(runs[0], False)
-    mark_reproduced(sm, [(f"input {i + 1}", r) for i, r in enumerate(runs)])
-    return next(r for r in sm.rows if r.claim == "num_workers").reproduced
+def _moved(*runs) -> str:
+    sm = summarize([RunClaims(f"run {i + 1}", r, device="CPU x") for i, r in enumerate(runs)])
+    return next(r for r in sm.rows if r.claim == "num_workers").moved
 
 
-def test_reproduced_is_judged_on_the_outcome_and_on_overlapping_intervals():
+def test_moved_is_judged_on_the_verdict_and_on_overlapping_intervals():
     confirmed, exceeded = _workers_run((1.45, 1.0), 1), _workers_run((1.55, 1.0), 3)
     assert {r.claim["id"]: r.verdict.verdict for r in confirmed}["num_workers"] == "confirmed"
     assert {r.claim["id"]: r.verdict.verdict for r in exceeded}["num_workers"] == "exceeded"
     # confirmed against exceeded is the same outcome; but these intervals do not overlap
-    assert _reproduced(confirmed, exceeded).startswith("no: intervals apart, input 1 [1.4")
+    assert _moved(confirmed, exceeded).startswith("estimate: CIs apart, run 1 [1.4")
     near = _workers_run((1.505, 1.0), 5)  # exceeded too, its interval reaching 1.5
-    assert _reproduced(near, _workers_run((1.50, 1.0), 7)) == "yes: as claimed or more in 2 of 2 runs, intervals overlap"
-    # different outcomes: unstable, each run's named
-    assert _reproduced(confirmed, _workers_run((1.0, 1.0), 9)) == \
-        "no, unstable: input 1 as claimed or more; input 2 no effect"
+    assert _moved(near, _workers_run((1.50, 1.0), 7)) == "no"
+    # different outcomes: each run's named (and their intervals apart too)
+    assert _moved(confirmed, _workers_run((1.0, 1.0), 9)).startswith(
+        "outcome: run 1 as claimed or more, run 2 no effect; estimate: CIs apart")
+    # one run: nothing to compare
+    sm = summarize(confirmed, False)
+    assert sm.headers == ["claim", "optimization", "claimed", "speedup × [CI]", "verdict"]
+    # runs of two devices are not compared with each other
+    two = summarize([RunClaims("run 1", confirmed, device="CPU x"), RunClaims("run 2", exceeded, device="GPU y")])
+    assert next(r for r in two.rows if r.claim == "num_workers").moved == "—"
+
+
+def test_the_committed_pair_renders_as_one_report(tmp_path, cli):
+    """Issue 38's pair: one summary with a column per run and moved?, every experiment's
+    comparisons side by side, report.md short enough to finish, its prose in short lines."""
+    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
+    out = tmp_path / "out"
+    assert cli("render", *pair, "--out", out, "--no-plots").rc == 0
+    md = (out / "report.md").read_text()
+    lines = md.splitlines()
+    assert len(lines) <= 300, len(lines)
+    assert [line for line in lines if len(line) > 200 and not line.startswith("|")] == []
+    assert md.count("## Summary") == 1 and md.count("## Experiments") == 1
+    (_, sh, srows), (_, uh, urows) = summary_tables(md)
+    assert sh == ["claim", "optimization", "claimed", "run 1", "run 2", "moved?", "mechanism"]
+    assert {r[5] for r in srows} >= {"no"} and all(r[5] for r in srows)
+    moved = {r[0]: r[5] for r in srows}
+    assert moved["torch_compile"] == "verdict: inconclusive in run 1"
+    for r in srows:  # each run's cell is that run's claim
+        assert re.match(r"(confirmed|exceeded|smaller than claimed|no effect|slower|inconclusive): \d", r[3]), r
+    # an experiment's comparisons side by side: a row per comparison, a column per run
+    zero = next(t for t in tables(md) if t[0].startswith("### zero_grad"))
+    assert zero[1] == ["case", "variant", "run 1 speedup [CI]", "run 2 speedup [CI]", "moved?"]
+    assert [r[:2] for r in zero[2]] == [["gpt_l6_h32_s16_b2", "set_to_none"], ["mlp_depth16_w64_b32", "set_to_none"]]
+    assert zero[2][1][4].startswith("estimate: CIs apart")
+    details = (out / "report_details.md").read_text()
+    assert "[report_details.md](report_details.md)" in md and "#### zero_grad, run 2" in details
+    for name in ("Time per case:", "Notes:", "minor page faults per step", "profiled: "):
+        assert name not in md and name in details, name

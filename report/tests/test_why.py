@@ -102,9 +102,9 @@ def test_why_column_in_markdown_html_and_csv(tmp_path, cli):
     sentence = [r["why"] for t in document_tables(doc_with_breakdowns()) for r in t["rows"]
                 if r["variant"] == "amp_bf16"][0]
     assert sentence.startswith("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for"), sentence
-    md = (out / "report.md").read_text()
+    md = (out / "report_details.md").read_text()  # the why column is in each run's whole table
     html = (out / "report.html").read_text()
-    assert "speedup [CI] | why |" in md
+    assert "speedup [CI] | why |" in md and "| why |" not in (out / "report.md").read_text()
     assert sentence in md and "no breakdown (window too short)" in md and "no breakdown (not profiled)" in md
     assert NOTE in md and escape(NOTE) in html
     assert "<th>why</th>" in html and escape(sentence) in html
@@ -119,21 +119,22 @@ def test_stacked_bars_only_for_cases_with_a_breakdown(tmp_path, cli):
     pytest.importorskip("matplotlib")
     src = synth.write(tmp_path / "r.json", doc_with_breakdowns())
     out = tmp_path / "out"
-    r = cli("render", src, "--out", out)
+    r = cli("render", src, "--out", out, "--plots", "all")  # the stacked bars are no experiment's one plot
     assert r.rc == 0, r.err
     bars = out / "plots" / "mixed_precision_resnet_breakdown.png"
     assert bars.is_file() and bars.stat().st_size > 1024
     assert not (out / "plots" / "mixed_precision_matmul_breakdown.png").exists()
-    assert "mixed_precision / resnet: where a step's time goes" in (out / "report.md").read_text()
+    assert "mixed_precision / resnet: where a step's time goes" in (out / "report_details.md").read_text()
+    assert "breakdown" not in (out / "report.md").read_text()
 
 
 def test_old_files_render_without_the_why_column(tmp_path, cli):
     out = tmp_path / "out"
     r = cli("render", FIXTURES / "h100_rest.json.gz", "--out", out, "--no-plots")
     assert r.rc == 0, r.err
-    md = (out / "report.md").read_text()
-    assert "speedup [CI] |" in md and "speedup [CI] | why" not in md
-    assert "no breakdown" not in md and NOTE not in md
+    for md in ((out / "report.md").read_text(), (out / "report_details.md").read_text()):
+        assert "speedup [CI] |" in md and "speedup [CI] | why" not in md
+        assert "no breakdown" not in md and NOTE not in md
     with open(out / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert rows and "why" in rows[0] and all(r["why"] == "" for r in rows)

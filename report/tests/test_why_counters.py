@@ -82,7 +82,7 @@ def test_counts_are_per_step_of_the_baselines_work():
     for k in ("speedup", "ci_low", "ci_high"):  # the harness's speedup is per unit of work
         cm[k] *= 2
     text = _why(doc)
-    assert text.startswith("fill operations 34 -> 20 per baseline step of work; "), text
+    assert text.startswith("fill operations 34 -> 20 per step of the baseline's work; "), text
     assert audit(doc).findings == []
 
 
@@ -111,7 +111,7 @@ def test_the_audit_catches_counter_sentences_that_contradict():
     assert _planted(doc, good) == []
     assert _planted(doc, good.replace("34 -> 0", "0 -> 34")) == ["count_direction", "count_value"]
     assert _planted(doc, good.replace("34 -> 0", "34 -> 2")) == ["count_value"]
-    assert _planted(doc, good.replace("per step;", "per baseline step of work;", 1)) == ["count_value"]
+    assert _planted(doc, good.replace("per step;", "per step of the baseline's work;", 1)) == ["count_value"]
     assert _planted(doc, "operator calls 1,000 -> 900 per step; made up") == ["count_value", "count_unnamed"]
     assert "no_difference" in _planted(_doc(34, 0, var_ms=10.0), "fill operations 34 -> 0 per step; made up")
 
