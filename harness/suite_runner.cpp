@@ -283,14 +283,16 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
 }
 
 // The experiment's record of its processes and each comparison's one estimate.
-void finish_processes(ResultsWriter& writer, std::size_t idx, const MeasureConfig& m, const RepeatsResult& r) {
-  writer.update_cases(idx, [&](json& cases) { add_estimates(cases, m.stopping.confidence); });
-  writer.set_experiment_field(idx, "processes",
-                              {{"ran", r.ran},
+void finish_processes(ResultsWriter& writer, const MeasureConfig& m, const Pending& x) {
+  writer.update_cases(x.idx, [&](json& cases) { add_estimates(cases, m.stopping.confidence); });
+  writer.set_experiment_field(x.idx, "processes",
+                              {{"ran", x.r.ran},
                                {"min", m.min_processes},
                                {"max", m.processes},
                                {"target_rel_ci", m.process_target_rel_ci},
-                               {"stopped", r.why_stopped}});
+                               {"stopped", x.r.why_stopped},
+                               {"first_s", x.first_s},
+                               {"further_s", x.further_s}});
 }
 
 }  // namespace
@@ -465,7 +467,13 @@ int run_suite(const SuiteOptions& opts) {
       if (interrupted) break;
     }
     stopped = interrupted || stop_requested();
-    if (!opts.guarded_child) finish_processes(writer, idx, settings.measure, RepeatsResult{});
+    if (!opts.guarded_child) {
+      Pending x;
+      x.idx = idx;
+      x.first_s = backend->now() - t_exp;
+      x.r.why_stopped = "one process";
+      finish_processes(writer, settings.measure, x);
+    }
     writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
   }
 
@@ -482,7 +490,7 @@ int run_suite(const SuiteOptions& opts) {
     }
   for (auto& x : pending) {
     if (!x.done && stopped) x.r.why_stopped = "interrupted";
-    finish_processes(writer, x.idx, settings.measure, x.r);
+    finish_processes(writer, settings.measure, x);
     writer.set_experiment_field(x.idx, "wall_s", x.wall_s);
   }
 
