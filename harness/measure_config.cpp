@@ -18,7 +18,8 @@ MeasureConfig measure_config_for(RunProfile p) {
       // not run long; the processes carry the precision.
       c.stopping = {10, 0.3, 2.0, 100000, 0.03, 0.95};
       c.processes = 10;
-      c.min_processes = 5;
+      c.min_processes = 3;
+      c.process_time_share = 1.5;
       break;
     case RunProfile::full:
       c.warmup_min_s = 1.0;
@@ -29,7 +30,7 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.processes = 20;
       c.min_processes = 10;
       c.process_target_rel_ci = 0.05;
-      c.process_time_share = 2.0;
+      c.process_time_share = 3.0;
       c.repeat.stopping = {10, 0.2, 3.0, 100000, 0.02, 0.95};
       c.repeat.warmup_min_s = 0.2;
       c.repeat.warmup_max_s = 2.0;

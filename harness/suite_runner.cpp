@@ -445,10 +445,13 @@ int run_suite(const SuiteOptions& opts) {
       }
       CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0};
       if (deadline) {
-        BudgetState b{budget_left(), cases.size() - i, selected.size() - k - 1 + opts.later_experiments,
-                      cases_seen + opts.prior_cases, experiments_enumerated + opts.prior_experiments};
-        b.processes = processes;
-        b.processes_after_here = processes - 1 - std::min(opts.process_index, processes - 1);
+        // A first process leaves the further processes their share of what is
+        // left (process_time_share; they run in passes after every first one).
+        const double further_share =
+            opts.process_index == 0 && processes > 1 ? opts.measure.process_time_share.value_or(1.0) : 0.0;
+        BudgetState b{budget_left() / (1.0 + further_share), cases.size() - i,
+                      selected.size() - k - 1 + opts.later_experiments, cases_seen + opts.prior_cases,
+                      experiments_enumerated + opts.prior_experiments};
         b.cases_here = cases.size();
         limits.max_time_s = case_share_s(b, measure.stopping.max_time_s);
       }

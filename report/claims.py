@@ -582,11 +582,16 @@ def _take(res: ClaimResult, e: Evidence) -> None:
     res.processes = e.est.n or 1 if e.est.unit == PROCESS else 1
 
 
+# Why an interval from one process decides nothing (verdicts.decide, one_process).
+ONE_PROCESS = ("measured in one process: its interval cannot show the spread between processes "
+               "(run the standard profile, or --processes N)")
+
+
 def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
     kind = claim.get("kind", "qualitative")
     few = why_no_ci([e.rounds], [e.floor], run_confidence) if e.below_floor else None
     return decide(kind, claim.get("low"), claim.get("high"), e.ci_low, e.ci_high, too_few_rounds=few,
-                  point=e.speedup)
+                  point=e.speedup, one_process=ONE_PROCESS if e.est.unit != PROCESS else None)
 
 
 def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
@@ -695,7 +700,8 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
                 "no speedup with a confidence interval was measured"
     if res.verdict is None:
         res.verdict = decide(kind, low, high, res.ci_low, res.ci_high, unavailable, _too_few_rounds(res),
-                             point=res.estimate if res.ci_low is not None else None)
+                             point=res.estimate if res.ci_low is not None else None,
+                             one_process=ONE_PROCESS if res.basis != BETWEEN else None)
     _say_left_out(res)
     _say_unjudged(res)
     return res

@@ -99,19 +99,25 @@ def _span(r: int, kind: str) -> str:
 
 def decide(kind: str, low: float | None, high: float | None,
            ci_low: float | None, ci_high: float | None, unavailable: str | None = None,
-           too_few_rounds: str | None = None, point: float | None = None) -> Verdict:
+           too_few_rounds: str | None = None, point: float | None = None,
+           one_process: str | None = None) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
     `unavailable` (e.g. 'CPU run: no GPU') overrides everything: not measurable here.
     `too_few_rounds` (why, naming the rounds) when every ratio behind the claim is below
     the rounds floor: inconclusive, whatever CI was passed. It comes after the claim's
     own testability: more rounds would not give a claim without a number a verdict.
-    `point`, where given, must lie inside [ci_low, ci_high]."""
+    `point`, where given, must lie inside [ci_low, ci_high]. `one_process` (why) when the
+    interval is one process's rounds: it cannot show the spread between processes, which
+    moves a ratio more than a process's own rounds scatter, so it decides nothing; a
+    verdict from it would be easier with less information than one between processes."""
     if unavailable:
         return Verdict(NOT_MEASURABLE, unavailable)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):
         return Verdict(NOT_MEASURABLE, "the claim states no number to test")
     if too_few_rounds:
         return Verdict(INCONCLUSIVE, too_few_rounds)
+    if one_process:
+        return Verdict(INCONCLUSIVE, one_process)
     if not (_ok(ci_low) and _ok(ci_high)):
         return Verdict(NOT_MEASURABLE, "no speedup with a confidence interval was measured")
     lo, hi = min(ci_low, ci_high), max(ci_low, ci_high)

@@ -89,6 +89,10 @@ COLD_PROCESSES = {"quick": 1, "standard": 2, "full": 3}
 # between-process interval is wider than process_target_rel_ci.
 PROCESSES = {"quick": 1, "standard": 5, "full": 10}
 MAX_PROCESSES = {"quick": 1, "standard": 10, "full": 20}
+# MeasureConfig::process_time_share: the further processes together take at most
+# this share of the first pass's time (an explicit `optbench run --processes N`,
+# like this script's --processes, lifts it).
+TIME_SHARE = {"quick": None, "standard": 0.5, "full": 2.0}
 
 
 class Repeat(NamedTuple):
@@ -592,6 +596,11 @@ def main(argv: list[str]) -> int:
         print(f"  {e:20s} {first:7.0f} {further:7.0f} {first + further:7.0f} s  {basis_label(e, ests[e])}")
     first, further = sum(f for f, _ in rows.values()), sum(f for _, f in rows.values())
     print(f"  {'total':20s} {first:7.0f} {further:7.0f} {first + further:7.0f} s")
+    share = TIME_SHARE[a.profile] if a.processes is None else None
+    if share is not None and further > share * first:
+        capped = share * first
+        print(f"  {'total, time share':20s} {first:7.0f} {capped:7.0f} {first + capped:7.0f} s  "
+              f"(further processes stop at {share:g} x the first pass: fewer than {processes} where they cost more)")
     return 0
 
 
