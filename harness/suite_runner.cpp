@@ -212,6 +212,13 @@ struct Pending {
 void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
                   double& shortest_child_s, Pending& x, std::size_t p, double& allowance_s) {
   const auto at_least = static_cast<std::size_t>(std::clamp(opts.measure.min_processes, 1, opts.measure.processes));
+  bool any_ratio = false;
+  writer.update_cases(x.idx, [&](json& cases) { any_ratio = has_ratios(cases); });
+  if (!any_ratio) {
+    x.done = true;
+    x.r.why_stopped = "no comparison with a ratio in its first process";
+    return;
+  }
   if (p >= at_least) {
     double widest = 0;
     writer.update_cases(x.idx, [&](json& cases) {

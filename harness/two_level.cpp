@@ -134,4 +134,13 @@ double widest_process_interval(const json& cases, double confidence) {
   return widest;
 }
 
+bool has_ratios(const json& cases) {
+  for (const auto& c : cases) {
+    if (!c.is_object() || !c.contains("comparisons") || !c["comparisons"].is_array()) continue;
+    for (const auto& cm : c["comparisons"])
+      if (!process_ratios(cm).empty()) return true;
+  }
+  return false;
+}
+
 }  // namespace optbench

@@ -42,4 +42,8 @@ void add_estimates(nlohmann::json& cases, double confidence);
 // comparisons with ratios from two or more processes; 0 where none has.
 double widest_process_interval(const nlohmann::json& cases, double confidence);
 
+// Whether any comparison of the experiment has a ratio (from its first process):
+// without one, further processes have nothing to add.
+bool has_ratios(const nlohmann::json& cases);
+
 }  // namespace optbench

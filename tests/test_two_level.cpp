@@ -80,3 +80,8 @@ TEST(TwoLevel, WidestIntervalDrivesTheProcessStoppingRule) {
   EXPECT_GT(widest_process_interval(cases, 0.95), narrow);
   EXPECT_EQ(widest_process_interval(json::array({{{"comparisons", {{{"speedup", 1.0}}}}}}), 0.95), 0.0);
 }
+
+TEST(TwoLevel, AnExperimentWithoutRatiosHasNothingToRepeat) {
+  EXPECT_FALSE(has_ratios(json::array({{{"status", "skipped"}}, {{"comparisons", {{{"speedup", nullptr}}}}}})));
+  EXPECT_TRUE(has_ratios(json::array({{{"comparisons", {{{"speedup", 1.2}}}}}})));
+}

@@ -233,7 +233,8 @@ def test_an_experiments_cost_grows_linearly_in_its_further_processes():
 def test_the_process_start_is_a_fresh_cuda_processs():
     # Issue 37 item 5: a fresh CUDA process costs 2-3 s.
     assert ew.EXPERIMENT_PROCESS_S == 3.0
-    assert ew.PROCESSES == {"quick": 1, "standard": 5, "full": 10}  # measure_config.cpp's min_processes
+    assert ew.PROCESSES == {"quick": 1, "standard": 3, "full": 10}  # measure_config.cpp's min_processes
+    assert ew.TIME_SHARE == {"quick": None, "standard": 1.5, "full": 3.0}  # its process_time_share
 
 
 # --- the session -------------------------------------------------------------
@@ -346,9 +347,9 @@ def test_the_further_processes_are_there_and_linear_in_p_minus_one():
     ests = fixture_ests("standard", CPU_STANDARD)
     for e, x in ests.items():
         assert ew.further_process_cost(x) > ew.EXPERIMENT_PROCESS_S, e  # every experiment measures again
-    rows = {p: printed("standard", CPU_STANDARD, "--processes", str(p)) for p in (1, 2, 5, 10)}
-    assert "5 processes per experiment assumed" in printed("standard", CPU_STANDARD)[1]
-    assert printed("standard", CPU_STANDARD)[0] == rows[5][0]  # 5 by default
+    rows = {p: printed("standard", CPU_STANDARD, "--processes", str(p)) for p in (1, 2, 3, 5, 10)}
+    assert "3 processes per experiment assumed" in printed("standard", CPU_STANDARD)[1]
+    assert printed("standard", CPU_STANDARD)[0] == rows[3][0]  # 3 by default
     assert "10 processes per experiment assumed" in rows[10][1]
     for e in list(ests) + ["total"]:
         first, further = rows[1][0][e][0], rows[2][0][e][1]
@@ -360,7 +361,7 @@ def test_the_further_processes_are_there_and_linear_in_p_minus_one():
 
 
 # The figures the README quotes (section "Wall time on an H100").
-README_TOTALS = {"quick": 479, "standard": 3180}
+README_TOTALS = {"quick": 479, "standard": 2093}
 README_SESSION = {"setup": "48", "build": "128", "gpu_tests": "8", "new": "114", "breakdown": "103", "rest": "78",
                   "aot_inductor": "-", "matmul_check": "-", "total": "479"}
 

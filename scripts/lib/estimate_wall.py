@@ -87,12 +87,12 @@ COLD_PROCESSES = {"quick": 1, "standard": 2, "full": 3}
 # Processes per experiment (harness/measure_config.cpp): min_processes, which a
 # run always measures, and `processes`, the most it starts while a comparison's
 # between-process interval is wider than process_target_rel_ci.
-PROCESSES = {"quick": 1, "standard": 5, "full": 10}
+PROCESSES = {"quick": 1, "standard": 3, "full": 10}
 MAX_PROCESSES = {"quick": 1, "standard": 10, "full": 20}
 # MeasureConfig::process_time_share: the further processes together take at most
 # this share of the first pass's time (an explicit `optbench run --processes N`,
 # like this script's --processes, lifts it).
-TIME_SHARE = {"quick": None, "standard": 0.5, "full": 2.0}
+TIME_SHARE = {"quick": None, "standard": 1.5, "full": 3.0}
 
 
 class Repeat(NamedTuple):
