@@ -291,6 +291,13 @@ def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[Evidence
             if notes is not None:
                 notes.append(f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, verification failed")
             continue
+        if not var.ok or (base is not None and not base.ok):
+            # Nothing unverified counts: a variant that errored (a dead twin, an OOM) has
+            # a ratio from the rounds before it died and no verification.
+            if notes is not None:
+                notes.append(f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, its variant "
+                             f"{var.status if not var.ok else 'baseline ' + base.status}: unverified")
+            continue
         found.append((cm, var))
     out = []
     for cm, _ in _largest(rules, found):
