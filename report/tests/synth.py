@@ -4,9 +4,11 @@ for in the harness's earlier versions (report/migrate.py), unless migrate=False.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
+from scipy import stats as sp_stats
 
 from report.migrate import migrate as fill_params
 from report.stats import median_ci
@@ -51,8 +53,9 @@ def variant(name: str, samples: list[float], role: str = "optimized", status: st
 
 def case(name: str, variants: list[tuple], params: dict | None = None, units: dict | None = None,
          notes: dict | None = None, status: str = "ok", verification: str = "passed",
-         roles: dict | None = None, variant_status: dict | None = None) -> dict:
-    """variants: [(name, samples), ...]; the first is the baseline."""
+         roles: dict | None = None, variant_status: dict | None = None, processes: int | None = None) -> dict:
+    """variants: [(name, samples), ...]; the first is the baseline. processes=K (K >= 3):
+    measured in K processes, as the standard profile records it (in_processes)."""
     if status in ("skipped", "failed"):
         return {"name": name, "params": params or {}, "status": status, "reason": f"case {status} on purpose"}
     units = units or {"bytes": 0.0, "flops": 0.0, "items": 32.0, "item_name": "samples"}
@@ -85,6 +88,47 @@ def case(name: str, variants: list[tuple], params: dict | None = None, units: di
         c["notes"] = notes
     if status == "interrupted":
         c["reason"] = "interrupted by the user"
+    if processes is not None:
+        in_processes(c, processes)
+    return c
+
+
+def in_processes(c: dict, processes: int) -> dict:
+    """The case as a run of `processes` processes records it (harness/two_level.h): each
+    comparison with a ratio gets the further processes' ratios ("repeats") and its one
+    estimate ("estimate", unit process: their geometric mean and Student's t interval,
+    df = processes - 1). The figures a test intends stay: the first process is the
+    comparison's own ratio and the geometric mean, and the further ones scatter about it
+    in log by zero-mean offsets (0, -d, +d, -2d, +2d, ...; the signs flipped from one
+    comparison to the next) sized so the t interval is as wide, in log, as the first
+    process's own interval. Rewrites the case in place and returns it."""
+    if processes < 3:
+        raise ValueError("in_processes: at least 3 processes (the standard profile's least)")
+    # zero-mean offsets in log, the first process's 0 (an even count: a second 0)
+    steps = [0.0] * (1 + (processes % 2 == 0))
+    for j in range(1, (processes - 1) // 2 + 1):
+        steps += [-float(j), float(j)]
+    sd = math.sqrt(sum(x * x for x in steps) / (processes - 1))
+    z = [x / sd for x in steps]
+    for i, cm in enumerate(c.get("comparisons") or []):
+        s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
+        if s is None:
+            continue
+        half = (math.log(hi) - math.log(lo)) / 2.0 if lo and hi else 0.0
+        conf = cm.get("confidence") or 0.95
+        t = float(sp_stats.t.ppf(0.5 + conf / 2.0, processes - 1))
+        sigma = half * math.sqrt(processes) / t
+        sign = -1.0 if i % 2 else 1.0
+        ratios = [s * math.exp(sign * sigma * x) for x in z]
+        cm["repeats"] = [{"process": k, "rounds": cm.get("rounds"), "speedup": r,
+                          **({"ci_low": lo * r / s, "ci_high": hi * r / s} if lo and hi else {})}
+                         for k, r in enumerate(ratios[1:], start=1)]
+        logs = [math.log(r) for r in ratios]
+        g = math.exp(sum(logs) / processes)
+        h = t * math.sqrt(sum((x - math.log(g)) ** 2 for x in logs) / (processes - 1)) / math.sqrt(processes)
+        cm["estimate"] = {"speedup": g, "ci_low": g * math.exp(-h), "ci_high": g * math.exp(h),
+                          "confidence": conf, "unit": "process", "n": processes,
+                          "df": processes - 1}
     return c
 
 

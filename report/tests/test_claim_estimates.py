@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, REPO
-from report.claims import ON_CPU, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
+from report.claims import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
 from report.document import Document
-from report.estimate import PROCESS, Estimate
+from report.estimate import PROCESS, ROUND, Estimate
 from report.fmt import sig
 from report.results import load_results
-from report.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK
+from report.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 
 COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted(FIXTURES.glob("*.json.gz")) \
     + sorted(FIXTURES.glob("*/*.json.gz"))
@@ -137,10 +137,22 @@ def test_gpu_claims_measured_on_a_cpu_show_the_figure_with_its_label(judged):
 
 
 def test_unlike_alignment_cases_are_each_judged(judged):
+    """The H100 file is one process: each of its 17 rows is judged, and each is inconclusive
+    for that alone (its interval would have decided it between processes)."""
     _, results = judged[H100_RUN]
     r = _by_id(results)["tensor_core_alignment"]
-    assert r.apart and len(r.evidence) == 17 and all(e.verdict.verdict in DRAWN for e in r.evidence)
-    assert r.verdict.verdict == CONFIRMED and r.decisive.case == "matmul_fp16_4104_vs_4096"
+    assert r.apart and len(r.evidence) == 17
+    assert all(e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and e.verdict.why == ONE_PROCESS
+               for e in r.evidence)
+    assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in r.verdict.why
+    # the one-process rule held them back: between processes, the same intervals each draw a
+    # verdict, the weakest confirmed on the 4104 case
+    c = r.claim
+    between = [decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict
+               for e in r.evidence]
+    assert all(v in DRAWN for v in between)
+    weakest = min(range(len(between)), key=lambda i: (RANK[between[i]], r.evidence[i].ci_low))
+    assert between[weakest] == CONFIRMED and r.evidence[weakest].case == "matmul_fp16_4104_vs_4096"
     assert min(e.speedup for e in r.evidence) == r.low and r.high == pytest.approx(5.82, abs=0.01)
     assert all("fp32" not in e.case for e in r.evidence)  # FP32 with TF32 off uses no tensor cores: beside
 

@@ -7,9 +7,10 @@ import pytest
 
 import synth
 from conftest import REPO
-from report.claims import CLAIMS_PATH, evaluate, evaluate_claim, load_claims
+from report.claims import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
 from report.results import load_results
-from report.verdicts import ALL, CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SMALLER
+from report.verdicts import (ALL, CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SMALLER,
+                             decide)
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 
@@ -24,6 +25,17 @@ REQUIRED = {
 
 def claim(cid):
     return next(c for c in load_claims() if c["id"] == cid)
+
+
+def as_if_between(c: dict, e) -> str:
+    """The verdict the row's interval would draw were it between processes: where a row is
+    inconclusive for ONE_PROCESS, that the one-process rule, not its interval, held it back."""
+    return decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict
+
+
+def one_process(v) -> bool:
+    """A verdict held back by the one-process rule (claims.ONE_PROCESS)."""
+    return v.verdict == INCONCLUSIVE and ONE_PROCESS in v.why
 
 
 def test_claims_file_lists_every_needed_claim():
@@ -113,8 +125,9 @@ def window_loops(case):
 
 
 def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0), prefetch=(1.0, 1.0, 0.8, 0.7),
-               gpu=synth.H100):
-    """A dataloader run (workers, prefetch, pin cases with data-only references) and raw copies."""
+               gpu=synth.H100, processes=None):
+    """A dataloader run (workers, prefetch, pin cases with data-only references) and raw copies;
+    processes=K: every case measured in K processes (synth.in_processes)."""
     def loader_case(name, base, rest):
         vs = [(base[0], synth.lognormal(base[1], 0.01, 20, 1))]
         roles = {}
@@ -138,12 +151,15 @@ def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0)
                                              ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))],
                              params={"direction": "h2d", "bytes": 2 ** (20 + i)})
                   for i, s in enumerate(copies)]
+    if processes:
+        for c in cases + copy_cases:  # after window_loops: the comparisons are the same either way
+            synth.in_processes(c, processes)
     return synth.document([synth.experiment("dataloader", cases, ["num_workers", "prefetch_factor", "pin_memory"]),
                            synth.experiment("pinned_memory", copy_cases, ["pin_memory"])], gpu=gpu)
 
 
 def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
-    r = evaluate_claim(claim("pin_memory"), loader_doc())
+    r = evaluate_claim(claim("pin_memory"), loader_doc(processes=3))
     assert [(e.experiment, e.case, e.variant) for e in r.evidence] == [("dataloader", "pin_w8", "pinned")]
     assert r.evidence[0].baseline == "unpinned"
     assert r.estimate == pytest.approx(1.15, rel=0.03)
@@ -160,7 +176,7 @@ def test_pin_memory_without_the_loader_case_is_not_judged_on_raw_copies():
 
 
 def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
-    doc = loader_doc()
+    doc = loader_doc(processes=3)
     r = evaluate_claim(claim("num_workers"), doc)
     # the most workers the run built vs 0 workers, whatever their speeds; the data-only loops
     # (3.0 / 0.5 = 6x) are references, left out
@@ -178,12 +194,14 @@ def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
     assert any("prefetch_factor=8" in k and v.startswith("1.4") for k, v in beside.items()), beside
 
 
-def mp_doc(cases):
-    """mixed_precision cases: {name: (params, {variant: median time})}; fp32 first."""
+def mp_doc(cases, processes=None):
+    """mixed_precision cases: {name: (params, {variant: median time})}; fp32 first;
+    processes=K: measured in K processes."""
     out = []
     for i, (name, (params, times)) in enumerate(cases.items()):
         out.append(synth.case(name, [(v, synth.lognormal(t, 0.005, 20, 10 * i + j))
-                                     for j, (v, t) in enumerate(times.items())], params=params))
+                                     for j, (v, t) in enumerate(times.items())], params=params,
+                              processes=processes))
     return synth.document([synth.experiment("mixed_precision", out, ["amp", "fp16_tensor_cores"])], gpu=synth.H100)
 
 
@@ -192,7 +210,7 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
         "resnet50_b128_224": ({"model": "resnet50"}, {"fp32": 4.8, "tf32": 2.0, "amp_fp16": 1.0, "amp_bf16": 1.2,
                                                       "amp_fp16_channels_last": 0.6}),
         "gpt": ({"model": "gpt"}, {"fp32": 3.0, "tf32": 1.2, "amp_fp16": 1.5, "amp_bf16": 1.6}),
-    })
+    }, processes=3)
     r = evaluate_claim(claim("amp"), doc)
     rows = {(e.case, e.variant): e for e in r.evidence}
     # fp16 and bf16 each their own row (channels_last is another technique)
@@ -202,6 +220,7 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
     assert rows["resnet50_b128_224", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
     assert rows["gpt", "amp_fp16"].baseline.startswith("fp32")
     assert rows["gpt", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
+    assert all(e.est.unit == "process" and e.est.n == 3 for e in rows.values())  # per process, against tf32 too
     assert [rows[k].verdict.verdict for k in sorted(rows)] == [CONFIRMED, CONFIRMED, SMALLER, CONFIRMED]
     # the weakest row carries the claim: bf16 on the conv net, 2.0 / 1.2
     assert r.verdict.verdict == SMALLER and r.decisive is rows["resnet50_b128_224", "amp_bf16"]
@@ -251,8 +270,9 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
     doc["experiments"][0]["cases"][0]["derived"] = {
         "variants": {"ddp": {"devices": 2, "scaling_efficiency": 0.909, "scaling_efficiency_ci": [0.9, 0.92]}}}
     r = evaluate_claim(claim("ddp_scaling"), doc)
-    assert r.verdict.verdict == CONFIRMED
+    # DDP against DataParallel is read off one process's samples (claims._ddp_vs_dp): no verdict
     e = r.evidence[0]
+    assert one_process(r.verdict) and e.est.unit == "round" and as_if_between(claim("ddp_scaling"), e) == CONFIRMED
     assert "2 ranks" in e.variant and "2 devices" in e.baseline
     # DDP: 64 items / 1.1 s; DataParallel: 32 items / 0.8 s
     assert e.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
@@ -269,7 +289,7 @@ def test_ddp_against_data_parallel_in_one_case_is_paired():
         v["params"] = {"parallelism": how, "devices": n}
     c["derived"] = {"variants": {"dp": {"scaling_efficiency": 0.5}, "dist": {"scaling_efficiency": 0.83}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
-    assert r.verdict.verdict == CONFIRMED
+    assert one_process(r.verdict) and as_if_between(claim("ddp_scaling"), r.evidence[0]) == CONFIRMED
     assert r.evidence[0].speedup == pytest.approx(0.5 / 0.3, rel=0.03)
     assert r.evidence[0].variant == "dist (4 ranks)"
     assert {b.label.split(":")[0] for b in r.beside} >= {"DDP on 4", "DataParallel on 4"}
@@ -285,8 +305,9 @@ def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
                    params={"world_size": 2, "processes": 2})
     c["derived"] = {"variants": {"data_parallel": {"devices": 2}, "ddp": {"devices": 2}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
-    assert r.verdict.verdict == CONFIRMED
-    # each DDP variant its own row, the weaker carrying the claim
+    assert one_process(r.verdict) and all(one_process(e.verdict) for e in r.evidence)
+    assert [as_if_between(claim("ddp_scaling"), e) for e in r.evidence] == [CONFIRMED, CONFIRMED]
+    # each DDP variant its own row; the first undecided one carries the claim (ddp, also the weaker)
     assert [e.variant.split(" ")[0] for e in r.evidence] == ["ddp", "ddp_bucket_view"]
     assert [e.speedup for e in r.evidence] == pytest.approx([0.8 / 0.6, 0.8 / 0.55], rel=0.03)
     assert r.decisive is r.evidence[0]
@@ -294,7 +315,8 @@ def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
 
 def test_confirmed_and_range_over_cases():
     cases = [window_loops(synth.case(f"pin_w{i}", [("unpinned", synth.lognormal(b, 0.01, 20, i)),
-                                                   ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))]))
+                                                   ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))],
+                                     processes=3))
              for i, b in enumerate((1.15, 1.14, 1.16))]
     doc = synth.document([synth.experiment("dataloader", cases, ["pin_memory"])], gpu=synth.H100)
     r = evaluate_claim(claim("pin_memory"), doc)
@@ -307,7 +329,7 @@ def test_confirmed_and_range_over_cases():
 def test_exceeded_and_no_effect():
     for speedup, verdict in ((2.0, EXCEEDED), (1.0, NO_EFFECT_VERDICT)):
         c = window_loops(synth.case("workers", [("workers_0", synth.lognormal(speedup, 0.01, 20, 0)),
-                                                ("workers_2", synth.lognormal(1.0, 0.01, 20, 100))]))
+                                                ("workers_2", synth.lognormal(1.0, 0.01, 20, 100))], processes=3))
         doc = synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=synth.H100)
         assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == verdict
 
@@ -403,9 +425,10 @@ def test_render_shows_the_case_each_claim_used_and_why(tmp_path, cli):
         assert not re.search(r"/(work|home|usr|opt)/|seeds/", text.replace(str(src), ""))
 
 
-def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = None) -> dict:
+def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = None, processes=None) -> dict:
     """torchscript cases: eager 1.0 against scripted and frozen_optimized (times, per case), C++
-    only as files from before the Python twin; twin: {jit: speedup} adds the Python twin case."""
+    only as files from before the Python twin; twin: {jit: speedup} adds the Python twin case;
+    processes=K: every case measured in K processes."""
     out = [synth.case(f"convnet_b{i}", [("eager", synth.lognormal(1.0, 0.005, 20, 10 * i)),
                                         ("scripted", synth.lognormal(1.0 / scripted, 0.005, 20, 10 * i + 1)),
                                         ("frozen_optimized", synth.lognormal(1.0 / frozen, 0.005, 20, 10 * i + 2))])
@@ -417,13 +440,17 @@ def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = N
         for v, j in zip(c["variants"], jits):  # declared, as the twin's variants do (no name stands for them)
             v["params"] = {"jit": j, "runtime": "python"}
         out.append(c)
+    if processes:
+        for c in out:
+            synth.in_processes(c, processes)
     return synth.document([synth.experiment("torchscript", out, ["torchscript"])], gpu=synth.H100)
 
 
 def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
     """The claim is about Python users: its verdict comes from the Python twin's script / trace,
     however much faster freezing is, and the C++ figure stands beside it."""
-    r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6}))
+    r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6},
+                                                    processes=3))
     # script and trace each their own row and verdict, neither picked for being faster
     assert [(e.case, e.variant) for e in r.evidence] == [("python_convnet_b1", "python_script"),
                                                          ("python_convnet_b1", "python_trace")]
@@ -469,16 +496,23 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     # an interval of the pooled estimate, away from either case's own
     assert r.ci_high < s[1] * 0.95 and r.ci_low > s[0] * 1.05
     assert "geometric mean of 2 cases" in r.text and "bootstrap" in r.text
+    # a bootstrap over one process's rounds decides nothing, however narrow (its interval as
+    # if between processes would confirm: both cases are 1.2x or more)
+    assert one_process(r.verdict) and r.verdict.why == ONE_PROCESS
+    assert decide(pooled["kind"], pooled.get("low"), pooled.get("high"), r.ci_low, r.ci_high,
+                  point=r.estimate).verdict == CONFIRMED
     for c in doc["experiments"][0]["cases"]:
         for v in c["variants"]:
             v["samples"]["host_s"] = []
     r = evaluate_claim(pooled, doc)
     assert r.ci_low is None and any(n.startswith("no pooled CI") for n in r.notes)
     assert r.verdict.verdict == NOT_MEASURABLE
-    # judged apart (the default), each case is its own row and the claim the weaker's
+    # judged apart (the default), each case is its own row and the claim the weaker's (3 processes each)
     r = evaluate_claim(claim("zero_grad_set_to_none"), synth.document([synth.experiment("zero_grad", [
-        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
-        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
+        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))],
+                   processes=3),
+        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))],
+                   processes=3)],
         ["zero_grad_set_to_none"])], gpu=synth.H100))
     assert r.apart and [e.verdict.verdict for e in r.evidence] == [CONFIRMED, NO_EFFECT_VERDICT]
     assert r.verdict.verdict == NO_EFFECT_VERDICT and r.decisive.case == "b"

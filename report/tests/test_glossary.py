@@ -128,8 +128,9 @@ def test_an_undefined_header_or_verdict_is_caught(rendered):
     md = rendered["2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"][0]
     planted = md + "\n| case | wobble factor | `from_the_file` |\n|---|---|---|\n| a | b | c |\n"
     assert undefined(planted) == ["wobble factor"]
-    planted = md.replace("| confirmed |", "| half-confirmed |", 1)
-    assert undefined(planted) == ["half-confirmed"]
+    # a verdict cell (this one-process run's verdicts are all inconclusive: claims.ONE_PROCESS)
+    planted = md.replace("| inconclusive |", "| half-confirmed |", 1)
+    assert planted != md and undefined(planted) == ["half-confirmed"]
     pair = next(v for k, v in rendered.items() if "processes.json + " in k)[0]
     planted = pair.replace("| confirmed: ", "| half-confirmed: ", 1)  # a run's column of the summary
     assert undefined(planted) == ["half-confirmed"]

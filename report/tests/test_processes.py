@@ -8,12 +8,12 @@ import math
 import pytest
 from scipy import stats
 
-from report.claims import evaluate, evaluate_claim
+from report.claims import ONE_PROCESS, evaluate, evaluate_claim
 from report.estimate import t_interval
 from report.processes import BETWEEN, WITHIN, case_points, pooled_between, relative, spread
 from report.summary import summarize
 from report.tests import synth
-from report.verdicts import CONFIRMED, INCONCLUSIVE
+from report.verdicts import CONFIRMED, INCONCLUSIVE, decide
 
 
 def _raw(first, repeats):
@@ -93,15 +93,28 @@ def test_processes_that_disagree_make_a_wide_interval_and_an_inconclusive_verdic
     assert res.ci_low < 1.02 < 1.25 < res.ci_high
 
 
-def test_one_process_files_are_judged_on_their_own_interval():
+def test_one_process_files_show_their_figure_and_decide_nothing():
+    """One process: its figure and interval are shown as recorded, but the interval cannot
+    show the spread between processes, so no verdict rests on it (claims.ONE_PROCESS),
+    however narrow: the same interval between processes would confirm the claim."""
     doc = _claim_doc([])
     for c in doc["experiments"][0]["cases"]:
         for cm in c["comparisons"]:
             del cm["repeats"]
     res = _claim(doc)
     cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
-    assert res.basis == WITHIN and res.verdict.verdict == CONFIRMED
+    assert res.basis == WITHIN and res.processes == 1
     assert (res.estimate, res.ci_low, res.ci_high) == (cm["speedup"], cm["ci_low"], cm["ci_high"])
+    assert res.verdict.verdict == INCONCLUSIVE and res.verdict.why == ONE_PROCESS
+    c = res.claim
+    assert decide(c["kind"], c["low"], c["high"], res.ci_low, res.ci_high, point=res.estimate).verdict == CONFIRMED
+    # judged apart too (the default), and pooled: the rule holds on both paths
+    apart = _claim(_claim_doc([], cases=("mlp", "gpt")))
+    assert apart.apart and all(e.verdict.why == ONE_PROCESS for e in apart.evidence)
+    assert apart.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in apart.verdict.why
+    pooled = _claim(_claim_doc([], cases=("mlp", "gpt")), pool=True)
+    assert not pooled.apart and pooled.basis == WITHIN and pooled.ci_low is not None
+    assert pooled.verdict.verdict == INCONCLUSIVE and pooled.verdict.why == ONE_PROCESS
 
 
 def test_a_pooled_claim_pools_per_process_then_across_processes():

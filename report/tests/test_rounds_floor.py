@@ -11,7 +11,7 @@ import pytest
 
 import synth
 from conftest import REPO
-from report.claims import evaluate, evaluate_claim, load_claims
+from report.claims import ONE_PROCESS, evaluate, evaluate_claim, load_claims
 from report.compare import NA, Settings, compare_docs
 from report.fmt import sig
 from report.gpus import build
@@ -19,6 +19,7 @@ from report.plots import speedup_points
 from report.results import load_results
 from report.document import Document
 from report.multiplicity import rounds_floor
+from report.processes import BETWEEN
 from report.stats import median_ci
 from report.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
@@ -34,10 +35,13 @@ def test_floor_is_where_a_95_percent_order_statistic_interval_first_exists():
     assert median_ci([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])[1:] == (1.0, 6.0)  # at the floor: [min, max]
 
 
-def zero_grad_doc(rounds_per_case):
-    """zero_grad cases (set_to_none 1.5x faster than zeroing), one per entry, with that many rounds."""
+def zero_grad_doc(rounds_per_case, processes=None):
+    """zero_grad cases (set_to_none 1.5x faster than zeroing), one per entry, with that many
+    rounds; processes=K: the cases at or above the floor (6 rounds) measured in K processes,
+    those below it in one (whose first process has no CI, as the floor is about)."""
     cases = [synth.case(f"r{n}", [("zeroing", synth.lognormal(1.5, 0.02, n, n)),
-                                  ("set_to_none", synth.lognormal(1.0, 0.02, n, 100 + n))])
+                                  ("set_to_none", synth.lognormal(1.0, 0.02, n, 100 + n))],
+                        processes=processes if n >= rounds_floor(0.95) else None)
              for n in rounds_per_case]
     return synth.document([synth.experiment("zero_grad", cases, ["zero_grad_set_to_none"])], gpu=synth.H100)
 
@@ -113,12 +117,18 @@ def test_boundary_verdicts():
     r5 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([5]))
     assert r5.verdict.verdict == INCONCLUSIVE and "n = 5" in r5.verdict.why
     assert r5.estimate == pytest.approx(1.5, rel=0.05) and r5.ci_low is None
+    # the floor's reason comes first: below it, the rounds are named, not the one process
+    assert ONE_PROCESS not in r5.verdict.why
+    # at the floor, one process: a CI, but no verdict from one process's interval
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6]))
+    assert r6.ci_low > 1 and r6.verdict.verdict == INCONCLUSIVE and r6.verdict.why == ONE_PROCESS
+    # at the floor, in 3 processes: the interval decides
+    r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6], processes=3))
     assert r6.verdict.verdict == CONFIRMED and r6.ci_low > 1
 
 
 def test_pooled_claim_leaves_cases_below_the_floor_out():
-    doc = zero_grad_doc([3, 6, 20])
+    doc = zero_grad_doc([3, 6, 20], processes=3)  # r3 in one process, below the floor
     doc["experiments"][0]["cases"][0]["variants"][1]["samples"]["host_s"] = [0.1] * 3  # 15x, 3 rounds
     doc["experiments"][0]["cases"][0]["comparisons"][0]["speedup"] = 15.0
     pooled = {**claim("zero_grad_set_to_none"), "pool": True}  # replicate cases (claims.json pool)
@@ -126,6 +136,7 @@ def test_pooled_claim_leaves_cases_below_the_floor_out():
     assert len(r.evidence) == 3 and [e.case for e in r.left_out] == ["r3"]
     assert r.high < 2  # the 15x point moves neither the range nor the median
     assert r.verdict.verdict == CONFIRMED and "left out, below the rounds floor: 1 case (n = 3)" in r.verdict.why
+    assert r.basis == BETWEEN and r.processes == 3  # pooled per process over r6 and r20
     assert any("r3" in n and "rounds floor" in n for n in r.notes)
     every = evaluate_claim(pooled, zero_grad_doc([1, 3, 5]))
     assert every.verdict.verdict == INCONCLUSIVE and "n = 1–5" in every.verdict.why

@@ -142,3 +142,27 @@ def test_a_decided_verdict_is_the_outcome_its_whole_interval_lies_in():
             assert NO_EFFECT[0] <= a and b <= NO_EFFECT[1]
         else:
             assert v.verdict == SLOWER and b < NO_EFFECT[0]
+
+
+@pytest.mark.parametrize("kind,low,high", CLAIMS)
+def test_an_interval_from_one_process_decides_nothing_however_narrow(kind, low, high):
+    """One process's interval cannot show the spread between processes: whatever the
+    interval (down to a point), the verdict is inconclusive with why, never drawn; so
+    never easier than the same interval between processes, which may decide."""
+    from report.claims import ONE_PROCESS
+
+    rng = np.random.default_rng(11)
+    centre, lo, hi = _intervals(rng, 4000)
+    narrow = np.exp(rng.uniform(-12, 0, 4000))  # shrunk towards the point, to 6e-6 of its width
+    drawn = 0
+    for c, a, b, k in zip(centre, lo, hi, narrow):
+        for x, y in ((a, b), (c - (c - a) * k, c + (b - c) * k), (c, c)):
+            between = decide(kind, low, high, x, y, point=c)
+            one = decide(kind, low, high, x, y, point=c, one_process=ONE_PROCESS)
+            assert (one.verdict, one.why, one.ranks) == (INCONCLUSIVE, ONE_PROCESS, None)
+            assert between.verdict in (*DRAWN, INCONCLUSIVE)
+            drawn += between.verdict in DRAWN
+    assert drawn > 1000  # the same intervals between processes do decide, often
+    # what no interval could change still comes first: not measurable, then the rounds floor
+    assert decide(kind, low, high, 1.1, 1.2, "CPU run: no GPU", one_process=ONE_PROCESS).verdict == NOT_MEASURABLE
+    assert decide(kind, low, high, None, None, too_few_rounds="n = 3", one_process=ONE_PROCESS).why == "n = 3"
