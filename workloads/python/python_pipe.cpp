@@ -20,7 +20,10 @@ PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<
   if (env) so.env = std::move(*env);
   so.in = Stdio::pipe;
   so.out = Stdio::pipe;
-  so.err = Stdio::to_stdout;
+  // Its stderr goes where this process's goes (the experiment's output tail), not
+  // into the reply pipe: a warning line there was taken for a reply and hung the
+  // run until --hang-timeout. Its own failures come on stdout (step_server.py).
+  so.err = Stdio::inherit;
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   const Subprocess child = spawn(so);
@@ -99,6 +102,12 @@ void PythonPipe::read_exact(char* p, std::size_t n) {
 }
 
 std::string PythonPipe::last_words(const std::string& reply) {
+  // A process still alive waits for its next request: the end of its input lets
+  // it exit, so reading to the end of its output cannot wait forever.
+  if (to_child_ >= 0) {
+    ::close(to_child_);
+    to_child_ = -1;
+  }
   std::string last = reply;
   try {
     for (;;)
