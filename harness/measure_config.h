@@ -50,7 +50,7 @@ struct MeasureConfig {
   double process_target_rel_ci = 0.10;
   // Further processes together take at most this share of the time every
   // experiment's first process took (the first pass): the run's cost is then
-  // bounded by (1 + share) x a one-process run on any machine, and the passes
+  // bounded by (1 + share) x its first pass on any machine, and the passes
   // spread what the share allows over the experiments still imprecise. An
   // experiment it leaves with fewer processes has a wider interval, not a
   // stronger verdict. None: no share (--processes alone fixes the count).

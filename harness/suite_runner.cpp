@@ -212,19 +212,15 @@ struct Pending {
 void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
                   double& shortest_child_s, Pending& x, std::size_t p, double& allowance_s) {
   const auto at_least = static_cast<std::size_t>(std::clamp(opts.measure.min_processes, 1, opts.measure.processes));
-  bool any_ratio = false;
-  writer.update_cases(x.idx, [&](json& cases) { any_ratio = has_ratios(cases); });
-  if (!any_ratio) {
+  // Read, not changed: the writer's document (update_cases would rewrite the file).
+  const json& so_far = writer.document()["experiments"].at(x.idx)["cases"];
+  if (!has_ratios(so_far)) {
     x.done = true;
     x.r.why_stopped = "no comparison with a ratio in its first process";
     return;
   }
   if (p >= at_least) {
-    double widest = 0;
-    writer.update_cases(x.idx, [&](json& cases) {
-      widest = widest_process_interval(cases, opts.measure.stopping.confidence);
-    });
-    if (widest <= opts.measure.process_target_rel_ci) {
+    if (widest_process_interval(so_far, opts.measure.stopping.confidence) <= opts.measure.process_target_rel_ci) {
       x.done = true;
       x.r.why_stopped = "precision";
       return;

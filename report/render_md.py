@@ -303,9 +303,9 @@ def _run_table(t: dict, plots: list, out_dir: Path) -> list[str]:
 
 def render_details(report, out_dir: Path) -> str:
     out = ["# optbench report: details", ""]
-    out += prose(f"The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
-                 f"experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
-                 f"its time went.") + [""]
+    out += prose("The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
+                 "experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
+                 "its time went.") + [""]
     if not report.runs:
         return _with_glossary(out)
     out += ["## Runs", ""]
