@@ -96,6 +96,11 @@ void ResultsWriter::set_experiment_field(std::size_t experiment, const std::stri
   flush();
 }
 
+void ResultsWriter::update_experiments(const std::function<void(nlohmann::json&)>& change) {
+  change(doc_["experiments"]);
+  flush();
+}
+
 void ResultsWriter::update_cases(std::size_t experiment, const std::function<void(nlohmann::json&)>& change) {
   change(doc_["experiments"].at(experiment)["cases"]);
   flush();

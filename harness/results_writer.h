@@ -53,6 +53,9 @@ class ResultsWriter {
   // Changes the experiment's recorded cases in place (a further process's
   // figures added beside them, harness/process_repeats.h).
   void update_cases(std::size_t experiment, const std::function<void(nlohmann::json& cases)>& change);
+  // Changes every experiment's record at once, with one write of the file (the
+  // end of a run, past its budget, should not rewrite it once per field).
+  void update_experiments(const std::function<void(nlohmann::json& experiments)>& change);
   void finish(const std::string& status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

@@ -234,7 +234,9 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   } else if (stop_requested()) {
     status = "interrupted";
     reason = "the run was interrupted before this process";
-  } else if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
+  } else if (const auto why = gate.refuse_child(std::max(shortest_child_s, x.next_cost_s())); !why.empty()) {
+    // Not before the budget's end: this experiment's own processes say how long
+    // its next one takes, more than the shortest of any.
     status = "not_run";
     reason = why;
   } else if (x.next_cost_s() > allowance_s) {
@@ -286,16 +288,15 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
 }
 
 // The experiment's record of its processes and each comparison's one estimate.
-void finish_processes(ResultsWriter& writer, const MeasureConfig& m, const Pending& x) {
-  writer.update_cases(x.idx, [&](json& cases) { add_estimates(cases, m.stopping.confidence); });
-  writer.set_experiment_field(x.idx, "processes",
-                              {{"ran", x.r.ran},
-                               {"min", m.min_processes},
-                               {"max", m.processes},
-                               {"target_rel_ci", m.process_target_rel_ci},
-                               {"stopped", x.r.why_stopped},
-                               {"first_s", x.first_s},
-                               {"further_s", x.further_s}});
+void finish_processes(json& experiment, const MeasureConfig& m, const Pending& x) {
+  if (experiment.contains("cases")) add_estimates(experiment["cases"], m.stopping.confidence);
+  experiment["processes"] = {{"ran", x.r.ran},
+                             {"min", m.min_processes},
+                             {"max", m.processes},
+                             {"target_rel_ci", m.process_target_rel_ci},
+                             {"stopped", x.r.why_stopped},
+                             {"first_s", x.first_s},
+                             {"further_s", x.further_s}};
 }
 
 }  // namespace
@@ -478,7 +479,7 @@ int run_suite(const SuiteOptions& opts) {
       x.idx = idx;
       x.first_s = backend->now() - t_exp;
       x.r.why_stopped = "one process";
-      finish_processes(writer, settings.measure, x);
+      writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), settings.measure, x); });
     }
     writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
   }
@@ -494,11 +495,13 @@ int run_suite(const SuiteOptions& opts) {
       failures = failures || x.r.failures;
       stopped = x.r.stopped || stop_requested();
     }
-  for (auto& x : pending) {
-    if (!x.done && stopped) x.r.why_stopped = "interrupted";
-    finish_processes(writer, settings.measure, x);
-    writer.set_experiment_field(x.idx, "wall_s", x.wall_s);
-  }
+  writer.update_experiments([&](json& experiments) {
+    for (auto& x : pending) {
+      if (!x.done && stopped) x.r.why_stopped = "interrupted";
+      finish_processes(experiments.at(x.idx), settings.measure, x);
+      experiments.at(x.idx)["wall_s"] = x.wall_s;
+    }
+  });
 
   if (stop_requested()) {
     writer.finish("interrupted");
