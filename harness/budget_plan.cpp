@@ -131,6 +131,14 @@ int BudgetGate::breakdown_window_steps(int min_steps, int max_steps, const std::
   return 0;
 }
 
+double expected_setup_s(double declared_s, double seen_s) {
+  return declared_s > 0 ? std::max(declared_s, seen_s) : 0.0;
+}
+
+double measured_setup_s(double declared_s, double build_s, std::size_t prepared) {
+  return declared_s > 0 && prepared > 0 ? build_s / static_cast<double>(prepared) : 0.0;
+}
+
 std::string refuse_one_time_setup(const std::string& what, double expected_s, std::optional<double> left_s) {
   if (!left_s || expected_s <= *left_s) return "";
   return kPrefix + what + " is expected to take " + std::to_string(static_cast<int>(expected_s)) +

@@ -109,6 +109,14 @@ class BudgetGate {
   const DeviceBackend* clock_;
 };
 
+// What preparing one variant of a case that declared `declared_s` of set-up
+// is expected to take: at least what such a variant took in this process
+// (`seen_s`); 0 where the case declared none.
+double expected_setup_s(double declared_s, double seen_s);
+// The per-variant set-up a finished case measured (its builds over the
+// variants prepared), for the cases after it; 0 where it declared none.
+double measured_setup_s(double declared_s, double build_s, std::size_t prepared);
+
 // Work a workload does once before its case can run (a cold compile): the
 // reason it is not started when `expected_s` exceeds the `left_s` of the budget.
 std::string refuse_one_time_setup(const std::string& what, double expected_s, std::optional<double> left_s);

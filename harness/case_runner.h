@@ -24,6 +24,11 @@ struct CaseLimits {
   // timed rounds, since cold first steps, profiled windows and verification
   // were taken in the first and are not what varies between processes.
   bool repeat = false;
+  // What a variant of an earlier case in this process took to build (the
+  // most, of each case's average) where its case declared a set-up
+  // (Case::setup_s): a measured figure the next such case expects at least,
+  // since the declared one is an estimate from another machine.
+  double setup_seen_s = 0;
 };
 
 CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& cfg, const CaseLimits& limits,

@@ -19,6 +19,7 @@
 #include "harness/experiment_guard.h"
 #include "harness/build_info.h"
 #include "harness/cli_numbers.h"
+#include "harness/measure_config.h"
 #include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
 #include "harness/registry.h"
@@ -183,12 +184,20 @@ int cli_main(int argc, char** argv) {
                   "(cudnn_benchmark's break-even); the median is kept (default: 1 quick, 2 standard, 3 full)")
       ->check(cli::whole_number(1, 1000));
   int processes = 0;
+  // The defaults as the profiles set them (measure_config.cpp), not restated here.
+  auto process_defaults = [](RunProfile p) {
+    const MeasureConfig m = measure_config_for(p);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%d-%d, until the interval is within %g%%, further ones at most %g x the first pass",
+                  m.min_processes, m.processes, 100 * m.process_target_rel_ci, m.process_time_share.value_or(0));
+    return std::string(buf);
+  };
   run->add_option("--processes", processes,
                   "Processes each experiment is measured in, at most: the first does everything, each further one "
                   "only its timed rounds, and the reported interval is between processes (the process is the unit). "
                   "Alone it fixes the count; with --min-processes more are added only while an interval is wider "
-                  "than the profile's target. By default further processes take at most half the time the first ones "
-                  "took (standard: 5-10; full: 10-20, twice; quick: 1; 1 with --in-process)")
+                  "than the profile's target (standard: " + process_defaults(RunProfile::standard) +
+                  "; full: " + process_defaults(RunProfile::full) + "; quick: 1; 1 with --in-process)")
       ->check(cli::whole_number(1, 100));
   int min_processes = 0;
   run->add_option("--min-processes", min_processes,

@@ -353,6 +353,7 @@ int run_suite(const SuiteOptions& opts) {
   if (!opts.guarded_child) remove_leftover_parts(opts.out_path);
   Progress progress(0, opts.progress);
   bool failures = false, stopped = false;
+  double setup_seen_s = 0;  // CaseLimits::setup_seen_s
   std::size_t cases_seen = 0, experiments_enumerated = 0;
 
   // The shortest a guarded experiment's process has taken, start-up (loading
@@ -447,7 +448,7 @@ int run_suite(const SuiteOptions& opts) {
         progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
         continue;
       }
-      CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0};
+      CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0, setup_seen_s};
       if (deadline) {
         // A first process leaves the further processes their share of what is
         // left (process_time_share; they run in passes after every first one).
@@ -462,7 +463,11 @@ int run_suite(const SuiteOptions& opts) {
       progress.case_started(label);
       json result;
       try {
-        result = to_json(run_case(c, *backend, measure, limits, stop_requested()));
+        const CaseResult r = run_case(c, *backend, measure, limits, stop_requested());
+        const auto prepared = static_cast<std::size_t>(std::count_if(
+            r.variants.begin(), r.variants.end(), [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
+        setup_seen_s = std::max(setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
+        result = to_json(r);
       } catch (const std::exception& ex) {
         result = {{"name", c.name}, {"params", c.params}, {"status", "failed"}, {"reason", ex.what()}};
         backend->release_cached_memory();

@@ -84,6 +84,26 @@ TEST(BudgetGate, EveryRefusalIsABudgetReason) {
   EXPECT_FALSE(is_budget_reason("AOTInductor compilation failed: budget: no"));
 }
 
+// A declared set-up (a Python twin's interpreter start) is a floor: a case
+// expects at least what such a case measured earlier in the process, so the
+// first variant of a second twin case does not start on the declared guess
+// with too little left (the budget test overran by 2.6 s on the CI VM so).
+TEST(BudgetGate, ADeclaredSetUpRisesToWhatTheProcessMeasured) {
+  EXPECT_DOUBLE_EQ(expected_setup_s(1.5, 0.0), 1.5);
+  EXPECT_DOUBLE_EQ(expected_setup_s(1.5, 3.8), 3.8);
+  EXPECT_DOUBLE_EQ(expected_setup_s(4.0, 3.8), 4.0);
+  EXPECT_DOUBLE_EQ(expected_setup_s(0.0, 3.8), 0.0) << "a case without a declared set-up estimates from its own";
+  EXPECT_DOUBLE_EQ(measured_setup_s(1.5, 11.4, 3), 3.8);
+  EXPECT_DOUBLE_EQ(measured_setup_s(0.0, 11.4, 3), 0.0);
+  EXPECT_DOUBLE_EQ(measured_setup_s(1.5, 0.0, 0), 0.0) << "nothing prepared, nothing measured";
+  SimClock clock;
+  FakeBackend backend(clock);
+  const BudgetGate gate(10.0, backend);
+  clock.now = 7.0;  // 3 s left: the declared 1.5 s fits, the measured 3.8 s does not
+  EXPECT_EQ(gate.refuse_prepare(expected_setup_s(1.5, 0.0), {}), "");
+  EXPECT_NE(gate.refuse_prepare(expected_setup_s(1.5, 3.8), {}), "");
+}
+
 // A case's share counts the case-processes still to come: this experiment's
 // cases left in this process, all its cases again in each further process, and
 // the later experiments' (at the average count) in as many processes each.
