@@ -19,6 +19,7 @@
 #include "harness/experiment_guard.h"
 #include "harness/build_info.h"
 #include "harness/cli_numbers.h"
+#include "harness/malloc_regime.h"
 #include "harness/measure_config.h"
 #include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
@@ -116,6 +117,7 @@ std::string one_line(std::string s) {
 }  // namespace
 
 int cli_main(int argc, char** argv) {
+  pin_malloc_regime();  // before anything allocates much: see malloc_regime.h
   // A file size limit (ulimit -f) then fails the write with EFBIG, which the
   // run reports, instead of killing the process mid-write; and a write to a
   // peer that is gone (a dead rank's socket, a closed pipe) fails with EPIPE

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "harness/compat/numerics_flags.h"
+#include "harness/malloc_regime.h"
 #include "harness/nvml.h"
 
 #if OPTBENCH_WITH_CUDA
@@ -115,6 +116,7 @@ json capture_environment(DeviceKind device, const std::vector<std::string>& argv
                 {"torch_threads", at::get_num_threads()},
                 {"math_libraries", math_libraries()}};
   env["libtorch"] = {{"version", TORCH_VERSION}, {"cuda", cuda_compiled()}};
+  env["malloc"] = to_json(pin_malloc_regime());
   env["device"] = to_string(device);
   env["numerics"] = compat::to_json(compat::read_numerics_flags());
 #if OPTBENCH_WITH_CUDA

@@ -1,0 +1,34 @@
+#pragma once
+// glibc's malloc moves its mmap and trim thresholds with a process's history: a
+// freed mmapped chunk raises them, and whether a step's freed temporaries sit at
+// the top of the heap (trimmed, then faulted in again on the next step) depends
+// on what was allocated above them. So one step can take 16,320 minor page
+// faults in one process and none in the next: fused_optimizer's 2048x2048
+// per_tensor step took 52 ms in every process of one standard run and 19.5 ms
+// in every process of the next (results/2026-11-27_*_standard*.json, repeats'
+// minor_faults_per_step), halving the fused speedup between an A/A pair.
+//
+// Every optbench process therefore pins both thresholds at the start, to the
+// regime a long-running process settles in (allocations up to glibc's largest
+// dynamic mmap threshold come from the heap, and freed memory is kept), and
+// passes them on to its children (Python twins, DataLoader workers) through
+// GLIBC_TUNABLES. A user's own malloc settings are left alone and recorded.
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace optbench {
+
+struct MallocRegime {
+  // "optbench": pinned here or by the optbench process that started this one;
+  // "user": the environment set malloc tunables, left as they are.
+  std::string set_by;
+  std::string tunables;  // GLIBC_TUNABLES as this process's children get it ("" if unset)
+};
+
+// Call first thing in main, before anything is measured. Idempotent.
+const MallocRegime& pin_malloc_regime();
+nlohmann::json to_json(const MallocRegime& r);
+
+}  // namespace optbench
