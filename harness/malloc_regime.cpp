@@ -26,6 +26,8 @@ MallocRegime pin() {
   const std::string tunables = env ? env : "";
   if (std::getenv(kMarker)) return {"optbench", tunables};  // a child: glibc applied them at its start
   if (user_set_malloc(tunables)) return {"user", tunables};
+  if (const char* own = std::getenv("OPTBENCH_MALLOC"); own && std::string(own) == "default")
+    return {"glibc_default", tunables};
   // Either call also turns glibc's dynamic adjustment off for the rest of the process.
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, kTrimThreshold);

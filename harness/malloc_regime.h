@@ -12,7 +12,8 @@
 // regime a long-running process settles in (allocations up to glibc's largest
 // dynamic mmap threshold come from the heap, and freed memory is kept), and
 // passes them on to its children (Python twins, DataLoader workers) through
-// GLIBC_TUNABLES. A user's own malloc settings are left alone and recorded.
+// GLIBC_TUNABLES. A user's own malloc settings are left alone and recorded, and
+// OPTBENCH_MALLOC=default measures glibc's dynamic thresholds as they come.
 #include <optional>
 #include <string>
 
@@ -22,7 +23,8 @@ namespace optbench {
 
 struct MallocRegime {
   // "optbench": pinned here or by the optbench process that started this one;
-  // "user": the environment set malloc tunables, left as they are.
+  // "user": the environment set malloc tunables, left as they are;
+  // "glibc_default": OPTBENCH_MALLOC=default, glibc's dynamic thresholds.
   std::string set_by;
   std::string tunables;  // GLIBC_TUNABLES as this process's children get it ("" if unset)
 };

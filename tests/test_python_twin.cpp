@@ -3,6 +3,9 @@
 // that cannot build or step the workload is a clear error naming what went wrong.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <string>
 
@@ -60,6 +63,37 @@ TEST(PythonTwin, AnUnknownFamilyIsAClearError) {
 TEST(PythonTwin, AnErrorInTheWorkloadIsAClearError) {
   const std::string e = error_of(python_executable(), adamw_spec("no_such_impl"));
   EXPECT_NE(e.find("unknown AdamW implementation"), std::string::npos) << e;
+}
+
+// Issue 40: a twin killed mid-run was "does not read its requests", naming
+// neither its death nor the signal. Its error now says how it ended, and the
+// next twin still starts (from the same zygote).
+TEST(PythonTwin, ATwinThatDiesIsNamedWithItsSignal) {
+  PythonTwin t(python_executable(), adamw_spec("per_tensor"));
+  t.step();
+  ASSERT_EQ(::kill(t.pid(), SIGKILL), 0);
+  std::string e;
+  try {
+    t.step();
+  } catch (const std::exception& ex) {
+    e = ex.what();
+  }
+  EXPECT_NE(e.find("killed by signal 9 (SIGKILL)"), std::string::npos) << e;
+  PythonTwin next(python_executable(), adamw_spec("per_tensor"));
+  EXPECT_NE(next.pid(), t.pid());
+  next.step();
+}
+
+// Twins are forked from one Python that imported torch (twin_zygote.h), each a
+// process of its own, apart from this one and from each other.
+TEST(PythonTwin, TwinsAreProcessesOfTheirOwnFromOneZygote) {
+  PythonTwin a(python_executable(), adamw_spec("per_tensor"));
+  PythonTwin b(python_executable(), adamw_spec("foreach"));
+  EXPECT_NE(a.pid(), b.pid());
+  EXPECT_NE(a.pid(), ::getpid());
+  a.step();
+  b.step();
+  EXPECT_TRUE(at::equal(a.output(), a.output()));
 }
 
 TEST(PythonTwin, APythonThatCannotStartIsAClearError) {

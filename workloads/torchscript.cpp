@@ -92,10 +92,10 @@ Case python_twin_case(const std::shared_ptr<SharedConvNet>& base, std::int64_t b
   c.units = WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch * inner),
                       static_cast<double>(batch * inner), "images"};
   c.timing = TimingMode::sync;  // another process's work: the host clock brackets each request
-  // Each variant starts a Python that imports torch and scripts or traces the
-  // net: 2.0-2.4 s on the CI-like VM (time_s.build / 4 in
-  // results/2026-11-27_*_standard*.json).
-  c.setup_s = 2.0;
+  // The first twin of a process waits for the zygote's Python to import torch
+  // (2-3 s on the CI-like VM; twin_zygote.h), later ones for a fork and the
+  // net's scripting or tracing.
+  c.setup_s = 3.0;
   const std::string py = python_executable();
   const std::string device = torch_device(d).str();
   auto variant = [&](std::string name, std::string desc, const char* jit) {

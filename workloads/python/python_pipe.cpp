@@ -1,6 +1,7 @@
 #include "workloads/python/python_pipe.h"
 
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +11,15 @@
 #include "harness/subprocess.h"
 
 namespace optbench::workloads {
+namespace {
+
+// A child that died makes the next write fail with EPIPE instead of ending this process.
+void ignore_sigpipe() {
+  static std::once_flag once;
+  std::call_once(once, [] { ::signal(SIGPIPE, SIG_IGN); });
+}
+
+}  // namespace
 
 PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<std::string>> env, std::string what,
                        std::string quit)
@@ -24,22 +34,36 @@ PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<
   // into the reply pipe: a warning line there was taken for a reply and hung the
   // run until --hang-timeout. Its own failures come on stdout (step_server.py).
   so.err = Stdio::inherit;
-  static std::once_flag ignore_sigpipe;
-  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  ignore_sigpipe();
   const Subprocess child = spawn(so);
   pid_ = child.pid;
   to_child_ = child.in;
   from_child_ = child.out;
 }
 
+PythonPipe::PythonPipe(pid_t pid, int socket, std::string what, std::string quit)
+    : what_(std::move(what)), quit_(std::move(quit)), pid_(pid), own_child_(false), to_child_(socket),
+      from_child_(socket), socket_(socket) {
+  ignore_sigpipe();
+}
+
 PythonPipe::~PythonPipe() {
   if (to_child_ >= 0) {
     const std::string q = quit_ + "\n";
     (void)!::write(to_child_, q.data(), q.size());
-    ::close(to_child_);
   }
-  if (from_child_ >= 0) ::close(from_child_);
-  if (pid_ > 0) wait_status(pid_);
+  close_input();
+  if (from_child_ >= 0) ::close(from_child_);  // the socket, where adopted
+  if (pid_ > 0 && own_child_) wait_status(pid_);
+}
+
+void PythonPipe::close_input() {
+  if (to_child_ < 0) return;
+  if (socket_ >= 0)
+    ::shutdown(socket_, SHUT_WR);  // the same descriptor reads its replies
+  else
+    ::close(to_child_);
+  to_child_ = -1;
 }
 
 void PythonPipe::ended(const std::string& last) const {
@@ -104,10 +128,7 @@ void PythonPipe::read_exact(char* p, std::size_t n) {
 std::string PythonPipe::last_words(const std::string& reply) {
   // A process still alive waits for its next request: the end of its input lets
   // it exit, so reading to the end of its output cannot wait forever.
-  if (to_child_ >= 0) {
-    ::close(to_child_);
-    to_child_ = -1;
-  }
+  close_input();
   std::string last = reply;
   try {
     for (;;)

@@ -21,6 +21,9 @@ class PythonPipe {
   // is the line that asks it to end.
   PythonPipe(std::vector<std::string> argv, std::optional<std::vector<std::string>> env, std::string what,
              std::string quit);
+  // A process another one started (a twin the zygote forked, twin_zygote.h)
+  // on a connected socket, which this object then owns: not waited for here.
+  PythonPipe(pid_t pid, int socket, std::string what, std::string quit);
   // Sends quit, closes both pipes and waits for the process.
   ~PythonPipe();
   PythonPipe(const PythonPipe&) = delete;
@@ -39,12 +42,16 @@ class PythonPipe {
   // What the process printed last before it ended, after `reply` (an exception
   // prints its traceback and ends the process: its last line says what).
   std::string last_words(const std::string& reply);
+  pid_t pid() const { return pid_; }
 
  private:
   [[noreturn]] void ended(const std::string& last) const;
+  void close_input();  // the child sees the end of its input
   std::string what_, quit_;
   pid_t pid_ = -1;
+  bool own_child_ = true;  // started here, so waited for here
   int to_child_ = -1, from_child_ = -1;
+  int socket_ = -1;  // both directions, where adopted
 };
 
 }  // namespace optbench::workloads

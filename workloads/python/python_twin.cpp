@@ -11,6 +11,7 @@
 
 #include "harness/build_info.h"
 #include "workloads/python/python_pipe.h"
+#include "workloads/python/twin_zygote.h"
 
 namespace optbench::workloads {
 namespace {
@@ -52,8 +53,9 @@ PythonTwin::PythonTwin(const std::string& python, nlohmann::json spec) {
   std::string wait;
   const std::string family = spec.value("family", "?");
   try {
-    pipe_ = std::make_unique<PythonPipe>(std::vector<std::string>{python, python_step_server()},
-                                         twin_environment(&wait), "the Python twin process", "quit");
+    TwinZygote& zygote = TwinZygote::get(python, twin_environment(&wait));
+    zygote_ = &zygote;
+    pipe_ = zygote.fork_twin("the Python twin process");
     pipe_->send(spec.dump());
     metrics_ = nlohmann::json::parse(pipe_->wait_for("ready ").substr(6));
   } catch (const std::exception& e) {
@@ -74,16 +76,31 @@ PythonTwin::PythonTwin(const std::string& python, nlohmann::json spec) {
 PythonTwin::~PythonTwin() = default;
 
 void PythonTwin::failed(const std::string& reply) {
-  throw std::runtime_error("the Python twin: " + pipe_->last_words(reply));
+  const std::string last = pipe_->last_words(reply);
+  // Its end, as the zygote reaped it (a signal names a kill or a crash).
+  std::string how = zygote_ ? zygote_->status(pipe_->pid()) : "";
+  for (int i = 0; i < 20 && how == "running"; ++i) {  // its last words read: it is ending
+    ::usleep(50000);
+    how = zygote_->status(pipe_->pid());
+  }
+  const bool known = !how.empty() && how != "running";
+  throw std::runtime_error("the Python twin" + (known ? " " + how : "") + (last.empty() ? " ended" : ": " + last));
+}
+
+std::string PythonTwin::request(const std::string& line) {
+  try {
+    return pipe_->request(line);
+  } catch (const std::exception&) {
+    failed("");  // it ended: how, and its last words
+  }
 }
 
 void PythonTwin::step() {
-  const std::string reply = pipe_->request("step");
-  if (reply != "ok") failed(reply);
+  if (const std::string reply = request("step"); reply != "ok") failed(reply);
 }
 
 at::Tensor PythonTwin::output() {
-  const std::string reply = pipe_->request("output");
+  const std::string reply = request("output");
   long long n = -1;
   if (std::sscanf(reply.c_str(), "output %lld", &n) != 1 || n < 0) failed(reply);
   at::Tensor t = at::empty({n}, at::kFloat);

@@ -25,6 +25,8 @@
 
 namespace optbench::workloads {
 
+class TwinZygote;
+
 // step_server.py in the source tree this binary was built from.
 std::string python_step_server();
 
@@ -43,9 +45,12 @@ class PythonTwin final : public Workload, public OutOfProcessWork {
   at::Tensor output() override;
   nlohmann::json metrics() override;
   std::string runs_in() const override { return "a Python process of its own"; }
+  pid_t pid() const { return pipe_->pid(); }
 
  private:
   [[noreturn]] void failed(const std::string& reply);
+  std::string request(const std::string& line);
+  TwinZygote* zygote_ = nullptr;  // the process's, which forked this twin
   std::unique_ptr<PythonPipe> pipe_;
   nlohmann::json metrics_ = nlohmann::json::object();
 };

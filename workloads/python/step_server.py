@@ -18,7 +18,19 @@ Anything else, or an exception, ends the process with a traceback on stdout,
 whose last line the C++ side reports.
 
 Families: one module each beside this file (FAMILIES), with
-build(torch, spec) -> an object with step(), output() and metrics()."""
+build(torch, spec) -> an object with step(), output() and metrics().
+
+`python step_server.py --zygote` imports torch once and forks each twin from
+there, so a case's variants do not each pay the interpreter's start (2-4 s on a
+2-core VM, most of a further process's time): each twin is still a process of
+its own. Protocol, one line each way:
+  "fork <path>"   forks a twin, which connects to the Unix socket at path
+                  ("@name": abstract) and serves the protocol above over it;
+                  "forked <pid>"
+  "status <pid>"  "status running", "status exited <n>" or
+                  "status killed by signal <n> (<name>)": how a twin ended
+  "quit"          ends the zygote (its twins end with their sockets)
+Nothing here touches CUDA: a twin initialises it after the fork."""
 import json
 import os
 import sys
@@ -35,7 +47,8 @@ FAMILIES = {
 }
 
 
-def main():
+def serve():
+    """One twin: its spec, then requests until quit or the end of its input."""
     spec = json.loads(sys.stdin.readline())
     import torch
 
@@ -65,15 +78,74 @@ def main():
         else:
             break
         out.flush()
-    os._exit(0)
 
 
-if __name__ == "__main__":
+def how_it_ended(status):
+    if os.WIFSIGNALED(status):
+        import signal
+
+        sig = os.WTERMSIG(status)
+        return "killed by signal %d (%s)" % (sig, signal.Signals(sig).name)
+    return "exited %d" % os.waitstatus_to_exitcode(status)
+
+
+def forked_twin(path):
+    """In a child of the zygote: the socket becomes its stdin and stdout, then it serves."""
+    import socket
+
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect("\0" + path[1:] if path.startswith("@") else path)  # "@name": Linux's abstract namespace
+    # The same sys.stdout object, now writing to the socket (a wrapper a
+    # sitecustomize put there stays); a fresh stdin, with nothing read ahead.
+    os.dup2(s.fileno(), 0)
+    os.dup2(s.fileno(), 1)
+    s.close()
+    sys.stdin = os.fdopen(0, "r", closefd=False)
+    serve()
+
+
+def zygote():
+    import torch  # noqa: F401 (imported once: every twin forked below starts with it)
+
+    ended = {}
+    for line in sys.stdin:
+        cmd, _, arg = line.strip().partition(" ")
+        while True:  # the twins that ended, reaped
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            ended[pid] = how_it_ended(status)
+        if cmd == "fork":
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid == 0:
+                run(lambda: forked_twin(arg))
+            reply = "forked %d" % pid
+        elif cmd == "status":
+            reply = "status " + ended.get(int(arg), "running")
+        else:
+            break
+        sys.stdout.write(reply + "\n")
+        sys.stdout.flush()
+
+
+def run(body):
+    """Runs body, then ends the process without finalization; an exception's
+    traceback goes to stdout, whose last line the C++ side reports."""
     try:
-        main()
+        body()
     except BaseException:
         import traceback
 
         traceback.print_exc(file=sys.stdout)
         sys.stdout.flush()
         os._exit(1)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    run(zygote if sys.argv[1:] == ["--zygote"] else serve)
