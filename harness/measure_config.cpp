@@ -19,7 +19,7 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.stopping = {10, 0.3, 2.0, 100000, 0.03, 0.95};
       c.processes = 10;
       c.min_processes = 3;
-      c.process_time_share = 1.5;
+      c.process_time_share = 2.0;
       break;
     case RunProfile::full:
       c.warmup_min_s = 1.0;

@@ -99,4 +99,6 @@ TEST(PythonTwin, TwinsAreProcessesOfTheirOwnFromOneZygote) {
 TEST(PythonTwin, APythonThatCannotStartIsAClearError) {
   const std::string e = error_of("/bin/false", adamw_spec("per_tensor"));
   EXPECT_NE(e.find("did not start (/bin/false)"), std::string::npos) << e;
+  const std::string missing = error_of("/nonexistent/python3", adamw_spec("per_tensor"));
+  EXPECT_NE(missing.find("did not start (/nonexistent/python3)"), std::string::npos) << missing;
 }

@@ -73,7 +73,7 @@ std::unique_ptr<PythonPipe> TwinZygote::fork_twin(const std::string& what) {
   } catch (const std::exception& e) {
     // It ended (importing torch failed, or it was killed): its last words say
     // why, and the next twin starts a new one.
-    const std::string last = pipe_->last_words(reply);
+    const std::string last = pipe_ ? pipe_->last_words(reply) : "";  // none where it could not be started
     pipe_.reset();
     throw std::runtime_error(std::string(e.what()) + (last.empty() ? "" : ": " + last));
   }
@@ -101,8 +101,9 @@ std::unique_ptr<PythonPipe> TwinZygote::fork_twin(const std::string& what) {
 }
 
 std::string TwinZygote::status(pid_t pid) {
+  if (!pipe_) return "";  // the zygote that forked it is gone: not one started to answer
   try {
-    const std::string reply = pipe().request("status " + std::to_string(pid));
+    const std::string reply = pipe_->request("status " + std::to_string(pid));
     return reply.rfind("status ", 0) == 0 ? reply.substr(7) : "";
   } catch (const std::exception&) {
     pipe_.reset();
