@@ -90,11 +90,19 @@ def how_it_ended(status):
 
 
 def forked_twin(path):
-    """In a child of the zygote: the socket becomes its stdin and stdout, then it serves."""
+    """In a child of the zygote: the socket becomes its stdin and stdout, then it
+    serves. Until it is connected its stdout is still the zygote's replies, so a
+    failure to connect goes to stderr and ends it (the zygote reports the exit)."""
     import socket
 
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect("\0" + path[1:] if path.startswith("@") else path)  # "@name": Linux's abstract namespace
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect("\0" + path[1:] if path.startswith("@") else path)  # "@name": Linux's abstract namespace
+    except BaseException:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        os._exit(2)
     # The same sys.stdout object, now writing to the socket (a wrapper a
     # sitecustomize put there stays); a fresh stdin, with nothing read ahead.
     os.dup2(s.fileno(), 0)
