@@ -20,6 +20,7 @@
 #include "harness/build_info.h"
 #include "harness/cli_numbers.h"
 #include "harness/malloc_regime.h"
+#include "harness/name_hint.h"
 #include "harness/measure_config.h"
 #include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
@@ -43,16 +44,14 @@ std::string default_out_path(DeviceKind d) {
 }
 
 // Exact names given on the command line become an anchored alternation filter;
-// an unknown one is an error that lists the valid names.
+// an unknown one is an error of one line, with the closest name.
 std::string names_to_filter(const std::vector<std::string>& names) {
   const auto valid = Registry::instance().names();
   std::string alt;
   for (const auto& n : names) {
-    if (std::find(valid.begin(), valid.end(), n) == valid.end()) {
-      std::string list;
-      for (const auto& v : valid) list += "\n  " + v;
-      throw std::invalid_argument("unknown experiment '" + n + "'; valid names:" + list);
-    }
+    if (std::find(valid.begin(), valid.end(), n) == valid.end())
+      throw std::invalid_argument("unknown experiment '" + n + "' (" + unknown_name_hint(n, valid) +
+                                  ")");
     alt += (alt.empty() ? "" : "|") + n;
   }
   return "^(" + alt + ")$";
@@ -164,7 +163,7 @@ int cli_main(int argc, char** argv) {
                   "when larger)")
       ->check(cli::finite_number(false));
   run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)")
-      ->check(cli::whole_number(0));
+      ->check(cli::whole_number_u64());
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
   bool in_process = false;
@@ -284,7 +283,6 @@ int cli_main(int argc, char** argv) {
     if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
     if (!trace_dir.empty()) {
       if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");
-      std::filesystem::create_directories(trace_dir);
       opts.measure.breakdown.trace_dir = std::filesystem::absolute(trace_dir).string();
       opts.measure.breakdown.mode = profiling::BreakdownMode::on;
     }
@@ -295,6 +293,8 @@ int cli_main(int argc, char** argv) {
     results_path = opts.out_path;
     if (!overwrite && std::filesystem::exists(opts.out_path))
       throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
+    // Made only once every option is known good: a refused run creates nothing.
+    if (!trace_dir.empty()) std::filesystem::create_directories(trace_dir);
     opts.argv = args;
     opts.progress = !no_progress;
     opts.guard_experiments = !in_process;

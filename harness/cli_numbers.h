@@ -45,4 +45,20 @@ inline CLI::Validator whole_number(long long lo, long long hi = kNoUpperBound) {
       "INT");
 }
 
+// Any unsigned 64-bit whole number (a seed): strtoll stops at 2^63 - 1, and
+// strtoull takes "-1" as 2^64 - 1, so neither alone.
+inline CLI::Validator whole_number_u64() {
+  return CLI::Validator(
+      [](std::string& in) -> std::string {
+        errno = 0;
+        char* end = nullptr;
+        (void)std::strtoull(in.c_str(), &end, 10);
+        const bool digits = !in.empty() && in.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || !end || *end != '\0' || errno == ERANGE)
+          return "expected a whole number from 0 to 18446744073709551615, got '" + in + "'";
+        return "";
+      },
+      "UINT");
+}
+
 }  // namespace optbench::cli

@@ -16,6 +16,7 @@
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
+#include "harness/name_hint.h"
 #include "harness/part_files.h"
 #include "harness/process_clock.h"
 #include "harness/process_repeats.h"
@@ -317,11 +318,9 @@ int run_suite(const SuiteOptions& opts) {
   validate(opts.measure.stopping);
   validate(opts.measure.repeat.stopping);
   const auto selected = Registry::instance().match(opts.filter);
-  if (selected.empty()) {
-    std::string names;
-    for (const auto& n : Registry::instance().names()) names += "\n  " + n;
-    throw std::invalid_argument("no experiment matches --filter '" + opts.filter + "'; valid names:" + names);
-  }
+  if (selected.empty())
+    throw std::invalid_argument("no experiment matches --filter '" + opts.filter + "' (" +
+                                unknown_name_hint(opts.filter, Registry::instance().names()) + ")");
   auto backend = make_backend(opts.device);
   // The budget covers the whole process: loading, enumerating, environment, cases.
   std::optional<double> deadline;

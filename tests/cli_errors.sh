@@ -12,12 +12,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$OPTBENCH" run no_such_experiment --out "$tmp/x.json" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "unknown name: exit $rc, expected 2"
 echo "$out" | grep -q "unknown experiment 'no_such_experiment'" || fail "unknown name message: $out"
-echo "$out" | grep -q "eval_no_grad" || fail "unknown name does not list valid names: $out"
+echo "$out" | grep -q "optbench list" || fail "unknown name does not say where the names are: $out"
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "unknown name: not one line: $out"
 [ ! -e "$tmp/x.json" ] || fail "a results file was written for a bad name"
 
 out=$("$OPTBENCH" run --filter 'zzz_nothing' --device cpu --out "$tmp/y.json" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "empty filter: exit $rc"
 echo "$out" | grep -q "no experiment matches" || fail "empty filter message: $out"
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || fail "empty filter: not one line: $out"
 
 out=$("$OPTBENCH" run --filter '(' --device cpu --out "$tmp/y.json" 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "bad regex: exit $rc"
@@ -56,8 +58,19 @@ for opt in --min-samples --cold-processes; do
     usage_error "$opt" run eval_no_grad --device cpu "$opt" "$v" --out "$tmp/u.json"
   done
 done
+usage_error "did you mean 'eval_no_grad'" run eval_nograd --device cpu --out "$tmp/u.json"
 usage_error "seed" run eval_no_grad --device cpu --seed nan --out "$tmp/u.json"
 usage_error "seed" run eval_no_grad --device cpu --seed -1 --out "$tmp/u.json"
+usage_error "seed" run eval_no_grad --device cpu --seed 18446744073709551616 --out "$tmp/u.json"
+# A refused run creates nothing, --trace-dir's folder included (issue 40).
+touch "$tmp/exists.json"
+usage_error "exists" run eval_no_grad --device cpu --trace-dir "$tmp/traces" --out "$tmp/exists.json"
+[ ! -e "$tmp/traces" ] || fail "--trace-dir was created for a refused run"
+usage_error "unknown experiment" run no_such_experiment --device cpu --trace-dir "$tmp/traces" --out "$tmp/u.json"
+[ ! -e "$tmp/traces" ] || fail "--trace-dir was created for an unknown experiment"
+# The largest the help's UINT allows gets past the options (issue 40: it was refused):
+# the error is then the empty filter's, not the seed's.
+usage_error "no experiment matches" run --filter zzz_nothing --device cpu --seed 18446744073709551615 --out "$tmp/u.json"
 for opt in --timeout --grace; do
   for v in nan inf -1; do
     usage_error "$opt" launch --nproc 2 "$opt" "$v" -- run eval_no_grad --device cpu

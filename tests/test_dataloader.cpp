@@ -314,7 +314,9 @@ TEST(DataLoaderInvariants, ALongerWindowIsNotSlower) {
 // a deeper queue cannot make the worker faster, so the ratio is about 1 at any
 // window. With a window per variant (4 x workers x prefetch, the old rule) the
 // same comparison gave the fill amortised over a longer window: about 1.8 at
-// the short windows and 1.1 at the long ones.
+// the short windows and 1.1 at the long ones. Two CI tests beside it on two
+// cores once moved a correct run to 1.41 (1.36 vs 0.97), so a second run is
+// taken when the first misses: the old rule's 1.6 would have to miss twice.
 TEST(DataLoaderInvariants, ThePrefetchRatioDoesNotMoveWithTheWindowLength) {
   const LoaderSetup s = small_setup();
   Case c;
@@ -325,10 +327,15 @@ TEST(DataLoaderInvariants, ThePrefetchRatioDoesNotMoveWithTheWindowLength) {
       c.variants.push_back(loop_variant(s, "p" + std::to_string(p) + "_w" + std::to_string(w), "",
                                         {1, p, false}, LoopKind::train, w));
   c.units = *c.variants.front().units;
-  const json r = run_on_cpu(c);
-  ASSERT_EQ(r["status"], "ok") << r.dump();
-  const double short_ratio = items_per_s(r, "p8_w8") / items_per_s(r, "p1_w8");
-  const double long_ratio = items_per_s(r, "p8_w64") / items_per_s(r, "p1_w64");
-  std::cout << "prefetch_8 / prefetch_1: " << short_ratio << " (8 batches), " << long_ratio << " (64 batches)\n";
-  EXPECT_LT(std::max(short_ratio, long_ratio) / std::min(short_ratio, long_ratio), 1.35);
+  double apart = 0;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const json r = run_on_cpu(c);
+    ASSERT_EQ(r["status"], "ok") << r.dump();
+    const double short_ratio = items_per_s(r, "p8_w8") / items_per_s(r, "p1_w8");
+    const double long_ratio = items_per_s(r, "p8_w64") / items_per_s(r, "p1_w64");
+    std::cout << "prefetch_8 / prefetch_1: " << short_ratio << " (8 batches), " << long_ratio << " (64 batches)\n";
+    apart = std::max(short_ratio, long_ratio) / std::min(short_ratio, long_ratio);
+    if (apart < 1.35) break;
+  }
+  EXPECT_LT(apart, 1.35);
 }
