@@ -1,6 +1,7 @@
 #pragma once
 // A Python twin: a case's workload as a Python user runs it, in a Python
-// process of its own (the build's, python_executable()) driven over a pipe, so
+// process of its own (the build's, python_executable(); forked from this
+// process's zygote, twin_zygote.h) driven over a Unix socket, so
 // a claim whose mechanism includes Python's interpreter overhead (TorchScript
 // against eager Python, a Python loop over an optimizer's tensors) is measured
 // where Python users are, beside the C++ case. The Python half is
