@@ -17,6 +17,7 @@ constexpr double kProcessStartS = 1.0;            // a fresh process for a cold 
 constexpr double kCuptiSetupS = 1.0;              // once per process, on a GPU
 constexpr double kWindowEstimateFactor = 2.0;     // an operator-heavy window over its steps
 constexpr double kMinShareS = 0.01;               // no share, cap or warm-up below this
+constexpr double kChildExitReserveS = 0.5;        // an experiment's process ending after its deadline
 
 const std::string kPrefix = "budget: ";
 const std::string kRanOut = kPrefix + "the run's --time-budget ran out before ";
@@ -130,6 +131,8 @@ int BudgetGate::breakdown_window_steps(int min_steps, int max_steps, const std::
   if (why.empty()) why = "the profiled window has no steps to run";
   return 0;
 }
+
+double child_budget_s(double left_s) { return std::max(left_s - kChildExitReserveS, 1e-3); }
 
 double expected_setup_s(double declared_s, double seen_s) {
   return declared_s > 0 ? std::max(declared_s, seen_s) : 0.0;

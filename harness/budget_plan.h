@@ -109,6 +109,13 @@ class BudgetGate {
   const DeviceBackend* clock_;
 };
 
+// The budget an experiment's process is given, of `left_s` in the run: less
+// what its exit and the run's reading of its cases take after its deadline
+// (LibTorch's teardown, the twins' zygote, the part file), so that the run
+// ends within its --time-budget (the budget test ended 0.2-1.0 s past it on
+// clean clones without this); never below a millisecond.
+double child_budget_s(double left_s);
+
 // What preparing one variant of a case that declared `declared_s` of set-up
 // is expected to take: at least what such a variant took in this process
 // (`seen_s`); 0 where the case declared none.

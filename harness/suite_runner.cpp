@@ -74,7 +74,7 @@ ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string&
                                        std::size_t prior_experiments, std::size_t process_index) {
   ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index};
   s.run.filter = "^" + name + "$";
-  s.run.time_budget_s = budget_left ? std::optional<double>(std::max(*budget_left, 1e-3)) : std::nullopt;
+  s.run.time_budget_s = budget_left ? std::optional<double>(child_budget_s(*budget_left)) : std::nullopt;
   return s;
 }
 

@@ -84,6 +84,12 @@ TEST(BudgetGate, EveryRefusalIsABudgetReason) {
   EXPECT_FALSE(is_budget_reason("AOTInductor compilation failed: budget: no"));
 }
 
+// An experiment's process ends before the run's deadline by what its exit takes.
+TEST(BudgetGate, AChildIsGivenTheBudgetLessItsExit) {
+  EXPECT_DOUBLE_EQ(child_budget_s(10.0), 9.5);
+  EXPECT_DOUBLE_EQ(child_budget_s(0.2), 1e-3) << "never nothing: the child records its cases as not run";
+}
+
 // A declared set-up (a Python twin's interpreter start) is a floor: a case
 // expects at least what such a case measured earlier in the process, so the
 // first variant of a second twin case does not start on the declared guess
