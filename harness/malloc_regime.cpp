@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <cstdlib>
+#include <string>
 
 namespace optbench {
 namespace {
@@ -13,7 +14,6 @@ constexpr long kMmapThreshold = 32L << 20;
 // Freed heap memory is kept unless more than this is free at the top: no step's
 // temporaries go back to the kernel to be faulted in again.
 constexpr long kTrimThreshold = 1L << 30;
-const char* const kPinned = "glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1073741824";
 const char* const kMarker = "OPTBENCH_MALLOC_PINNED";
 
 bool user_set_malloc(const std::string& tunables) {
@@ -31,7 +31,10 @@ MallocRegime pin() {
   // Either call also turns glibc's dynamic adjustment off for the rest of the process.
   mallopt(M_MMAP_THRESHOLD, kMmapThreshold);
   mallopt(M_TRIM_THRESHOLD, kTrimThreshold);
-  const std::string passed = tunables.empty() ? kPinned : tunables + ":" + kPinned;
+  // The same two settings for the children, which glibc applies at their start.
+  const std::string pinned = "glibc.malloc.mmap_threshold=" + std::to_string(kMmapThreshold) +
+                             ":glibc.malloc.trim_threshold=" + std::to_string(kTrimThreshold);
+  const std::string passed = tunables.empty() ? pinned : tunables + ":" + pinned;
   setenv("GLIBC_TUNABLES", passed.c_str(), 1);
   setenv(kMarker, "1", 1);
   return {"optbench", passed};

@@ -128,8 +128,8 @@ class MixedPrecision final : public Experiment {
                     torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d))),
         gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d, false));
     // Without native bf16 a CPU emulates it: AMP bf16 steps took 6-19x FP32's on an
-    // AVX2-only VM (results/2026-11-27_..._standard_bf16_emulated.json), minutes a run for a figure that says nothing of AMP on a GPU
-    // (both claims are about GPUs).
+    // AVX2-only VM (results/2026-11-27_..._standard_bf16_emulated.json), minutes a
+    // run for a figure that says nothing of AMP on a GPU (both claims are about GPUs).
     if (!gpu && cpu_has_native_bf16() == false)
       for (auto& c : out)
         c.skip_reason = "this CPU has no native bf16 (AVX512-BF16 or AMX): AMP bf16 would be emulated, many times "

@@ -42,7 +42,7 @@ PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<
 }
 
 PythonPipe::PythonPipe(pid_t pid, int socket, std::string what, std::string quit)
-    : what_(std::move(what)), quit_(std::move(quit)), pid_(pid), own_child_(false), to_child_(socket),
+    : what_(std::move(what)), quit_(std::move(quit)), pid_(pid), to_child_(socket),
       from_child_(socket), socket_(socket) {
   ignore_sigpipe();
 }
@@ -54,7 +54,7 @@ PythonPipe::~PythonPipe() {
   }
   close_input();
   if (from_child_ >= 0) ::close(from_child_);  // the socket, where adopted
-  if (pid_ > 0 && own_child_) wait_status(pid_);
+  if (pid_ > 0 && socket_ < 0) wait_status(pid_);  // an adopted process is its starter's to wait for
 }
 
 void PythonPipe::close_input() {

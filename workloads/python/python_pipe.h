@@ -49,9 +49,8 @@ class PythonPipe {
   void close_input();  // the child sees the end of its input
   std::string what_, quit_;
   pid_t pid_ = -1;
-  bool own_child_ = true;  // started here, so waited for here
   int to_child_ = -1, from_child_ = -1;
-  int socket_ = -1;  // both directions, where adopted
+  int socket_ = -1;  // both directions, where adopted (then not this process's child)
 };
 
 }  // namespace optbench::workloads

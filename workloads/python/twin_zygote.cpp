@@ -10,10 +10,9 @@
 #include <map>
 #include <stdexcept>
 
+#include "workloads/python/python_twin.h"  // python_step_server()
+
 namespace optbench::workloads {
-
-std::string python_step_server();  // python_twin.cpp
-
 namespace {
 
 constexpr int kConnectS = 120;  // a fork and a connect: milliseconds, unless the twin died
