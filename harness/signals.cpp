@@ -6,6 +6,7 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 
 namespace optbench {
 namespace {
@@ -17,6 +18,18 @@ constexpr int kSlots = static_cast<int>(AbruptSlot::count);
 char g_paths[kSlots][PATH_MAX];
 std::atomic<bool> g_path_set[kSlots];
 std::atomic<pid_t> g_child{0};
+std::atomic<long long> g_first_ns{0};
+
+// A second signal this soon after the first is the same request delivered twice:
+// GNU timeout (and a CI runner's job timeout) signals the child and then its
+// whole process group, so the run gets SIGTERM twice within microseconds.
+constexpr long long kSameRequestNs = 200'000'000;
+
+long long monotonic_ns() {  // clock_gettime is async-signal-safe
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
 
 void abrupt_cleanup() {
   if (const pid_t child = g_child.load(); child > 0) {
@@ -28,6 +41,7 @@ void abrupt_cleanup() {
 }
 
 void on_signal(int sig) {
+  if (g_stop.load() && monotonic_ns() - g_first_ns.load() < kSameRequestNs) return;
   if (g_stop.load()) {
     abrupt_cleanup();
     std::signal(sig, SIG_DFL);
@@ -35,6 +49,7 @@ void on_signal(int sig) {
     return;
   }
   g_signal = sig;
+  g_first_ns.store(monotonic_ns());
   g_stop.store(true);
 }
 

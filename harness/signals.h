@@ -2,7 +2,9 @@
 // Ctrl-C / SIGTERM: the first asks the run to stop after the current sample (the
 // case is recorded as interrupted and the file closed properly); a second one
 // ends the process at once (finished results are already on disk), removing
-// first what this process was writing (see set_abrupt_cleanup).
+// first what this process was writing (see set_abrupt_cleanup). A second signal
+// within 200 ms of the first is the same request delivered twice (timeout(1)
+// signals the child and then its process group) and changes nothing.
 #include <sys/types.h>
 
 #include <atomic>

@@ -2,7 +2,8 @@
 # Incremental writing: SIGINT mid-run records the case as interrupted and exits
 # 130, and so does SIGTERM (a CI job's timeout); SIGKILL mid-run leaves a valid
 # file with every finished case; a second SIGINT ends the run at once, leaving
-# a valid file and no temporary or part file.
+# a valid file and no temporary or part file; SIGTERM delivered twice at once (as
+# timeout(1) does: to the child, then to its process group) is one request.
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; FILTER=$3
@@ -22,14 +23,16 @@ wait_for_cases() {  # file, count
   fail "no finished case in $1 after 120 s"
 }
 
-for sig in INT TERM KILL INT2; do
+for sig in INT TERM KILL INT2 TERM_TWICE; do
   f="$tmp/$sig.json"
   # A long per-case cap so the run is surely still going when the signal lands.
   "$OPTBENCH" run --device cpu --filter "$FILTER" --max-time 30 --target-ci 1e-9 --no-progress --out "$f" &
   pid=$!
   wait_for_cases "$f" 1
   if [ $sig = INT2 ]; then
-    kill -s INT $pid; sleep 0.1; kill -s INT $pid
+    kill -s INT $pid; sleep 0.5; kill -s INT $pid
+  elif [ $sig = TERM_TWICE ]; then
+    kill -s TERM $pid; kill -s TERM $pid
   else
     kill -s $sig $pid
   fi
@@ -37,7 +40,7 @@ for sig in INT TERM KILL INT2; do
   PYTHONPATH="$SRC" "$PY" -m report validate "$f" || fail "$sig: file not schema-valid"
   status=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$f")
   [ "$(finished_cases "$f")" -ge 1 ] || fail "$sig: finished case lost"
-  if [ $sig = INT ] || [ $sig = TERM ]; then
+  if [ $sig = INT ] || [ $sig = TERM ] || [ $sig = TERM_TWICE ]; then
     [ $rc -eq 130 ] || fail "SIG$sig: exit $rc, expected 130"
     [ "$status" = interrupted ] || fail "SIG$sig: status $status"
     "$PY" -c 'import json,sys

@@ -177,7 +177,11 @@ EACH_ALONE_S = 177
 # check_matmul.py: 6 rounds x 2 timers x 1 s, a benchmark process per round
 # (EXPERIMENT_PROCESS_S each) and a Python importing torch (~5 s).
 MATMUL_CHECK_S = 6 * 2 * 1.0 + 6 * EXPERIMENT_PROCESS_S + 5
-STEP_COST_S = {"gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S, "matmul_check": MATMUL_CHECK_S}
+# tests/libstdcxx_bindings.sh on three binaries: 4 s on the 2-core CI VM
+# (gpu_session_cpu, 2026-11-27); LD_DEBUG's logging is host work, so no faster there.
+BINDINGS_S = 4
+STEP_COST_S = {"bindings": BINDINGS_S, "gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S,
+               "matmul_check": MATMUL_CHECK_S}
 # What a run step may take past its --time-budget: one sample (the longest in
 # these steps is a dataloader or storage_reads window, ~1.6 s at today's
 # windows) and the run's own process start and exit (<= 1.7 s, as above).
@@ -186,6 +190,7 @@ OVERRUN_S = 4.0
 # reserved, only with OPTBENCH_SESSION_EACH_ALONE=1.
 EACH_ALONE_STEP = "each_alone"
 GPU_SESSION = Path(__file__).resolve().parents[1] / "gpu-session"
+SESSION_S = 540  # scripts/gpu-session's default OPTBENCH_SESSION_S
 
 
 def step_s(v: dict) -> float:
@@ -462,34 +467,37 @@ def budget_for(plan: list[dict], i: int, elapsed: int, session_s: int, each_alon
     return min(plan[i]["cap"], left)
 
 
-def run_args(what: str) -> tuple[list[str], str, bool]:
-    """Experiments, profile and breakdown of a plan line `run NAME... --flags`."""
+def run_args(what: str) -> tuple[list[str], str, bool, int | None]:
+    """Experiments, profile, breakdown and --processes (None: the profile's) of a plan
+    line `run NAME... --flags`."""
     words = what.split()[1:]
     names = words[:next((k for k, w in enumerate(words) if w.startswith("--")), len(words))]
-    bd = "--breakdown" in words and words[words.index("--breakdown") + 1:][:1] == ["on"]
-    return names, "quick" if "--quick" in words else "standard", bd
+    value = lambda flag: words[words.index(flag) + 1] if flag in words[:-1] else None  # noqa: E731
+    processes = value("--processes")
+    return (names, "quick" if "--quick" in words else "standard", value("--breakdown") == "on",
+            int(processes) if processes else None)
 
 
 def cover(names: list[str], ests: dict, budget: float, breakdown: bool, processes: int = 1) -> tuple[float, str]:
-    """(estimated cost, what is expected to fit the budget): experiments in the
-    suite's (alphabetical) order, each case whole (in every process) or not at
-    all, as the budget has them; an experiment without H100 or CPU data costs
-    the whole budget."""
-    used, total, parts = 0.0, 0.0, []
+    """(estimated cost, what is expected to fit the budget), in the suite's passes:
+    every experiment's first process in (alphabetical) order, each case whole or
+    not at all, then each experiment's further processes while the budget lasts;
+    an experiment without H100 or CPU data costs the whole budget."""
+    used, total, parts = 0.0, 0.0, {}
     for e in sorted(names):
         x = ests.get(e)
         if x is None:
             total = math.inf
-            parts.append(f"{e}: no data, counted at the whole budget")
+            parts[e] = f"{e}: no data, counted at the whole budget"
             continue
-        cost = experiment_cost(x, breakdown, processes)
+        cost = first_process_cost(x, breakdown)
         total += cost
         tag = "" if x["basis"] == "gpu" else " (CPU bound)"
         if used + cost <= budget:
             used += cost
-            parts.append(f"{e} {cost:.0f} s{tag}")
+            parts[e] = f"{e} {cost:.0f} s{tag}"
             continue
-        per_case = {c: s + (processes - 1) * (x.get("repeats") or {}).get(c, 0.0) for c, s in x["cases"].items()}
+        per_case = dict(x["cases"])
         fixed = cost - sum(per_case.values())
         fit = []
         if used + fixed < budget:
@@ -499,10 +507,22 @@ def cover(names: list[str], ests: dict, budget: float, breakdown: bool, processe
                     used += s
                     fit.append(c)
         if fit:
-            parts.append(f"{e} {cost:.0f} s{tag}: partly ({len(fit)} of {len(x['cases'])} cases: {', '.join(fit)})")
+            parts[e] = f"{e} {cost:.0f} s{tag}: partly ({len(fit)} of {len(x['cases'])} cases: {', '.join(fit)})"
         else:
-            parts.append(f"{e} {cost:.0f} s{tag}: not run (budget)")
-    return total, ("profiled: " if breakdown else "") + "; ".join(parts)
+            parts[e] = f"{e} {cost:.0f} s{tag}: not run (budget)"
+    if processes > 1:
+        for e in sorted(names):
+            x = ests.get(e)
+            if x is None or "not run" in parts[e]:
+                continue
+            further = (processes - 1) * further_process_cost(x)
+            total += further
+            if used + further <= budget:
+                used += further
+                parts[e] += f" + {processes - 1} more process{'es' if processes > 2 else ''} {further:.0f} s"
+            else:
+                parts[e] += ", one process only (budget)"
+    return total, ("profiled: " if breakdown else "") + "; ".join(parts.values())
 
 
 def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]) -> list[dict]:
@@ -523,13 +543,13 @@ def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]
             rows.append(dict(row, covers=f"skipped: {session_s - t} s left, its minimum is {p['min']} s"))
             continue
         if p["what"].startswith("run "):
-            names, profile, bd = run_args(p["what"])
+            names, profile, bd, processes = run_args(p["what"])
             key = (profile, bd)
             if key not in ests:
                 skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
                 ests[key] = estimate(docs, profile, lambda name: bool(skip_re and re.fullmatch(skip_re, name)),
                                      breakdown=bd)
-            cost, covers = cover(names, ests[key], budget, bd, PROCESSES[profile])
+            cost, covers = cover(names, ests[key], budget, bd, processes or PROCESSES[profile])
             seconds = math.ceil(min(budget, cost) + OVERRUN_S)
         else:
             cost = STEP_COST_S.get(p["step"], math.inf)
@@ -572,7 +592,7 @@ def main(argv: list[str]) -> int:
     a = ap.parse_args(argv)
     docs = [load(f) for f in a.files]
     if a.session:
-        session_s = int(os.environ.get("OPTBENCH_SESSION_S", "480"))
+        session_s = int(os.environ.get("OPTBENCH_SESSION_S", str(SESSION_S)))
         each_alone = os.environ.get("OPTBENCH_SESSION_EACH_ALONE", "0") == "1"
         rows = session(docs, session_s, each_alone, read_plan(Path(a.gpu_session)))
         if not a.markdown:

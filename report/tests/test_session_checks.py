@@ -1,0 +1,171 @@
+"""scripts/gpu-session's checks (report/session_checks.py), each shown to fail on what it
+exists to catch: a window in which CUPTI recorded nothing, device time above the host
+time around it, a replayed graph launching op by op, no GPU, a CUDA file in a CPU
+rehearsal, a twin on another torch, a reserved step skipped or past its deadline, a
+file that is not results. The unplanted H100 files of 2026-11-24 pass."""
+import copy
+import csv
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+import synth
+from report import session_checks as sc
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+H100 = FIXTURES / "h100_2026-11-24"
+STEPS = ("step\tstart_s\tseconds\tbudget_s\texit\treserve\toverrun_s\n"
+         "setup\t0\t40\t-\t0\t-\t-\nbuild\t40\t120\t-\t0\t-\t-\n"
+         "new\t160\t100\t110\t0\t1\t5\nverified\t260\t0\tskipped\t-\t0\t5\n")
+
+
+def h100(name: str) -> dict:
+    return json.loads(gzip.open(H100 / f"{name}.json.gz").read())
+
+
+def cuda_breakdown(events: int, launches: float, categories: dict | None = None, steps: int = 5) -> dict:
+    b = synth.breakdown(categories or {"gemm": 1e-3, "conv": 2e-3}, 1e-4, launches=launches)
+    b.update(steps=steps, device_events=events)
+    return b
+
+
+def session(tmp_path: Path, docs: dict, steps: str = STEPS, rehearsal: bool = False) -> tuple[int, dict]:
+    """Run the checks on a folder holding these files; (exit, {(check, subject): row})."""
+    folder = tmp_path / "s"
+    (folder / "runs").mkdir(parents=True)
+    (folder / "steps.tsv").write_text(steps)
+    for name, doc in docs.items():
+        (folder / "runs" / name).write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    rc = sc.main([str(folder)] + (["--rehearsal"] if rehearsal else []))
+    rows = {(r["check"], r["subject"]): r for r in csv.DictReader((folder / "checks.tsv").open(), delimiter="\t")}
+    return rc, rows
+
+
+def failed(rows: dict) -> set:
+    return {k for k, r in rows.items() if r["result"] == "fail"}
+
+
+def profiled_mixed_precision(events: int = 900, launches: float = 180.0, conv: float = 2e-3) -> dict:
+    doc = h100("h100_mixed_precision")
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v["breakdown"] = cuda_breakdown(events, launches, {"gemm": 1e-3, "conv": conv})
+    return doc
+
+
+def test_the_h100_files_pass(tmp_path):
+    rc, rows = session(tmp_path, {"breakdown.json": profiled_mixed_precision(),
+                                  "verified.json": h100("h100_pinned_aligned")})
+    assert rc == 0 and not failed(rows), failed(rows)
+    assert rows[("gpu", "machine")]["figure"].startswith("NVIDIA H100 80GB HBM3, driver 580.159.04")
+    assert rows[("step", "verified")]["result"] == "wait"  # unreserved, skipped for time: not a failure
+    assert rows[("cupti", "breakdown.json")]["result"] == "pass"
+    assert any(k[0] == "conv_time" for k in rows) and any(k[0] == "nvml" for k in rows)
+    assert {"events_vs_host"} <= {k[0] for k in rows}
+
+
+def test_a_window_without_device_events_fails(tmp_path):
+    rc, rows = session(tmp_path, {"breakdown.json": profiled_mixed_precision(events=0)})
+    assert rc == 1 and ("cupti", "breakdown.json") in failed(rows)
+    assert "0 device events" in rows[("cupti", "breakdown.json")]["figure"]
+
+
+def test_a_profiling_error_fails(tmp_path):
+    doc = profiled_mixed_precision()
+    doc["experiments"][0]["cases"][0]["variants"][0]["breakdown"] = {"status": "error", "reason": "CUPTI_ERROR_X"}
+    rc, rows = session(tmp_path, {"breakdown.json": doc})
+    assert rc == 1 and "CUPTI_ERROR_X" in rows[("cupti", "breakdown.json")]["figure"]
+
+
+def test_resnet_without_conv_time_fails(tmp_path):
+    rc, rows = session(tmp_path, {"breakdown.json": profiled_mixed_precision(conv=0.0)})
+    assert rc == 1 and any(k[0] == "conv_time" and "resnet50" in k[1] for k in failed(rows)), failed(rows)
+
+
+def test_device_time_above_the_host_time_around_it_fails(tmp_path):
+    doc = h100("h100_pinned_aligned")
+    v = doc["experiments"][0]["cases"][0]["variants"][0]
+    v["samples"]["device_s"] = [h * 1.5 for h in v["samples"]["host_s"]]
+    rc, rows = session(tmp_path, {"verified.json": doc})
+    assert rc == 1 and ("events_vs_host", "verified.json batched") in failed(rows)
+
+
+def test_a_long_step_with_a_host_gap_fails(tmp_path):
+    """What an NVML read inside the timed region would show: the host 30% above the events."""
+    doc = h100("h100_mixed_precision")
+    v = doc["experiments"][0]["cases"][0]["variants"][0]
+    v["samples"]["host_s"] = [d * 1.3 for d in v["samples"]["device_s"]]
+    rc, rows = session(tmp_path, {"mp.json": doc})
+    assert rc == 1 and "host gap" in rows[("events_vs_host", "mp.json batched")]["figure"]
+
+
+def test_missing_clock_samples_fail(tmp_path):
+    doc = h100("h100_mixed_precision")
+    doc["experiments"][0]["cases"][0]["variants"][0]["samples"]["sm_clock_mhz"] = None
+    rc, rows = session(tmp_path, {"mp.json": doc})
+    assert rc == 1 and ("nvml", "mp.json") in failed(rows)
+
+
+@pytest.mark.parametrize("launches, ok", [(1.0, True), (2.0, True), (40.0, False)])
+def test_a_replayed_graph_launches_once_per_step(tmp_path, launches, ok):
+    base, graph = synth.variant("eager", [1e-3] * 6, role="baseline"), synth.variant("graph_replay", [5e-4] * 6)
+    c = synth.case("mlp", [("eager", [1e-3] * 6), ("graph_replay", [5e-4] * 6)])
+    c["variants"] = [base, graph]
+    base["breakdown"], graph["breakdown"] = cuda_breakdown(400, 40.0), cuda_breakdown(400, launches)
+    doc = synth.document([synth.experiment("cuda_graphs", [c])], gpu="NVIDIA H100 80GB HBM3")
+    rc, rows = session(tmp_path, {"breakdown.json": doc})
+    row = rows[("graph_launches", "breakdown.json cuda_graphs/mlp/graph_replay")]
+    assert (row["result"] == "pass") == ok and (rc == 0) == ok, row
+
+
+def test_no_gpu_fails_the_first_row(tmp_path):
+    steps = "step\tstart_s\tseconds\tbudget_s\texit\treserve\toverrun_s\nsetup\t0\t12\t-\t3\t-\t-\n"
+    rc, rows = session(tmp_path, {}, steps)
+    assert rc == 1 and {("gpu", "machine"), ("step", "setup")} <= failed(rows)
+    assert rows[("gpu", "machine")]["figure"].startswith("no GPU")
+
+
+def test_a_rehearsal_passes_on_the_cpu_and_refuses_a_cuda_file(tmp_path):
+    cpu = synth.simple_doc([1e-3] * 6, [5e-4] * 6, gpu=None)
+    rc, rows = session(tmp_path / "a", {"new.json": cpu}, rehearsal=True)
+    assert rc == 0 and rows[("gpu", "machine")]["result"] == "n/a"
+    rc, rows = session(tmp_path / "b", {"new.json": synth.simple_doc([1e-3] * 6, [5e-4] * 6)}, rehearsal=True)
+    assert rc == 1 and ("device", "new.json") in failed(rows)
+
+
+def test_a_twin_on_another_torch_or_dead_fails(tmp_path):
+    doc = synth.simple_doc([1e-3] * 6, [5e-4] * 6, gpu=None)
+    v = doc["experiments"][0]["cases"][0]["variants"][1]
+    v["params"] = dict(v.get("params") or {}, runtime="python")
+    v["metrics"] = {"python_torch": "2.4.0+cu124"}  # the synthetic LibTorch is 2.4.0
+    rc, rows = session(tmp_path / "a", {"new.json": doc}, rehearsal=True)
+    assert rc == 0 and rows[("twins", "new.json")]["result"] == "pass"
+    v["metrics"] = {"python_torch": "2.3.1"}
+    rc, rows = session(tmp_path / "b", {"new.json": doc}, rehearsal=True)
+    assert rc == 1 and "torch 2.3.1" in rows[("twins", "new.json")]["figure"]
+
+
+@pytest.mark.parametrize("line, why", [
+    ("aot_inductor\t300\t0\tskipped\t-\t1\t5\n", "skipped for time"),
+    ("aot_inductor\t300\t140\t130\t124\t1\t5\n", "exit 124"),
+    ("aot_inductor\t300\t142\t130\t0\t1\t5\n", "142 s of 130 s"),
+])
+def test_a_reserved_step_skipped_stopped_or_late_fails(tmp_path, line, why):
+    rc, rows = session(tmp_path, {"verified.json": h100("h100_pinned_aligned")}, STEPS + line)
+    assert rc == 1 and failed(rows) == {("step", "aot_inductor")}, failed(rows)
+    assert why in rows[("step", "aot_inductor")]["figure"]
+
+
+def test_a_file_that_is_not_results_fails_alone(tmp_path):
+    rc, rows = session(tmp_path, {"verified.json": h100("h100_pinned_aligned"), "new.json": "{not json"})
+    assert rc == 1 and failed(rows) == {("file", "new.json")}
+
+
+def test_an_interrupted_or_crashed_run_fails(tmp_path):
+    doc = copy.deepcopy(h100("h100_pinned_aligned"))
+    doc["status"] = "interrupted"
+    doc["experiments"][1]["status"] = "crashed"
+    rc, rows = session(tmp_path, {"verified.json": doc})
+    assert rc == 1 and {("run", "verified.json"), ("experiments", "verified.json")} <= failed(rows)
