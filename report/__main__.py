@@ -1,6 +1,6 @@
 """python3 -m report {validate,render,compare,baseline,gpus} -- see --help of each.
 
-Exit status: 0 success, 1 a regression (compare) , 2 bad input or usage.
+Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage.
 Errors are one line on stderr starting with 'error:'. Input files are never modified."""
 from __future__ import annotations
 
@@ -20,32 +20,51 @@ the same code on the same device show, which a single run's sample count cannot.
 Floors come per pair from the runs' own 10-90% spread (at least 2.5% for CUDA-event
 timed cases, 6% for host-timed ones; report/noise.py says why), widened to cover
 the spread of --history runs (other runs of the baseline's commit on this device). change = current / baseline - 1, with a (1 - alpha)
-bootstrap interval (scipy.stats.bootstrap).
+bootstrap interval (scipy.stats.bootstrap's draws, of a bounded number of samples
+per run: report/stats.py).
   slower / faster   the whole interval lies beyond the floor and the Mann-Whitney
                     U test (scipy) of the samples gives p < alpha
   lower / higher    the same for a speedup (U test of the per-round log ratios)
   same              the interval lies within +-floor
   ambiguous         otherwise
+  not computable    a median or speedup that is no finite positive number, or a
+                    change that overflows: never a pass
 Runs from different GPUs (environment.cuda.gpus[0].name, or the CPU model) are
-refused unless --allow-different-gpus. Exit status: 1 if a time is 'slower' or a
-speedup 'lower', 0 otherwise, 2 on bad input."""
+refused unless --allow-different-gpus. Exit status: 1 if a time is 'slower', a
+speedup 'lower' or a pair 'not computable', 0 otherwise, 2 on bad input."""
+
+
+def _validate_one(path: Path) -> str | None:
+    """None where the file is valid, else its one-line error. Whatever goes wrong with one
+    file is that file's line: the others are still checked."""
+    try:
+        load_results(path)
+        return None
+    except ResultsError as e:
+        return str(e)
+    except Exception as e:  # one file's failure is its line, not a stop
+        if os.environ.get("OPTBENCH_REPORT_DEBUG"):
+            raise
+        return f"{path}: {unexpected(e)}"
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Every file given, or in a directory given, gets its line; exit 2 if any is bad."""
     print(f"validator: {validator_name()}")
     bad = 0
-    try:
-        paths = expand_paths(args.files)
-    except ResultsError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    for path in paths:
+    for raw in args.files:
         try:
-            load_results(path)
-            print(f"{path}: valid")
+            paths = expand_paths([raw])
         except ResultsError as e:
             print(f"error: {e}", file=sys.stderr)
             bad += 1
+            continue
+        for path in paths:
+            if (err := _validate_one(path)) is None:
+                print(f"{path}: valid")
+            else:
+                print(f"error: {err}", file=sys.stderr)
+                bad += 1
     return EXIT_BAD_INPUT if bad else 0
 
 
@@ -180,10 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as e:  # never a traceback for the user; OPTBENCH_REPORT_DEBUG=1 shows it
         if os.environ.get("OPTBENCH_REPORT_DEBUG"):
             raise
-        msg = " ".join(str(e).split())
-        print(f"error: unexpected {type(e).__name__}: {msg} (set OPTBENCH_REPORT_DEBUG=1 for details)",
-              file=sys.stderr)
+        print(f"error: {unexpected(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+def unexpected(e: BaseException) -> str:
+    """An error no check foresaw, on one line."""
+    msg = " ".join(str(e).split())
+    return f"unexpected {type(e).__name__}: {msg} (set OPTBENCH_REPORT_DEBUG=1 for details)"
 
 
 if __name__ == "__main__":

@@ -24,8 +24,12 @@ runs show beyond what the interval holds). Verdict, in log units:
   ambiguous    otherwise: it reaches past the floor without being beyond it
   n/a          not comparable (a failed case, an OOM variant, too few samples to reach
                alpha, a speedup without an interval in either run: rounds.py)
-A 'slower' time or a 'lower' speedup is a regression: exit status 1. The summary
-counts the 'cannot tell' pairs, so a pass never hides what the gate could not see."""
+  not computable  the figures were there but a change could not be computed from them
+               (a time or speedup that is not a finite positive number, a ratio that
+               overflows): never a pass
+A 'slower' time or a 'lower' speedup is a regression: exit status 1, and so is a pair
+'not computable'. The summary counts the 'cannot tell' pairs, so a pass never hides
+what the gate could not see."""
 from __future__ import annotations
 
 import math
@@ -47,8 +51,10 @@ from .stats import diff_ci, log_median_boot, mann_whitney_p, smallest_p
 
 SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
 SAME, AMBIGUOUS, BLIND, NA = "same", "ambiguous", "cannot tell", "n/a"
+NOT_COMPUTABLE = "not computable"
 UP, DOWN = "up", "down"
 REGRESSIONS = (SLOWER, LOWER)
+FAILURES = REGRESSIONS + (NOT_COMPUTABLE,)  # what fails the gate
 
 
 @dataclass
@@ -70,6 +76,26 @@ class Row:
     @property
     def regression(self) -> bool:
         return self.verdict in REGRESSIONS
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict in FAILURES
+
+
+class NotComputable(Exception):
+    """A pair's figures give no finite change; the message says which and why."""
+
+
+def _positive(name: str, x: float | None) -> float:
+    """x, where it is a finite positive number: a time or a speedup a change can be taken of."""
+    if not (is_num(x) and x > 0):
+        raise NotComputable(f"{name} {x!r} is not a finite positive number")
+    return float(x)
+
+
+def _finite(name: str, *xs: float) -> None:
+    if not all(is_num(x) for x in xs):
+        raise NotComputable(f"{name} is not a finite number (an overflow)")
 
 
 def classify(ci_low: float, ci_high: float, p: float, floor: float, alpha: float) -> str:
@@ -154,6 +180,8 @@ class Run:
         cm = self.cms.get(key)
         est = cm.estimate if cm is not None else None
         if est is None:
+            if cm is not None and cm.raw.get("speedup") is not None:  # a figure, but none to take a change of
+                _positive("the recorded speedup", cm.raw["speedup"])
             return None, "no speedup recorded"
         if est.has_ci:
             return est, None
@@ -166,14 +194,21 @@ class Run:
         if what == "time":
             x, why = self.time_samples(key)
             return float(np.log(np.median(x))) if not why and len(x) >= 2 else None
-        est, why = self.estimate(key)
+        try:
+            est, why = self.estimate(key)
+        except NotComputable:
+            return None
         return None if why else math.log(est.speedup)
 
 
 def _judge(row: Row, d: float, lo: float, hi: float, p: float, floor: Floor, st: Settings, up: str,
            down: str) -> None:
     """d, lo, hi: the change and its (1 - alpha) interval, in log units."""
+    _finite("the change or its interval", d, lo, hi)
+    _finite("the p value", p)
+    _finite("the noise floor", floor.value)
     row.change, row.ci_low, row.ci_high = math.expm1(d), math.expm1(lo), math.expm1(hi)
+    _finite("the relative change or its interval", row.change, row.ci_low, row.ci_high)
     row.p, row.floor = p, floor
     f = math.log1p(floor.value)
     v = classify(lo, hi, p, f, st.alpha)
@@ -204,16 +239,33 @@ def _enough(row: Row, n1: int, n2: int, alpha: float) -> bool:
     return True
 
 
-def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
-    row = Row("time", key)
+def _guarded(judge, row: Row, *args) -> Row:
+    """judge(row, *args) fills the row; a pair it cannot compute is 'not computable' with
+    the reason, whatever raised it, never a pass. numpy's warnings are silenced: the
+    non-finite figures they warn of are caught (_finite), and the row says why."""
+    try:
+        with np.errstate(all="ignore"):
+            judge(row, *args)
+    except NotComputable as e:
+        row.verdict = NOT_COMPUTABLE
+        row.notes.append(str(e))
+    except (ArithmeticError, ValueError) as e:  # math's OverflowError, a log of 0...
+        row.verdict = NOT_COMPUTABLE
+        row.notes.append(f"{type(e).__name__}: {e}")
+    return row
+
+
+def _judge_time(row: Row, key, base: Run, cur: Run, history: list[Run], st: Settings) -> None:
     xb, why_b = base.time_samples(key)
     xc, why_c = cur.time_samples(key)
     if _unjudged(row, why_b, why_c):
-        return row
+        return
     row.base = float(np.median(xb)) if len(xb) else None
     row.cur = float(np.median(xc)) if len(xc) else None
     if not _enough(row, len(xb), len(xc), st.alpha):
-        return row
+        return
+    _positive("the baseline's median time", row.base)
+    _positive("the current median time", row.cur)
     cb, cc = base.cases[key[:2]].raw, cur.cases[key[:2]].raw
     if cb.get("primary_metric") != cc.get("primary_metric"):
         row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
@@ -223,7 +275,10 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     d = float(np.log(row.cur) - np.log(row.base))
     lo, hi = diff_ci(log_median_boot(xc), log_median_boot(xb), 1.0 - st.alpha)
     _judge(row, d, lo, hi, mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
-    return row
+
+
+def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
+    return _guarded(_judge_time, Row("time", key), key, base, cur, history, st)
 
 
 def _log_se(est: Estimate) -> tuple[float, float]:
@@ -249,8 +304,7 @@ def change_interval(base: Estimate, cur: Estimate, alpha: float) -> tuple[float,
     return d, d - half, d + half, float(2.0 * sps.t.sf(abs(d) / se, df))
 
 
-def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
-    row = Row("speedup", key)
+def _judge_speedup(row: Row, key, base: Run, cur: Run, history: list[Run], st: Settings) -> None:
     sides = []
     for run in (base, cur):
         _, why_b = run.time_samples(key[:2] + (key[3],))
@@ -259,8 +313,12 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings) 
         sides.append((est, why_b or why_v or why_e))
     (eb, why_base), (ec, why_cur) = sides
     if _unjudged(row, why_base, why_cur):
-        return row
+        return
     row.base, row.cur = eb.speedup, ec.speedup
+    for run, est in (("the baseline's", eb), ("the current", ec)):
+        for what, x in (("speedup", est.speedup), ("interval's low end", est.ci_low),
+                        ("interval's high end", est.ci_high)):
+            _positive(f"{run} {what}", x)
     row.n = (eb.n or 0, ec.n or 0)
     both = eb.unit == PROCESS and ec.unit == PROCESS
     row.unit = "processes" if both else ("rounds" if eb.unit == ec.unit else "processes/rounds")
@@ -272,11 +330,14 @@ def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings) 
                       _history(history, "speedup", key), st.min_effect, st.threshold)
     d, lo, hi, p = change_interval(eb, ec, st.alpha)
     _judge(row, d, lo, hi, p, floor, st, HIGHER, LOWER)
-    return row
+
+
+def compare_speedup(key, base: Run, cur: Run, history: list[Run], st: Settings) -> Row:
+    return _guarded(_judge_speedup, Row("speedup", key), key, base, cur, history, st)
 
 
 def _history(history: list[Run], what: str, key: tuple[str, ...]) -> list[float]:
-    return [x for x in (h.log_value(what, key) for h in history) if x is not None]
+    return [x for x in (h.log_value(what, key) for h in history) if x is not None and math.isfinite(x)]
 
 
 @dataclass
@@ -289,6 +350,14 @@ class Outcome:
     @property
     def regressions(self) -> list[Row]:
         return [r for r in self.times + self.speedups if r.regression]
+
+    @property
+    def not_computable(self) -> list[Row]:
+        return [r for r in self.times + self.speedups if r.verdict == NOT_COMPUTABLE]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions or self.not_computable)
 
 
 def compare_docs(base: dict, cur: dict, st: Settings, history: list[dict] | None = None) -> Outcome:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .compare import (AMBIGUOUS, BLIND, FASTER, HIGHER, LOWER, NA, SAME, SLOWER, Outcome, Row, Settings,
-                      check_devices, check_settings, compare_docs, warnings_for)
+from .compare import (AMBIGUOUS, BLIND, FASTER, HIGHER, LOWER, NA, NOT_COMPUTABLE, SAME, SLOWER, Outcome, Row,
+                      Settings, check_devices, check_settings, compare_docs, warnings_for)
 from .fmt import DASH, fmt_change, fmt_time, is_num, sig
 from .gpu_specs import device_name
 from .md_escape import inline
@@ -33,7 +33,7 @@ def _floor(r: Row) -> str:
 
 
 def _verdict(r: Row) -> str:
-    v = r.verdict.upper() if r.regression else r.verdict
+    v = r.verdict.upper() if r.failed else r.verdict
     return v + (f" ({'; '.join(r.notes)})" if r.notes else "")
 
 
@@ -57,18 +57,32 @@ def _table(rows: list[Row], markdown: bool) -> str:
     return table(headers, body, markdown)
 
 
+def _what(r: Row) -> str:
+    return "/".join(r.key[:3]) if r.what == "time" else f"{r.key[0]}/{r.key[1]} speedup {r.key[2]} vs {r.key[3]}"
+
+
 def _regression_line(r: Row) -> str:
-    what = "/".join(r.key[:3]) if r.what == "time" else f"{r.key[0]}/{r.key[1]} speedup {r.key[2]} vs {r.key[3]}"
-    return f"{what} {r.verdict.upper()} {fmt_change(r.change)} (interval {_ci(r)}, floor {_floor(r)})"
+    return f"{_what(r)} {r.verdict.upper()} {fmt_change(r.change)} (interval {_ci(r)}, floor {_floor(r)})"
+
+
+def _head(out: Outcome) -> str:
+    regs, broken = len(out.regressions), len(out.not_computable)
+    if not (regs or broken):
+        return "PASS: no slowdown beyond noise"
+    parts = ([f"{regs} regression{'s' * (regs != 1)} beyond noise"] if regs else []) + (
+        [f"{broken} pair{'s' * (broken != 1)} not computable"] if broken else [])
+    return "FAIL: " + ", ".join(parts)
 
 
 def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
-    """The verdict with the counts, what the floors rest on, and one line per regression."""
+    """The verdict with the counts, what the floors rest on, and one line per regression
+    and per pair that could not be computed (a gate never passes what it could not see)."""
     regs = out.regressions
-    head = (f"FAIL: {len(regs)} regression{'s' * (len(regs) != 1)} beyond noise" if regs
-            else "PASS: no slowdown beyond noise")
-    counts = (f"{len(out.times)} times: {_counts(out.times, (SLOWER, FASTER, SAME, AMBIGUOUS, BLIND, NA))}; "
-              f"{len(out.speedups)} speedups: {_counts(out.speedups, (LOWER, HIGHER, SAME, AMBIGUOUS, BLIND, NA))}")
+    head = _head(out)
+    broken = (NOT_COMPUTABLE,) if out.not_computable else ()  # counted where there is one
+    counts = (f"{len(out.times)} times: {_counts(out.times, (SLOWER, FASTER, SAME, AMBIGUOUS, BLIND, NA, *broken))}; "
+              f"{len(out.speedups)} speedups: "
+              f"{_counts(out.speedups, (LOWER, HIGHER, SAME, AMBIGUOUS, BLIND, NA, *broken))}")
     if st.threshold is not None:
         floors = f"one fixed floor of {st.threshold:.1%} (--threshold)"
     else:
@@ -88,7 +102,8 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
         lines.append(f"Cannot tell: {n_s} speedup{'s' * (n_s != 1)} and {n_t} time{'s' * (n_t != 1)} are too "
                      f"noisy for this gate to see a {st.detect:.0%} change (interval half-width plus floor past "
                      f"{st.detect:.0%}); they neither pass nor fail.")
-    return lines + ["REGRESSION: " + _regression_line(r) for r in regs]
+    return (lines + ["REGRESSION: " + _regression_line(r) for r in regs]
+            + [f"NOT COMPUTABLE: {_what(r)}: {'; '.join(r.notes)}" for r in out.not_computable])
 
 
 def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: list[str], n_history: int,
@@ -96,8 +111,9 @@ def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: lis
     title = (f"Regression gate on {device_name(cur)}: {Path(cur.get('_path', 'current')).name} "
              f"vs baseline {Path(base.get('_path', 'baseline')).name}")
     head, settings, *rest = summary(out, st, n_history)
-    blind = [x for x in rest if not x.startswith("REGRESSION: ")]
-    regs = [x for x in rest if x.startswith("REGRESSION: ")]
+    failing = ("REGRESSION: ", "NOT COMPUTABLE: ")
+    blind = [x for x in rest if not x.startswith(failing)]
+    regs = [x for x in rest if x.startswith(failing)]
     notes = regs + [f"warning: {w}" for w in warnings]
     if markdown:  # one paragraph each, the regressions and warnings as a list; names from the files made inert
         lines = [f"### {inline(title)}", "", f"**{inline(head)}**", "", inline(settings)]
@@ -133,4 +149,4 @@ def run(base: dict, cur: dict, st: Settings, history: list[dict] | None = None,
         raise ResultsError("no (experiment, case, variant) is present in both files: nothing to compare")
     warnings = ([warning] if warning else []) + warnings_for(base, cur)
     text = report_text(out, st, base, cur, warnings, 1 + len(history or []), markdown)
-    return (1 if out.regressions else 0), text
+    return (1 if out.failed else 0), text

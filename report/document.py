@@ -14,6 +14,10 @@ harness/results.schema.json, variants[].params), never from its name: names are 
 display."""
 from __future__ import annotations
 
+from functools import cached_property
+
+import numpy as np
+
 from .estimate import Estimate, derived, from_record
 from .fmt import KIND_KEYS, is_num
 from .multiplicity import rounds_floor
@@ -73,14 +77,17 @@ class Variant:
     def stats(self) -> dict:
         return self.raw.get("stats") or {}
 
-    @property
+    @cached_property
     def primary_samples(self) -> list[float]:
         """Raw samples of the primary metric: the variant's own where it has one (a pinned
         copy timed with events beside a pageable one timed on the host), else the case's;
-        device_s falls back to host_s when absent."""
+        device_s falls back to host_s when absent. Read once per view (a file may hold
+        millions; the document is never modified)."""
         samples = self.raw.get("samples") or {}
         metric = self.raw.get("primary_metric") or self.case.raw.get("primary_metric") or "host_s"
         vals = samples.get(metric) or samples.get("host_s") or []
+        if all(type(x) is float for x in vals) and np.isfinite(np.asarray(vals, dtype=float)).all():
+            return vals  # as a loaded file holds them (checked finite): not a second copy of millions
         return [float(x) for x in vals if is_num(x)]
 
     @property
@@ -95,10 +102,9 @@ class Variant:
                     return float(units[key])
         return 1.0
 
-    @property
+    @cached_property
     def per_unit_times(self) -> list[float]:
-        n = self.work
-        return [t / n for t in self.primary_samples]
+        return (np.asarray(self.primary_samples, dtype=float) / self.work).tolist()
 
 
 class Comparison:

@@ -11,23 +11,29 @@ import math
 import numpy as np
 
 from . import evidence as ev
-from .stats import RESAMPLES, SEED
+from .stats import RESAMPLES, SEED, log_median_stat, median_stat, resample
 
 
 def _log_boot(sides: tuple, how: str, rng: np.random.Generator, resamples: int) -> np.ndarray | None:
     """Bootstrap distribution of one case's log speedup by the estimator that gave it
-    (evidence.estimator_for)."""
+    (evidence.estimator_for), in bounded memory and time (stats.resample)."""
     ref, var = sides
     a, b = np.asarray(ref.per_unit_times), np.asarray(var.per_unit_times)
     if len(a) == 0 or len(b) == 0:
         return None
+
+    def draw(n, shape):
+        return rng.integers(0, n, shape)
+
     if ref.case is var.case and len(a) == len(b):  # paired rounds: resample whole rounds
-        idx = rng.integers(0, len(a), (resamples, len(a)))
         if how == ev.OF_MEDIANS:
-            return np.log(np.median(a[idx], axis=1) / np.median(b[idx], axis=1))
-        return np.log(np.median((a / b)[idx], axis=1))
-    ia, ib = rng.integers(0, len(a), (resamples, len(a))), rng.integers(0, len(b), (resamples, len(b)))
-    return np.log(np.median(a[ia], axis=1) / np.median(b[ib], axis=1))
+            return resample((a, b), _log_ratio_of_medians, draw, resamples)
+        return resample((a / b,), log_median_stat, draw, resamples)
+    return np.log(resample((a,), median_stat, draw, resamples) / resample((b,), median_stat, draw, resamples))
+
+
+def _log_ratio_of_medians(a: np.ndarray, b: np.ndarray, axis: int = -1) -> np.ndarray:
+    return np.log(np.median(a, axis=axis) / np.median(b, axis=axis))
 
 
 def geometric_mean(speedups: list[float]) -> float:

@@ -16,6 +16,12 @@ from .migrate import migrate
 SCHEMA_NAME = "optbench-results"
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "harness" / "results.schema.json"
+# The largest results file (its JSON text, gzip-compressed or not) the report reads. A run
+# writes ~1 MB (the largest committed: 1.9 MB; the harness stops a variant at 100,000
+# samples), so 256 MiB is over 100 times any run; the report holds about 3 times a file's
+# text while it reads it (the text, then a Python float for each ~20-character number), so
+# the cap keeps that near 1 GiB. Larger is refused before it is read, not half-read.
+MAX_FILE_BYTES = 256 << 20
 
 
 class ResultsError(Exception):
@@ -42,32 +48,56 @@ def validator_name() -> str:
     """Which checker schema_errors() uses, for telling the user."""
     if have_jsonschema():
         return "jsonschema"
-    return "built-in structural check (jsonschema is not installed: required keys, types, enums only)"
+    return "built-in structural check (jsonschema is not installed: required keys, types, enums, bounds)"
 
 
-def _finite_validator(jsonschema):
+def _finite_validator(jsonschema, schema: dict):
     """Draft 2020-12 whose "number" is a JSON number: finite. Python's json reads NaN and
     Infinity, which JSON has not, and every comparison with NaN is false, so a NaN time
-    would pass "minimum": 0; the built-in check (schema_check.py) means the same."""
+    would pass "minimum": 0; the built-in check (schema_check.py) means the same. Its
+    "items" checks an array of numbers at once (schema_check.item_suspects): jsonschema
+    took 100 s for a file of 3.5 million samples, item by item."""
+    from .schema_check import item_suspects
+
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine(
         "number", lambda chk, v: base.TYPE_CHECKER.is_type(v, "number") and math.isfinite(v))
-    return jsonschema.validators.extend(base, type_checker=checker)
+    plain_items = base.VALIDATORS["items"]
+
+    def items(validator, sub, instance, where):
+        if not (isinstance(instance, list) and isinstance(sub, dict) and "prefixItems" not in where):
+            yield from plain_items(validator, sub, instance, where)
+            return
+        for i in item_suspects(sub, instance, schema):
+            yield from validator.descend(instance[i], sub, path=i)
+
+    return jsonschema.validators.extend(base, validators={"items": items}, type_checker=checker)
+
+
+def _members(v: object):
+    return iter(v.items()) if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else iter(())
 
 
 def non_finite_at(doc: object, path: str = "") -> str | None:
     """Where the first NaN or +-Infinity is (a/b/0), or None. JSON has no such numbers and the
     harness writes none (nlohmann::json writes null), so one anywhere is a damaged or forged
     file, also where the schema leaves a value open (params, notes, derived)."""
-    stack = [(path, doc)]
-    while stack:  # iterative: a deeply nested file must not exhaust the recursion limit
-        where, v = stack.pop()
-        if isinstance(v, float) and not math.isfinite(v):
-            return where or "(root)"
-        if isinstance(v, dict):
-            stack.extend((f"{where}/{k}" if where else str(k), x) for k, x in reversed(list(v.items())))
-        elif isinstance(v, list):
-            stack.extend((f"{where}/{i}" if where else str(i), x) for i, x in reversed(list(enumerate(v))))
+    if isinstance(doc, float) and not math.isfinite(doc):
+        return path or "(root)"
+    # Iterative, in document order: a deeply nested file must not exhaust the recursion limit,
+    # and memory is one iterator per level, not a path per number (millions in a large file).
+    stack = [(path, _members(doc))]
+    while stack:
+        where, members = stack[-1]
+        for k, x in members:
+            if isinstance(x, float):
+                if not math.isfinite(x):
+                    return f"{where}/{k}" if where else str(k)
+            elif isinstance(x, (dict, list)):
+                stack.append((f"{where}/{k}" if where else str(k), _members(x)))
+                break
+        else:
+            stack.pop()
     return None
 
 
@@ -80,13 +110,29 @@ def schema_errors(doc: object) -> list[str]:
 
         return structural_errors(doc, schema)
     import jsonschema
+    from jsonschema.exceptions import best_match
 
-    validator = _finite_validator(jsonschema)(schema)
+    validator = _finite_validator(jsonschema, schema)(schema)
+    # A oneOf/anyOf failure is told by what is wrong inside the form of the value's type
+    # (stats/median, not stats), as the built-in check does.
+    errors = [best_match([e]) for e in validator.iter_errors(doc)]
     out = []
-    for err in sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
+    for err in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         where = "/".join(str(p) for p in err.absolute_path) or "(root)"
         out.append(f"{where}: {err.message}")
     return out
+
+
+def _read_text(p: Path) -> str:
+    """The file's text (decompressed where it ends in .gz), refused above MAX_FILE_BYTES
+    without reading more than that: a gzip bomb or /dev/zero stops there too."""
+    with (gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb")) as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        what = " uncompressed" if p.suffix == ".gz" else ""
+        raise ResultsError(f"{p}: larger than {MAX_FILE_BYTES >> 20} MiB{what}, the most the report reads "
+                           "(a run writes about 1 MB)")
+    return data.decode("utf-8")
 
 
 def read_json(path: str | Path) -> object:
@@ -94,11 +140,7 @@ def read_json(path: str | Path) -> object:
     one-line reason otherwise."""
     p = Path(path)
     try:
-        if p.suffix == ".gz":
-            with gzip.open(p, "rt", encoding="utf-8") as f:
-                text = f.read()
-        else:
-            text = p.read_text(encoding="utf-8")
+        text = _read_text(p)
     except FileNotFoundError:
         raise ResultsError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -113,6 +155,8 @@ def read_json(path: str | Path) -> object:
         raise ResultsError(f"{p}: not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
     except RecursionError:
         raise ResultsError(f"{p}: not usable JSON (nested too deeply)") from None
+    except ValueError as e:  # an integer of more digits than Python converts (4300 by default)
+        raise ResultsError(f"{p}: not usable JSON ({str(e).split(';')[0]})") from None
 
 
 def is_gbench(doc: object) -> bool:

@@ -208,3 +208,16 @@ def breakdown(categories_s: dict, idle_s: float, device: str = "cuda", timed_ste
         "top": [{"name": k, "category": k, "s": v, "share": v / window} for k, v in categories_s.items()],
         "other_names": [],
     }
+
+
+def tile_samples(doc: dict, experiment: str, case: str, times: int, variants: list[str] | None = None) -> dict:
+    """The case's variants (or those named) with each sample list repeated `times` over, in
+    place: round i of every copy is round i again, so the per-round ratios and so the recorded
+    speedups are the same, and a valid file of millions of samples is made from a real one."""
+    c = next(c for e in doc["experiments"] if e["name"] == experiment for c in e["cases"] if c["name"] == case)
+    for v in c["variants"]:
+        if variants is None or v["name"] in variants:
+            for key in ("host_s", "device_s"):
+                if v["samples"].get(key):
+                    v["samples"][key] = v["samples"][key] * times
+    return doc

@@ -113,3 +113,27 @@ def test_gzip_results(tmp_path, cli):
     truncated.write_bytes(good.read_bytes()[:40])
     assert "cannot read" in one_error_line(cli("compare", truncated, good))
     assert digest(bad) == before
+
+
+def test_validate_reports_every_file(bad_files, tmp_path, cli):
+    """A folder: one line for each bad file, whatever is wrong with it (a 5000-digit
+    integer, which Python's int parsing refuses with a ValueError, included), the valid
+    ones named valid, then exit 2; before, it stopped at the 5000-digit file."""
+    d = tmp_path / "folder"
+    d.mkdir()
+    doc = synth.simple_doc([1e-3, 1.1e-3, 1.2e-3], [5e-4, 6e-4, 7e-4])
+    synth.write(d / "a_good.json", doc)
+    (d / "b_digits.json").write_text(json.dumps(doc).replace('"schema_version": 1', '"schema_version": 1' + "0" * 5000))
+    (d / "c_zero.json").write_text(json.dumps(doc).replace("0.0005", "0.0", 1))
+    for name, (path, _) in bad_files.items():
+        (d / f"d_{name}.json").write_bytes(path.read_bytes())
+    synth.write(d / "z_good.json", doc)
+    r = cli("validate", d, tmp_path / "missing.json")
+    assert r.rc == 2
+    errors = r.err.strip().splitlines()
+    assert len(errors) == 2 + len(bad_files) + 1 and all(x.startswith("error: ") for x in errors), r.err
+    assert f"error: {d / 'b_digits.json'}: not usable JSON (Exceeds the limit (4300 digits)" in errors[0]
+    assert f"{d / 'c_zero.json'}: does not match the results schema" in errors[1] and "host_s/0" in errors[1]
+    assert [f"{d / f'd_{n}.json'}: " in x for n, x in zip(sorted(bad_files), errors[2:])] == [True] * len(bad_files)
+    assert errors[-1] == f"error: {tmp_path / 'missing.json'}: no such file"
+    assert f"{d / 'a_good.json'}: valid" in r.out and f"{d / 'z_good.json'}: valid" in r.out

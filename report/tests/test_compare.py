@@ -171,3 +171,42 @@ def test_real_results_against_themselves(real_results, cli):
     r = cli("compare", real_results, real_results)
     assert r.rc == 0, r.out
     assert "SLOWER" not in r.out
+
+
+def _extreme_runs(where: str, value: float) -> tuple[dict, dict]:
+    """Two runs as dicts, the current one holding a figure the loader refuses (so the gate
+    is called with them directly): its baseline variant's times, or its recorded speedup."""
+    base = synth.simple_doc(synth.lognormal(1e-3, 0.02, 30, 1), synth.lognormal(8e-4, 0.02, 30, 2))
+    cur = synth.simple_doc(synth.lognormal(1e-3, 0.02, 30, 3), synth.lognormal(8e-4, 0.02, 30, 4))
+    case = cur["experiments"][0]["cases"][0]
+    if where == "times":
+        case["variants"][0]["samples"]["host_s"] = [value] * 30
+    else:
+        case["comparisons"][0]["speedup"] = value
+    return base, cur
+
+
+@pytest.mark.parametrize("where,value,line", [
+    ("times", 1e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
+    ("times", 1.7e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
+    ("speedup", 0.0, "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup 0.0 is not a finite positive"),
+    ("speedup", float("inf"), "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup inf is not"),
+])
+def test_the_gate_never_passes_what_it_could_not_compute(where, value, line):
+    """A median that overflows (times of 1e308 s), a speedup of 0 or of infinity: the pair
+    is 'not computable', the gate fails with a line saying why, and nothing numpy warns
+    of reaches the user (before: PASS, exit 0, with RuntimeWarnings)."""
+    import warnings
+
+    from report.compare import Settings
+    from report.compare_text import run
+
+    base, cur = _extreme_runs(where, value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning fails the test
+        code, text = run(base, cur, Settings())
+    assert code == 1, text
+    lines = text.splitlines()
+    assert lines[2].startswith("FAIL: 1 pair not computable."), lines[2]
+    assert sum(x.startswith(line) for x in lines) == 1, text
+    assert "PASS" not in text

@@ -82,10 +82,105 @@ def test_negative_time_is_refused(where, validator, tmp_path, cli, monkeypatch):
         case["comparisons"][0]["speedup"] = -2.0
     p = synth.write(tmp_path / "r.json", doc)
     line = one_error_line(cli("validate", p))
-    # A summary is null or an object (oneOf): a bad median fails the whole summary.
-    assert "less than the minimum of 0" in line or "variants/0/stats:" in line, line
+    # the field itself, also inside a summary (null or an object: the object's median is named)
+    field = {"samples": "samples/host_s/1", "median": "stats/median"}.get(where, where)
+    assert f"{field}: -" in line and "is less than the minimum of" in line, line
     one_error_line(cli("render", p, "--out", tmp_path / "o"))
     assert not (tmp_path / "o" / "report.md").exists()  # never rendered as "-500 ms"
+
+
+# Every time per step a results file holds, and how to set it in _doc().
+def _set_step_time(doc: dict, where: str, t: float) -> str:
+    """Sets one time per step to t; returns the field's path as an error names it."""
+    v = _variant(doc)
+    if where == "host_s":
+        v["samples"]["host_s"][1] = t
+        return "variants/0/samples/host_s/1"
+    if where == "device_s":
+        v["samples"]["device_s"] = [1e-3, t, 1e-3]
+        return "variants/0/samples/device_s/1"
+    if where in ("median", "q1", "min", "mean"):
+        v["stats"][where] = t
+        return f"variants/0/stats/{where}"
+    if where == "first_run_s":
+        v["first_run_s"] = t
+        return "variants/0/first_run_s"
+    if where == "cold_first_runs_s":
+        v["cold_first_runs_s"], v["cold_first_run_s"] = [t], 1e-3
+        return "variants/0/cold_first_runs_s/0"
+    if where == "breakdown/timed_step_s":
+        v["breakdown"] = {**synth.breakdown({"gemm": 1e-3}, 1e-4), "timed_step_s": t}
+        return "variants/0/breakdown/timed_step_s"
+    if where == "breakdown/step_s":
+        v["breakdown"] = {**synth.breakdown({"gemm": 1e-3}, 1e-4), "step_s": [1e-3, t]}
+        return "variants/0/breakdown/step_s/1"
+    case = doc["experiments"][0]["cases"][0]
+    case["repeats"] = [{"process": 1, "status": "ok", "rounds": 3, "variants": {"base": {"median_s": t}}}]
+    return "cases/0/repeats/0/variants/base/median_s"
+
+
+STEP_TIMES = ["host_s", "device_s", "median", "q1", "min", "mean", "first_run_s", "cold_first_runs_s",
+              "breakdown/timed_step_s", "breakdown/step_s", "repeats/median_s"]
+
+
+@BOTH
+@pytest.mark.parametrize("t", [0.0, 5e-324, 1e-13, 86400.5, 1e308])
+@pytest.mark.parametrize("where", STEP_TIMES)
+def test_a_time_no_clock_measures_is_refused(where, t, validator, tmp_path, cli, monkeypatch):
+    """Zero, a subnormal, below a picosecond, above a day per step: refused by the schema
+    (either validator) and so by the loader of every command, one line naming the file
+    and the field."""
+    _use(validator, monkeypatch)
+    doc = _doc()
+    field = _set_step_time(doc, where, t)
+    p = synth.write(tmp_path / "r.json", doc)
+    for args in (["validate", p], ["render", p, "--out", tmp_path / "o"], ["compare", p, p]):
+        line = one_error_line(cli(*args))
+        assert str(p) in line and f"{field}: {t!r} is" in line, line
+        assert ("less than the minimum of 1e-12" if t < 1 else "greater than the maximum of 86400") in line, line
+    assert not (tmp_path / "o" / "report.md").exists()
+
+
+@BOTH
+def test_the_bounds_admit_what_a_clock_measures(validator, monkeypatch):
+    """A nanosecond, exactly a day, and 0 where a time is a part of a step (a spread, a
+    category, idle time) are measurements: accepted."""
+    _use(validator, monkeypatch)
+    doc = _doc()
+    v = _variant(doc)
+    v["samples"]["host_s"] = [1e-9, 86400.0, 1e-3]
+    v["stats"].update(iqr=0.0)
+    v["breakdown"] = synth.breakdown({"gemm": 1e-3, "memcpy_host": 0.0}, 0.0)
+    v["breakdown"]["busy_s"] = 0.0
+    assert schema_errors(doc) == []
+
+
+@BOTH
+def test_all_zero_times_are_refused(validator, tmp_path, cli, monkeypatch):
+    """A variant whose every time is 0 ("0 ns" beside 933 samples/s)."""
+    _use(validator, monkeypatch)
+    doc = _doc()
+    v = _variant(doc)
+    v["samples"]["host_s"] = [0.0] * 3
+    v["stats"] = {k: 0.0 for k in v["stats"]} | {"n": 3}
+    v["throughput"] = {"items_per_s": 933.0}
+    p = synth.write(tmp_path / "r.json", doc)
+    line = one_error_line(cli("render", p, "--out", tmp_path / "o"))
+    assert str(p) in line and "variants/0/samples/host_s/0: 0.0 is less than the minimum of 1e-12" in line, line
+
+
+def test_both_validators_agree_on_every_bound():
+    """The built-in check knows every bound the schema uses (maximum and the exclusive
+    ones too), with jsonschema's words."""
+    pytest.importorskip("jsonschema")
+    for t in (0.0, 5e-324, 86400.5, 1e308, 1e-3):
+        for where in STEP_TIMES:
+            doc = _doc()
+            _set_step_time(doc, where, t)
+            assert schema_errors(doc) == structural_errors(doc, load_schema()), (where, t)
+    doc = _doc()
+    doc["config"]["measure"]["process_target_rel_ci"] = 0.0  # exclusiveMinimum
+    assert schema_errors(doc) == structural_errors(doc, load_schema()) != []
 
 
 def test_the_schema_means_finite_with_either_validator():
