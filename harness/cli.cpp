@@ -34,13 +34,18 @@ namespace {
 
 using json = nlohmann::json;
 
+// optbench-<device>-<UTC second>.json, or -2, -3... after it when a run of the same
+// second has it (two at the very same instant: the second is refused by the lock).
 std::string default_out_path(DeviceKind d) {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y%m%dT%H%M%SZ", &tm);
-  return std::string("optbench-") + to_string(d) + "-" + buf + ".json";
+  const std::string stem = std::string("optbench-") + to_string(d) + "-" + buf;
+  std::string path = stem + ".json";
+  for (int n = 2; std::filesystem::exists(path); ++n) path = stem + "-" + std::to_string(n) + ".json";
+  return path;
 }
 
 // Exact names given on the command line become an anchored alternation filter;
@@ -291,6 +296,7 @@ int cli_main(int argc, char** argv) {
     opts.hang_timeout_s = hang_timeout > 0 ? hang_timeout : default_hang_timeout_s(opts.measure.stopping.max_time_s);
     opts.out_path = out.empty() ? default_out_path(opts.device) : out;
     results_path = opts.out_path;
+    if (!trace_dir.empty()) opts.measure.breakdown.trace_run = std::filesystem::path(opts.out_path).stem().string();
     if (!overwrite && std::filesystem::exists(opts.out_path))
       throw std::invalid_argument("'" + opts.out_path + "' exists; pass --overwrite or choose another --out");
     // Made only once every option is known good: a refused run creates nothing.

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "harness/scratch_dir.h"
 #include "harness/signals.h"
 #include "harness/subprocess.h"
 
@@ -58,8 +59,11 @@ std::string describe_signal(int sig) {
 ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::string& part_path,
                                const std::function<void(const json&)>& on_case, const std::atomic<bool>& stop,
                                const GuardLimits& limits, std::size_t tail_lines) {
+  // Declared before the child: removed after it is reaped, however it ended.
+  const ScratchDir scratch;
   SpawnOptions so;
   so.argv = argv;
+  so.env = scratch.child_env();
   so.out = Stdio::pipe;
   so.err = Stdio::to_stdout;
   so.own_process_group = true;      // terminal signals reach the suite, which forwards one

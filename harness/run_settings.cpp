@@ -53,6 +53,7 @@ template <class S, class F, If<S, profiling::BreakdownConfig> = 0>
 void fields(S& s, F&& f) {
   f("mode", s.mode);
   f("trace_dir", s.trace_dir);
+  f("trace_run", s.trace_run);
   f("max_share", s.max_share);
   f("tolerance", s.tolerance);
 }

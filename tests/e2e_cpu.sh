@@ -61,6 +61,8 @@ for v in variants:
     assert b["categories_s"] and b["window_step_s"] > 0, b
     assert b["launches_per_step"] is None and "memcpy_h2d" not in b["categories_s"], b  # nothing CUDA on a CPU run
     assert json.load(open(b["trace"]))["traceEvents"], b["trace"]
+    # named for the run (its results file, r.json) first: another run's traces in the same folder never collide
+    assert os.path.basename(b["trace"]).startswith("r."), b["trace"]
 print("breakdown ok:", len(variants), "variants,", len(traces), "traces")
 PY
 PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/report" --plots all >/dev/null || fail "render"

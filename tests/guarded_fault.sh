@@ -4,7 +4,8 @@
 #   hang   it stops making progress (no output, no finished case) without dying:
 #          the suite kills it after --hang-timeout and records it as hung.
 # Either way it keeps the last lines it printed and the case it finished, the
-# experiment after it still runs, no temporary or part file is left, and the
+# experiment after it still runs, no temporary or part file is left (nor the
+# scratch folder whose file the dying step left: the suite removes it), and the
 # file ends complete (exit 1: a crash or a hang is a failure).
 #   guarded_fault.sh OPTBENCH_PROBE SRC crash|hang
 set -u
@@ -21,7 +22,8 @@ case $MODE in
   *) echo "usage: guarded_fault.sh OPTBENCH_PROBE SRC crash|hang"; exit 2 ;;
 esac
 t0=$(date +%s)
-"${probe[@]}" "$OPTBENCH" run --quick --device cpu --max-time 0.5 "${args[@]}" --out "$tmp/r.json" >"$tmp/log" 2>&1
+mkdir "$tmp/tmpdir"
+TMPDIR="$tmp/tmpdir" "${probe[@]}" "$OPTBENCH" run --quick --device cpu --max-time 0.5 "${args[@]}" --out "$tmp/r.json" >"$tmp/log" 2>&1
 rc=$?
 took=$(( $(date +%s) - t0 ))
 [ $rc -eq 1 ] || fail "exit $rc, expected 1"
@@ -53,5 +55,7 @@ if mode == "crash":
     assert [x["name"] for x in p["cases"]] == ["probe", "crash"], p
 left = [n for n in os.listdir(os.path.dirname(path)) if ".part" in n or ".tmp" in n]
 assert not left, left
+left = os.listdir(os.path.join(os.path.dirname(path), "tmpdir"))
+assert not left, ("scratch left behind", left)
 PY
 echo "$MODE: ok"

@@ -5,7 +5,9 @@
 # refused at once (exit 2, one line naming the other run) and the other's file
 # is whole and its own, or they did not overlap and the file is the last one's;
 # never a file whose header belongs to one run and cases to the other, never a
-# torn file, never a leftover temporary or part file. Three tries.
+# torn file, never a leftover temporary or part file. Three tries. Then without
+# --out: a run whose default name (optbench-cpu-<UTC second>.json) another run
+# already has takes the next free one (-2) instead of being refused.
 #   same_out.sh OPTBENCH SRC
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
@@ -50,4 +52,12 @@ PY
   left=$(ls -A "$tmp" | grep -E '\.(tmp|part)')
   [ -z "$left" ] || fail "try $try: left $left"
 done
-echo "same out: ok ($refusals of 3 tries had a run refused; the others did not overlap)"
+# Every default name of the next 20 seconds taken, as by runs of those seconds.
+mkdir "$tmp/default"
+now=$(date -u +%s)
+for i in $(seq 0 20); do : >"$tmp/default/optbench-cpu-$(date -u -d "@$((now + i))" +%Y%m%dT%H%M%SZ).json"; done
+(cd "$tmp/default" && "$OPTBENCH" run eval_no_grad --quick --device cpu --no-progress --max-time 0.2 >"$tmp/d.log" 2>&1) ||
+  { cat "$tmp/d.log"; fail "a run without --out whose default name was taken: refused"; }
+made=$(cd "$tmp/default" && ls optbench-cpu-*-2.json 2>/dev/null)
+[ "$(echo "$made" | wc -w)" = 1 ] && [ -s "$tmp/default/$made" ] || fail "no -2 file: $(ls "$tmp/default" | tail -3)"
+echo "same out: ok ($refusals of 3 tries had a run refused; the others did not overlap; a taken default name gave $made)"

@@ -104,7 +104,7 @@ RunSettings changed_run() {
   m.process_target_rel_ci = 0.17;
   m.process_time_share = 0.77;
   m.repeat = {{5, 0.04, 0.6, 555, 0.06, 0.8}, 0.03, 0.4};
-  m.breakdown = {profiling::BreakdownMode::on, "/tmp/traces \"quoted\" dir", 0.3, 0.4};
+  m.breakdown = {profiling::BreakdownMode::on, "/tmp/traces \"quoted\" dir", "run.one", 0.3, 0.4};
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "harness/registry.h"
+#include "harness/scratch_dir.h"
 #include "workloads/common.h"
 #include "workloads/data/file_images.h"
 #include "workloads/models/resnet.h"
@@ -138,7 +139,7 @@ class StorageReads final : public Experiment {
         return make_net(small_cnn(10));
       };
     }
-    const std::string parent = std::filesystem::temp_directory_path().string();
+    const std::string parent = scratch_parent();
     auto set = std::make_shared<const ImageFiles>(parent, files, bytes, image);
     const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
     std::vector<Case> out;

@@ -13,10 +13,13 @@
 namespace optbench::case_run {
 namespace {
 
-// A Chrome trace's file name: experiment, case and variant, in characters any
+// A Chrome trace's file name: the run (its results file's stem: two runs writing
+// at once never have the same), experiment, case and variant, in characters any
 // file system takes.
-std::string trace_path(const std::string& dir, const CaseLimits& l, const Case& c, const Variant& v) {
-  std::string name = (l.origin ? l.origin->experiment : std::string("case")) + "." + c.name + "." + v.name;
+std::string trace_path(const profiling::BreakdownConfig& bc, const CaseLimits& l, const Case& c, const Variant& v) {
+  const std::string& dir = bc.trace_dir;
+  std::string name = (bc.trace_run.empty() ? "" : bc.trace_run + ".") +
+                     (l.origin ? l.origin->experiment : std::string("case")) + "." + c.name + "." + v.name;
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') ch = '_';
   return dir + "/" + name + ".pt.trace.json";
@@ -63,7 +66,7 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     r.warm_step = plan.warm_step;
     r.timed_step_s = median(v.primary);
     r.tolerance = bc.tolerance;
-    if (!bc.trace_dir.empty()) r.trace_path = trace_path(bc.trace_dir, run.limits, run.c, *v.spec);
+    if (!bc.trace_dir.empty()) r.trace_path = trace_path(bc, run.limits, run.c, *v.spec);
     try {
       const double t0 = run.backend.now();
       v.result.breakdown = v.runner->profiled_window(r);

@@ -29,6 +29,7 @@ std::vector<std::string> breakdown_mode_words();  // every to_string, for --brea
 struct BreakdownConfig {
   BreakdownMode mode = BreakdownMode::auto_;
   std::string trace_dir;   // non-empty: a Chrome trace per variant (--trace-dir)
+  std::string trace_run;   // the run's results file stem, first in each trace's name: two runs never share one
   double max_share = 0.2;  // of the case's time, for BreakdownMode::auto_
   double tolerance = 0.25; // the bound on |overhead|: within it the breakdown "agrees" with the timing
 };

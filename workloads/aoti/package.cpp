@@ -1,6 +1,7 @@
 #include "workloads/aoti/package.h"
 
 #include "harness/build_info.h"
+#include "harness/scratch_dir.h"
 
 #include <sys/wait.h>
 
@@ -48,8 +49,7 @@ void write_text(const fs::path& p, const std::string& text) {
 }  // namespace
 
 TempDir::TempDir(const std::string& prefix) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "XXXXXX";
+  std::string tmpl = scratch_parent() + "/" + prefix + "XXXXXX";
   if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a temporary directory from " + tmpl);
   path_ = tmpl;
 }

@@ -17,7 +17,8 @@
 
 namespace optbench::workloads::aoti {
 
-// A private directory under $TMPDIR (or /tmp), removed with everything in it.
+// A private directory under the process's scratch folder (harness/scratch_dir.h),
+// removed with everything in it.
 class TempDir {
  public:
   explicit TempDir(const std::string& prefix);
