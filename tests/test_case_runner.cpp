@@ -112,6 +112,27 @@ TEST(CaseRunner, CustomVerifyHook) {
   EXPECT_EQ(r["comparisons"][0]["verification"]["message"], "always wrong");
 }
 
+// Issue 40: an allocation that fails while checking a variant's outputs says
+// nothing about its numbers: the variant is `oom` and its comparison unchecked
+// (no verdict), never VERIFY-FAILED; the other variant is still checked.
+TEST(CaseRunner, OutOfMemoryWhileVerifyingIsAnOomNotAFailedCheck) {
+  Fixture f;
+  Case c;
+  c.name = "verify_oom";
+  // The check of the variant whose outputs are 2 runs out of memory.
+  c.verify = [](std::vector<Workload*>& w) -> CheckResult {
+    if (w[1]->output()[0].item<double>() > 1.5) throw std::bad_alloc();
+    return {};
+  };
+  c.variants = {f.variant("base", 1e-3, 0.01, 1, -1, 1.0), f.variant("greedy", 1e-3, 0.01, 2, -1, 2.0),
+                f.variant("fine", 1e-3, 0.01, 3, -1, 1.0)};
+  const json r = f.run(c);
+  EXPECT_EQ(r["variants"][1]["status"], "oom");
+  EXPECT_NE(r["variants"][1]["error"].get<std::string>().find("out of memory while verifying"), std::string::npos);
+  EXPECT_EQ(r["comparisons"][0]["verification"]["status"], "not_checked");
+  EXPECT_EQ(r["comparisons"][1]["verification"]["status"], "passed");
+}
+
 TEST(CaseRunner, InterruptKeepsWhatWasMeasured) {
   Fixture f;
   f.stop = true;

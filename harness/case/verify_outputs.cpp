@@ -2,6 +2,7 @@
 // the rounds (and after cold processes and profiled windows). Isolated variants
 // are rebuilt here for it, after their workers have gone (so their memory is free).
 #include "harness/case/phases.h"
+#include "harness/device.h"
 #include "harness/seeding.h"
 #include "harness/verify.h"
 
@@ -15,6 +16,20 @@ Verification failed_check(const std::string& message) {
   return v;
 }
 
+// Out of memory while checking: the variant is recorded `oom` (as in its timing;
+// the allocation is what failed, not its numbers) and its comparison is not
+// checked, so it carries no verdict; never "failed", which would say its numbers
+// are wrong.
+Verification out_of_memory(VariantState& v, const std::exception& e, DeviceBackend& backend) {
+  v.result.status = VariantStatus::oom;
+  v.result.error = "out of memory while verifying its outputs: " + first_line(e.what());
+  backend.release_cached_memory();
+  Verification out;
+  out.message = v.result.error;
+  return out;
+}
+
+// Its checks; an out-of-memory error is rethrown for the caller to record.
 Verification verify_pair(const Case& c, Workload* base, Workload* var) {
   Verification out;
   out.status = VerificationStatus::passed;
@@ -35,6 +50,7 @@ Verification verify_pair(const Case& c, Workload* base, Workload* var) {
       }
     }
   } catch (const std::exception& e) {
+    if (is_out_of_memory(e)) throw;
     return failed_check(std::string("verification raised: ") + first_line(e.what()));
   }
   return out;
@@ -54,7 +70,8 @@ std::vector<Verification> verify_rebuilt(CaseRun& run) {
         var->step();
         out[i] = verify_pair(run.c, base.get(), var.get());
       } catch (const std::exception& e) {
-        out[i] = failed_check(std::string("verification raised: ") + first_line(e.what()));
+        out[i] = is_out_of_memory(e) ? out_of_memory(run.vs[i], e, run.backend)
+                                     : failed_check(std::string("verification raised: ") + first_line(e.what()));
       }
     }
   } catch (const std::exception& e) {
@@ -81,9 +98,14 @@ std::vector<Verification> verify_variants(CaseRun& run, double cost_s) {
     for (auto& v : run.vs) v.runner.reset();
     return verify_rebuilt(run);
   }
-  for (std::size_t i = 1; i < run.vs.size(); ++i)
-    if (run.vs[i].alive())
+  for (std::size_t i = 1; i < run.vs.size(); ++i) {
+    if (!run.vs[i].alive()) continue;
+    try {
       checks[i] = verify_pair(run.c, run.vs[0].runner->workload(), run.vs[i].runner->workload());
+    } catch (const std::exception& e) {  // out of memory: verify_pair keeps every other error
+      checks[i] = out_of_memory(run.vs[i], e, run.backend);
+    }
+  }
   return checks;
 }
 
