@@ -19,6 +19,15 @@ constexpr double kWindowEstimateFactor = 2.0;     // an operator-heavy window ov
 constexpr double kMinShareS = 0.01;               // no share, cap or warm-up below this
 constexpr double kChildExitReserveS = 0.5;        // an experiment's process ending after its deadline
 
+}  // namespace
+
+BudgetConstants budget_constants() {
+  return {kPrepareSteps, kVerifyReferenceSteps, kVerifyStepsPerVariant, kVerifyBuildsPerVariant, kProcessStartS,
+          kCuptiSetupS, kWindowEstimateFactor, kMinShareS, kChildExitReserveS};
+}
+
+namespace {
+
 const std::string kPrefix = "budget: ";
 const std::string kRanOut = kPrefix + "the run's --time-budget ran out before ";
 

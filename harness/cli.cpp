@@ -18,6 +18,7 @@
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
 #include "harness/build_info.h"
+#include "harness/cost_model.h"
 #include "harness/cli_numbers.h"
 #include "harness/malloc_regime.h"
 #include "harness/name_hint.h"
@@ -137,6 +138,9 @@ int cli_main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List the experiments");
   list->add_option("--filter", filter, "Regex over experiment names");
   list->add_flag("--json", list_json, "Print JSON instead of a table");
+  auto* model = app.add_subcommand(
+      "model", "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
+               "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
 
   std::vector<std::string> names;
   std::string device = "auto", out, interleave = "random";
@@ -256,6 +260,10 @@ int cli_main(int argc, char** argv) {
     }
     if (auto rc = distributed_commands->dispatch()) return *rc;
     if (*list) return cmd_list(filter, list_json);
+    if (*model) {
+      std::cout << cost_model().dump(2) << '\n';
+      return 0;
+    }
     if (*report) return cmd_report(report->remaining());
     if (*env) {
       const DeviceKind d = env_device == "auto" ? best_device() : parse_device(env_device);

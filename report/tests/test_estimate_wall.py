@@ -237,6 +237,32 @@ def test_the_process_start_is_a_fresh_cuda_processs():
     assert ew.TIME_SHARE == {"quick": None, "standard": 2.0, "full": 3.0}  # its process_time_share
 
 
+def test_the_model_is_the_binarys(tmp_path):
+    """estimate_wall keeps no copy of the profiles or the budget gate's constants: it
+    plans by `optbench model`. A binary whose standard cap is twice as long gives a
+    dearer estimate; one without a model stops the script with one line."""
+    real = ew.optbench_binary()
+    model = json.loads(subprocess.run([str(real), "model"], capture_output=True, text=True, check=True).stdout)
+    assert ew.MODEL == model and ew.CAP_S["standard"] == model["profiles"]["standard"]["measure"]["stopping"]["max_time_s"]
+    assert ew.CUPTI_SETUP_S == model["budget"]["cupti_setup_s"]
+    path = tmp_path / "h100.json"
+    path.write_text(json.dumps(doc("cuda", {"zero_grad": [case(10.2, 0.2, 1)]}, profile="standard")))
+
+    def total(binary):
+        out = subprocess.run([sys.executable, str(SCRIPT), "--profile", "standard", str(path)], capture_output=True,
+                             text=True, env=dict(os.environ, OPTBENCH_BIN=str(binary)))
+        return out, re.search(r"total\s+\d+\s+\d+\s+(\d+) s", out.stdout)
+
+    model["profiles"]["standard"]["measure"]["stopping"]["max_time_s"] *= 2
+    fake = tmp_path / "optbench"
+    fake.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(model) + "\nEOF\n")
+    fake.chmod(0o755)
+    (ours, a), (theirs, b) = total(real), total(fake)
+    assert a and b and int(b.group(1)) > int(a.group(1)), (ours.stdout, theirs.stdout)
+    none, _ = total(tmp_path / "missing")
+    assert none.returncode != 0 and "cannot read" in none.stderr and len(none.stderr.strip().splitlines()) == 1
+
+
 # --- the session -------------------------------------------------------------
 
 def bash_budget(name, elapsed, session_s, each_alone):

@@ -80,24 +80,53 @@ from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
-FLOOR = 6
-# The first process's sampling cap per case (harness/measure_config.cpp, stopping.max_time_s).
-CAP_S = {"quick": 1.5, "standard": 2.0, "full": 10.0}
-COLD_PROCESSES = {"quick": 1, "standard": 2, "full": 3}
-# Processes per experiment (harness/measure_config.cpp): min_processes, which a
-# run always measures, and `processes`, the most it starts while a comparison's
-# between-process interval is wider than process_target_rel_ci.
-PROCESSES = {"quick": 1, "standard": 3, "full": 10}
-MAX_PROCESSES = {"quick": 1, "standard": 10, "full": 20}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def optbench_binary() -> Path:
+    """The optbench whose `model` is read: $OPTBENCH_BIN, else the build folder's."""
+    if os.environ.get("OPTBENCH_BIN"):
+        return Path(os.environ["OPTBENCH_BIN"])
+    dirs = [os.environ["OPTBENCH_BUILD_DIR"]] if os.environ.get("OPTBENCH_BUILD_DIR") else []
+    for d in dirs + [str(ROOT / "build" / "cuda"), str(ROOT / "build" / "cpu")]:
+        if (Path(d) / "optbench").is_file():
+            return Path(d) / "optbench"
+    sys.exit("estimate_wall: no optbench built here (build/cuda or build/cpu); build it (scripts/run, scripts/test) "
+             "or name it in OPTBENCH_BIN: its `optbench model` is what this estimate plans by")
+
+
+def load_model() -> dict:
+    """Each profile's settings and the budget gate's constants, as the binary has them
+    (`optbench model`, harness/cost_model.h): one fact, one place."""
+    binary = optbench_binary()
+    try:
+        out = subprocess.run([str(binary), "model"], capture_output=True, text=True, check=True, timeout=120).stdout
+        return json.loads(out)
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        sys.exit(f"estimate_wall: cannot read `{binary} model`: {e}")
+
+
+MODEL = load_model()
+_MEASURE = {p: v["measure"] for p, v in MODEL["profiles"].items()}
+# The rounds floor (harness/stats.cpp, min_samples_for the run's confidence).
+FLOOR = MODEL["profiles"]["standard"]["rounds_floor"]
+# The first process's sampling cap per case (MeasureConfig stopping.max_time_s).
+CAP_S = {p: m["stopping"]["max_time_s"] for p, m in _MEASURE.items()}
+COLD_PROCESSES = {p: m["cold_processes"] for p, m in _MEASURE.items()}
+# Processes per experiment: min_processes, which a run always measures, and
+# `processes`, the most it starts while a comparison's between-process interval
+# is wider than process_target_rel_ci.
+PROCESSES = {p: m["min_processes"] for p, m in _MEASURE.items()}
+MAX_PROCESSES = {p: m["processes"] for p, m in _MEASURE.items()}
 # MeasureConfig::process_time_share: the further processes together take at most
 # this share of the first pass's time (an explicit `optbench run --processes N`,
-# like this script's --processes, lifts it).
-TIME_SHARE = {"quick": None, "standard": 2.0, "full": 3.0}
+# like this script's --processes, lifts it); None where a profile has no further
+# process.
+TIME_SHARE = {p: m["process_time_share"] if m["processes"] > 1 else None for p, m in _MEASURE.items()}
 
 
 class Repeat(NamedTuple):
-    """A further process's stopping and warm-up (harness/measure_config.h,
-    RepeatConfig; full's own in measure_config.cpp)."""
+    """A further process's stopping and warm-up (MeasureConfig::repeat)."""
     min_rounds: int
     min_time_s: float
     max_time_s: float
@@ -105,8 +134,11 @@ class Repeat(NamedTuple):
     warmup_max_s: float
 
 
-REPEAT = {"quick": Repeat(6, 0.05, 0.75, 0.05, 0.5), "standard": Repeat(6, 0.05, 0.75, 0.05, 0.5),
-          "full": Repeat(10, 0.2, 3.0, 0.2, 2.0)}
+REPEAT = {p: Repeat(m["repeat"]["stopping"]["min_samples"], m["repeat"]["stopping"]["min_time_s"],
+                    m["repeat"]["stopping"]["max_time_s"], m["repeat"]["warmup_min_s"], m["repeat"]["warmup_max_s"])
+          for p, m in _MEASURE.items()}
+# A fresh process on a GPU (cold first steps' processes): what a GPU session
+# measured, not the budget gate's process_start_s (1 s, for the CPU).
 PROCESS_START_S = 2.0
 # Experiments verified by workloads/training/verify_losses.h, whose fit each
 # variant runs once.
@@ -151,12 +183,11 @@ GPU_WORK_RATIO = {
     # 11x the CPU's (0.55 ms decode + 0.07 ms step per image).
     r"storage_reads/.*": 16.0,
 }
-# The product's own figure for CUPTI's set-up on a GPU, once per process
-# (harness/budget_plan.cpp, kCuptiSetupS).
-CUPTI_SETUP_S = 1.0
-# The product budgets a window at twice window_plan.cpp's estimate (budget_plan.cpp);
-# no case of results/..._breakdown.json spent more than 1.82x it profiling.
-PROFILE_COST_FACTOR = 2.0
+# The product's own figures: CUPTI's set-up on a GPU, once per process, and a
+# window budgeted at this factor times window_plan.cpp's estimate (no case of
+# results/..._breakdown.json spent more than 1.82x it profiling).
+CUPTI_SETUP_S = MODEL["budget"]["cupti_setup_s"]
+PROFILE_COST_FACTOR = MODEL["budget"]["window_estimate_factor"]
 
 # Session steps that are not optbench runs, and the session's fixed parts.
 # Set-up (python3 and torch checks, the bundle unpacked, CMake configure), at
