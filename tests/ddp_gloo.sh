@@ -116,6 +116,17 @@ if words:
 PY
 }
 
+# A failed run under the launcher (issue 40): no library log line (c10d's
+# "[W..."/"[E..." lines, a C++ exception's "frame #" stack) on the terminal, one
+# line naming where every rank's output went, and that file holding them.
+quiet_failure() {  # OUTPUT RESULTS_FILE WHAT
+  local log="$2.ranks.log"
+  ! echo "$1" | grep -qE '^\[rank [0-9]+\] (frame #|Exception raised from |\[[WEIF][0-9 ])' ||
+    fail "$3: library log lines on the terminal: $(echo "$1" | grep -E 'frame #|\[[WEIF][0-9 ]' | head -3)"
+  echo "$1" | grep -q "optbench launch: failed: .*every rank's output: $log" || fail "$3: the rank log is not named: $1"
+  grep -q '^\[rank 0\] ' "$log" || fail "$3: $log holds no rank's output"
+}
+
 # 3a. A rank that hangs in DDP's third step: rank 0 gives up after the timeout,
 # aborts the group, records the case as failed, finishes the file, exits 1.
 t0=$(now)
@@ -123,6 +134,7 @@ out=$(OPTBENCH_DIST_TIMEOUT=3 OPTBENCH_FAULT_INJECT=rank=1,job=0,step=3,mode=han
 [ $rc -eq 1 ] || fail "hung rank: launcher exit $rc, expected rank 0's 1: $out"
 echo "$out" | grep -q "optbench launch: rank 0 exited with status 1" || fail "hung rank: rank 0's exit not its own: $out"
 check_fault "$tmp/hang.json" "hung rank" "a peer rank may have died or hung" failed
+quiet_failure "$out" "$tmp/hang.json" "hung rank"
 [ "$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$tmp/hang.json")" = complete ] \
   || fail "hung rank: file not completed"
 [ $(( $(now) - t0 )) -lt 90 ] || fail "hung rank took too long to detect"
@@ -133,6 +145,7 @@ out=$(OPTBENCH_FAULT_INJECT=rank=1,job=0,step=3,mode=exit run_dp 2 "$tmp/dead.js
 [ $rc -eq 3 ] || fail "dead rank: exit $rc: $out"
 echo "$out" | grep -q "optbench launch: rank 1 exited with status 3" || fail "dead rank not reported: $out"
 check_fault "$tmp/dead.json" "dead rank" "" failed,interrupted
+quiet_failure "$out" "$tmp/dead.json" "dead rank"
 
 # 3c. A rank dying in the last case (all-reduce, job 2): the finished case stays.
 out=$(OPTBENCH_FAULT_INJECT=rank=1,job=2,step=3,mode=exit run_dp 2 "$tmp/late.json"); rc=$?

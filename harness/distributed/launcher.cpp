@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -41,9 +43,20 @@ struct Child {
   pid_t pid = -1;
   int fd[2] = {-1, -1};    // its stdout, stderr (read ends)
   std::string pending[2];  // partial lines
+  std::string last_said;   // its last line on stderr that was its own (not a library's log)
   bool exited = false;
   int status = 0;
 };
+
+// Every rank's every line, with its rank: the terminal gets the ranks' own lines,
+// this file all of them (a failed collective's 20-40 lines of c10d log and C++
+// stack frames included), and the failure line names it. Removed when every rank
+// exited 0.
+struct RankLog {
+  std::string path;
+  std::ofstream file;
+};
+RankLog* g_log = nullptr;
 
 void write_all(int fd, const std::string& s) {
   std::size_t off = 0;
@@ -59,21 +72,36 @@ void write_all(int fd, const std::string& s) {
 
 void say(const std::string& msg) { write_all(STDERR_FILENO, "optbench launch: " + msg + "\n"); }
 
-// Emits every complete line of child output with its rank prefix; at EOF the
-// rest too.
+// A line a library logged rather than the rank's own: c10/c10d's "[W...]",
+// "[E...]", "[I...]" log lines (glog style: a level letter, then a date or a
+// file) and a C++ exception's stack, which a failed collective prints by the
+// dozen on every surviving rank (blank lines between them go with them).
+bool library_log_line(const std::string& line) {
+  if (line.size() > 2 && line[0] == '[' && std::strchr("WEIF", line[1]) &&
+      (std::isdigit(static_cast<unsigned char>(line[2])) || line[2] == ' '))
+    return true;
+  return line.rfind("frame #", 0) == 0 || line.rfind("Exception raised from ", 0) == 0;
+}
+
+void emit_line(Child& c, int stream, const std::string& line) {
+  const std::string tagged = "[rank " + std::to_string(c.rank) + "] " + line + "\n";
+  if (g_log && g_log->file) g_log->file << tagged << std::flush;
+  const bool own = !library_log_line(line) && line.find_first_not_of(" \t\r") != std::string::npos;
+  if (stream == 1 && own) c.last_said = line;
+  if (own) write_all(stream == 0 ? STDOUT_FILENO : STDERR_FILENO, tagged);
+}
+
+// Emits every complete line of child output; at EOF the rest too.
 void emit(Child& c, int stream, bool eof) {
   std::string& buf = c.pending[stream];
-  const std::string prefix = "[rank " + std::to_string(c.rank) + "] ";
-  std::string out;
   std::size_t start = 0;
   for (std::size_t nl; (nl = buf.find('\n', start)) != std::string::npos; start = nl + 1)
-    out += prefix + buf.substr(start, nl - start + 1);
+    emit_line(c, stream, buf.substr(start, nl - start));
   buf.erase(0, start);
   if (eof && !buf.empty()) {
-    out += prefix + buf + "\n";
+    emit_line(c, stream, buf);
     buf.clear();
   }
-  if (!out.empty()) write_all(stream == 0 ? STDOUT_FILENO : STDERR_FILENO, out);
 }
 
 // Reads what is available on every open pipe; waits up to timeout_ms for some.
@@ -168,11 +196,35 @@ pid_t spawn_rank(const LaunchOptions& o, int rank, int port, Child& c) {
   return p.pid;
 }
 
+// The file the ranks' output goes to: beside the results file the ranks write
+// (--out FILE: FILE.ranks.log), else in the temporary folder.
+std::string rank_log_path(const LaunchOptions& o) {
+  for (std::size_t i = 0; i + 1 < o.args.size(); ++i)
+    if (o.args[i] == "--out") return o.args[i + 1] + ".ranks.log";
+  for (const auto& a : o.args)
+    if (a.rfind("--out=", 0) == 0) return a.substr(6) + ".ranks.log";
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp && *tmp ? tmp : "/tmp") + "/optbench-launch-" + std::to_string(::getpid()) + ".ranks.log";
+}
+
 std::string rank_list(const std::vector<Child>& children) {
   std::string s;
   for (const auto& c : children)
     if (!c.exited) s += (s.empty() ? "" : ", ") + std::to_string(c.rank);
   return s;
+}
+
+// 124 after a timeout; the first failing rank's status; after an interrupt the
+// worst rank's, else 130; 0 when every rank exited 0.
+int exit_code(const std::vector<Child>& children, bool timed_out, int failed, bool interrupted) {
+  if (timed_out) return 124;
+  if (failed != 0) return failed;
+  if (interrupted) {
+    int code = 0;
+    for (const auto& c : children) code = std::max(code, exit_code_of_wait_status(c.status));
+    return code != 0 ? code : 130;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -229,6 +281,11 @@ int launch(const LaunchOptions& o) {
       " MASTER_PORT=" + std::to_string(port) +
       (std::getenv("OMP_NUM_THREADS") ? "" : ", OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc))) +
       (o.timeout_s > 0 ? ", timeout " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" : ""));
+  RankLog log;
+  log.path = rank_log_path(o);
+  log.file.open(log.path, std::ios::trunc);
+  if (!log.file) say("cannot write " + log.path + "; the ranks' library logs are dropped");
+  g_log = &log;
   std::vector<Child> children(static_cast<std::size_t>(o.nproc));
   for (int r = 0; r < o.nproc; ++r) spawn_rank(o, r, port, children[static_cast<std::size_t>(r)]);
 
@@ -271,7 +328,10 @@ int launch(const LaunchOptions& o) {
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (!ok && !stopping && !interrupted) {
           first_failure = exit_code_of_wait_status(status);
-          failure = "rank " + std::to_string(c.rank) + " " + describe_wait_status(status);
+          for (int s = 0; s < 2; ++s)  // its last words first: its pipes may still hold them
+            if (c.fd[s] >= 0) emit(c, s, false);
+          failure = "rank " + std::to_string(c.rank) + " " + describe_wait_status(status) +
+                    (c.last_said.empty() ? "" : " (its last line: " + c.last_said + ")");
           const std::string others = rank_list(children);
           say(failure + (others.empty() ? "" : "; stopping the other ranks (" + others + ")"));
           stop_others();
@@ -312,21 +372,22 @@ int launch(const LaunchOptions& o) {
       }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
+  g_log = nullptr;
+  const std::string where = log.file ? "; every rank's output: " + log.path : "";
 
-  if (timed_out) {
-    say("failed: timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s");
-    return 124;
+  const int code = exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1),
+                             interrupted);
+  if (code == 0) {
+    log.file.close();
+    std::remove(log.path.c_str());
+  } else if (timed_out) {
+    say("failed: timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" + where);
+  } else if (!failure.empty()) {
+    say("failed: " + failure + " (the first rank to fail; the others were stopped)" + where);
+  } else {
+    say("interrupted" + where);
   }
-  if (!failure.empty()) {
-    say("failed: " + failure + " (the first rank to fail; the others were stopped)");
-    return first_failure != 0 ? first_failure : 1;
-  }
-  if (interrupted) {
-    int code = 0;
-    for (const auto& c : children) code = std::max(code, exit_code_of_wait_status(c.status));
-    return code != 0 ? code : 130;
-  }
-  return 0;
+  return code;
 }
 
 }  // namespace optbench::distributed
