@@ -19,6 +19,7 @@
 #include "harness/compat/numerics_flags.h"
 #include "harness/malloc_regime.h"
 #include "harness/nvml.h"
+#include "harness/subprocess.h"
 
 #if OPTBENCH_WITH_CUDA
 #include "harness/cuda/cuda_backend.h"
@@ -34,14 +35,18 @@ std::string trim(std::string s) {
   return s;
 }
 
-// Output of a command, "" when it fails (git absent, not a checkout).
-std::string command_output(const std::string& cmd) {
-  std::array<char, 256> buf{};
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>/dev/null").c_str(), "r"), pclose);
-  if (!pipe) return "";
-  while (fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
-  return trim(out);
+// What a command prints, "" when it fails (git absent, not a checkout).
+std::string command_output(const std::vector<std::string>& argv) {
+  SpawnOptions o;
+  o.argv = argv;
+  o.search_path = true;
+  o.err = Stdio::discard;
+  try {
+    const Captured c = run_captured(o);
+    return c.exit_code == 0 ? trim(c.output) : "";
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 std::string file_field(const std::string& path, const std::string& key, char sep) {
@@ -87,9 +92,9 @@ json math_libraries() {
 
 json git_info() {
   const std::string dir = source_dir();
-  const std::string sha = command_output("git -C '" + dir + "' rev-parse HEAD");
+  const std::string sha = command_output({"git", "-C", dir, "rev-parse", "HEAD"});
   if (sha.empty()) return {{"sha", nullptr}, {"dirty", nullptr}};
-  const std::string status = command_output("git -C '" + dir + "' status --porcelain --untracked-files=no");
+  const std::string status = command_output({"git", "-C", dir, "status", "--porcelain", "--untracked-files=no"});
   return {{"sha", sha}, {"dirty", !status.empty()}};
 }
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-extern char** environ;
+#include "harness/subprocess.h"
 
 namespace optbench {
 
@@ -29,12 +29,7 @@ ScratchDir::~ScratchDir() {
 }
 
 std::vector<std::string> ScratchDir::child_env() const {
-  const std::string key = std::string(kScratchEnv) + "=";
-  std::vector<std::string> env;
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, key.c_str(), key.size()) != 0) env.emplace_back(*e);
-  env.push_back(key + path_);
-  return env;
+  return environment_with({std::string(kScratchEnv) + "=" + path_});
 }
 
 }  // namespace optbench

@@ -31,7 +31,7 @@ struct StopState {
 // widest order-statistic interval, [min, max], covers 1 - 2 * 0.5^n: 93.75% at
 // n = 5, 96.9% at n = 6, so 6 at 95%. The time cap never stops a case below it
 // (a slow case takes longer instead); only the run's budget, an interrupt or an
-// error can, and then the case reports no CI (case_runner.cpp).
+// error can, and then the case reports no CI (harness/case/compare.cpp, below_floor).
 int rounds_floor(double confidence);
 
 StopReason should_stop(const StoppingConfig& cfg, const StopState& s);

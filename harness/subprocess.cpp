@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+extern char** environ;
 
 namespace optbench {
 namespace {
@@ -59,6 +62,7 @@ Subprocess spawn(const SpawnOptions& o) {
     envp.push_back(nullptr);
   }
   const std::string cannot_start = "optbench: cannot start " + o.argv[0] + ": ";
+  const std::string cannot_enter = "optbench: cannot enter " + o.cwd + " for " + o.argv[0] + "\n";
 
   // [0] read end, [1] write end; the child's end is [0] for stdin, [1] otherwise.
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
@@ -97,6 +101,12 @@ Subprocess spawn(const SpawnOptions& o) {
     if (out[1] >= 0) ::dup2(out[1], STDOUT_FILENO);
     if (err[1] >= 0) ::dup2(err[1], STDERR_FILENO);
     if (o.err == Stdio::to_stdout) ::dup2(STDOUT_FILENO, STDERR_FILENO);
+    if (o.err == Stdio::discard)
+      if (const int null = ::open("/dev/null", O_WRONLY); null >= 0) ::dup2(null, STDERR_FILENO);
+    if (!o.cwd.empty() && ::chdir(o.cwd.c_str()) != 0) {
+      write_all(STDERR_FILENO, cannot_enter.data(), cannot_enter.size());
+      ::_exit(127);
+    }
     if (o.env) {
       if (o.search_path)
         ::execvpe(argv[0], argv.data(), envp.data());
@@ -126,6 +136,38 @@ int wait_status(pid_t pid) {
     if (::waitpid(pid, &status, 0) == pid) return status;
     if (errno != EINTR) return -1;
   }
+}
+
+Captured run_captured(SpawnOptions o) {
+  o.out = Stdio::pipe;
+  const Subprocess p = spawn(o);
+  Captured c;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(p.out, buf, sizeof buf);
+    if (n > 0) {
+      c.output.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  ::close(p.out);
+  const int st = wait_status(p.pid);
+  c.exit_code = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return c;
+}
+
+std::vector<std::string> environment_with(const std::vector<std::string>& entries) {
+  auto key_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const bool replaced = std::any_of(entries.begin(), entries.end(),
+                                      [&](const std::string& x) { return key_of(x) == key_of(entry); });
+    if (!replaced) env.push_back(entry);
+  }
+  env.insert(env.end(), entries.begin(), entries.end());
+  return env;
 }
 
 }  // namespace optbench

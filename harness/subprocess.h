@@ -20,12 +20,14 @@ enum class Stdio {
   inherit,    // this process's stream
   pipe,       // a pipe whose other end this process gets (Subprocess::in, out, err)
   to_stdout,  // stderr only: wherever the child's stdout goes
+  discard,    // /dev/null
 };
 
 struct SpawnOptions {
   std::vector<std::string> argv;  // argv[0]: a path, or with search_path a name looked up on PATH
   bool search_path = false;
   std::optional<std::vector<std::string>> env;  // "KEY=value" each, the whole environment; unset: this process's
+  std::string cwd;                              // the child's working directory; empty: this process's
   Stdio in = Stdio::inherit, out = Stdio::inherit, err = Stdio::inherit;
   // setpgid(0, 0): a terminal's Ctrl-C reaches this process only, which forwards
   // it, and the child's own children can be killed with it as one group.
@@ -50,5 +52,17 @@ Subprocess spawn(const SpawnOptions& o);
 // waitpid, retrying when a signal interrupts it: the wait status, or -1 when
 // there is no such child.
 int wait_status(pid_t pid);
+
+// A short command run to its end: what it wrote on stdout (and on stderr where
+// o.err is Stdio::to_stdout), and its exit code, -1 when a signal ended it.
+// o.out is a pipe whatever o says. Throws as spawn does.
+struct Captured {
+  std::string output;
+  int exit_code = -1;
+};
+Captured run_captured(SpawnOptions o);
+
+// This process's environment with KEY=value entries set (replacing any of the same key).
+std::vector<std::string> environment_with(const std::vector<std::string>& entries);
 
 }  // namespace optbench

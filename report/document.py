@@ -93,7 +93,7 @@ class Variant:
     @property
     def work(self) -> float:
         """Work one step of the variant does (its own units, else the case's): FLOPs, else
-        bytes, else items, the harness's order (case_runner.cpp, work_amount). The file
+        bytes, else items, the harness's order (harness/case/case_run.cpp, work_amount). The file
         records the units but not which one the harness divided by, so it is chosen here."""
         units = self.raw.get("units") if isinstance(self.raw.get("units"), dict) else self.case.raw.get("units")
         if isinstance(units, dict):

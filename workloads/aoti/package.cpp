@@ -2,8 +2,7 @@
 
 #include "harness/build_info.h"
 #include "harness/scratch_dir.h"
-
-#include <sys/wait.h>
+#include "harness/subprocess.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,26 +16,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 struct Ran {
   std::string output;  // stdout and stderr together
   int status = -1;     // exit status; -1 when it did not exit normally
 };
 
-Ran run_command(const std::string& cmd) {
+// argv run to its end with stderr in its output; env entries added, in cwd if given.
+Ran run_command(std::vector<std::string> argv, const std::vector<std::string>& env = {}, const std::string& cwd = {}) {
+  SpawnOptions o;
+  o.argv = std::move(argv);
+  o.search_path = true;
+  o.err = Stdio::to_stdout;
+  if (!env.empty()) o.env = environment_with(env);
+  o.cwd = cwd;
   Ran r;
-  FILE* pipe = popen((cmd + " 2>&1").c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-  const int st = pclose(pipe);
-  r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+  try {
+    const Captured c = run_captured(o);
+    r.output = c.output;
+    r.status = c.exit_code;
+  } catch (const std::exception& e) {
+    r.output = e.what();
+  }
   return r;
 }
 
@@ -64,9 +64,9 @@ std::string python_executable() {
 }
 
 PythonTorch probe_python_torch(const std::string& python) {
-  const Ran r = run_command(shell_quote(python) +
-                            " -c 'import sys; sys.path[:] = [p for p in sys.path if p]; import torch; print(\"OPTBENCH_TORCH\", torch.__version__, "
-                            "int(torch.cuda.is_available()))'");
+  const Ran r = run_command({python, "-c",
+                             "import sys; sys.path[:] = [p for p in sys.path if p]; import torch; "
+                             "print(\"OPTBENCH_TORCH\", torch.__version__, int(torch.cuda.is_available()))"});
   PythonTorch p;
   const auto at = r.output.rfind("OPTBENCH_TORCH ");
   if (r.status == 0 && at != std::string::npos) {
@@ -131,12 +131,10 @@ Package compile_package(const std::string& python, const ConvNet& net, const std
                                {"package", pkg.path},
                                {"python_dir", source_dir() + "/workloads/python"}};
   write_text(dir / "spec.json", spec.dump());
-  write_text(dir / "export_aoti.py", export_script());
-  // A cache of its own: the compile time reported is a cold compile.
-  const std::string cmd = "cd " + shell_quote(dir.string()) +
-                          " && TORCHINDUCTOR_CACHE_DIR=" + shell_quote((dir / "inductor_cache").string()) + " " +
-                          shell_quote(python) + " export_aoti.py spec.json result.json";
-  const Ran r = run_command(cmd);
+  // In the package's folder, with an Inductor cache of its own: the compile time
+  // reported is a cold compile.
+  const Ran r = run_command({python, source_dir() + "/workloads/python/export_aoti.py", "spec.json", "result.json"},
+                            {"TORCHINDUCTOR_CACHE_DIR=" + (dir / "inductor_cache").string()}, dir.string());
   std::ifstream result(dir / "result.json");
   if (r.status != 0 || !result || !fs::exists(pkg.path)) {
     pkg.error = error_line(r.output, r.status);

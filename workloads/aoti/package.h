@@ -49,9 +49,6 @@ bool same_release(const std::string& python_version, const std::string& libtorch
 // name, shape, byte offset and element count.
 nlohmann::json write_weights(const ConvNet& net, const std::string& dir);
 
-// The script Python runs: argv[1] = spec JSON, argv[2] = result JSON.
-const char* export_script();
-
 // What went wrong, in one line, from the script's combined output and exit
 // status: its marked error line, else the last line printed.
 std::string error_line(const std::string& output, int exit_status);

@@ -1,7 +1,7 @@
 """The C++ ConvNet's layer list (workloads/models/convnet.h, to_json of each
 LayerSpec) as torch.nn layers: the one Python reading of it, for the torchscript
 experiment's Python twin (twin_convnet.py) and AOTInductor's export script
-(workloads/aoti/export_script.cpp), so a layer kind added in C++ is mapped once."""
+(workloads/python/export_aoti.py), so a layer kind added in C++ is mapped once."""
 
 
 def build_net(nn, layers):
