@@ -210,7 +210,7 @@ TEST(AotInductor, ScriptHandsEveryWeightToPython) {
   EXPECT_EQ(got.size(), count);
 }
 
-// The embedded script under the real interpreter, where it cannot compile:
+// The export script under the real interpreter, where it cannot compile:
 // it must parse, run, and end in one marked error line.
 TEST(AotInductor, ScriptReportsAPythonWithoutTorch) {
   const std::string python = "/usr/bin/python3";
