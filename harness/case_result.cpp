@@ -45,6 +45,32 @@ const char* to_string(VerificationStatus s) {
   return "?";
 }
 
+const char* to_string(ExperimentStatus s) {
+  switch (s) {
+    case ExperimentStatus::running: return "running";
+    case ExperimentStatus::ok: return "ok";
+    case ExperimentStatus::skipped: return "skipped";
+    case ExperimentStatus::failed: return "failed";
+    case ExperimentStatus::interrupted: return "interrupted";
+    case ExperimentStatus::not_run: return "not_run";
+    case ExperimentStatus::crashed: return "crashed";
+    case ExperimentStatus::hung: return "hung";
+  }
+  return "?";
+}
+
+std::optional<ExperimentStatus> parse_experiment_status(const std::string& s) {
+  for (ExperimentStatus x : {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped,
+                             ExperimentStatus::failed, ExperimentStatus::interrupted, ExperimentStatus::not_run,
+                             ExperimentStatus::crashed, ExperimentStatus::hung})
+    if (s == to_string(x)) return x;
+  return std::nullopt;
+}
+
+bool is_failure(ExperimentStatus s) {
+  return s == ExperimentStatus::failed || s == ExperimentStatus::crashed || s == ExperimentStatus::hung;
+}
+
 std::optional<double> VariantResult::cold_first_run_s() const {
   if (cold_first_runs_s.empty()) return std::nullopt;
   return median(cold_first_runs_s);

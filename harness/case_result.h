@@ -31,6 +31,9 @@ enum class ProcessKind { shared, fresh };
 // The time samples are judged by: events for asynchronous GPU work, else host time.
 enum class PrimaryMetric { host_s, device_s };
 enum class VerificationStatus { passed, failed, not_checked };
+// An experiment's outcome (experiments[].status), and a further process's for a
+// case it recorded nothing for (cases[].repeats[].status): one spelling each.
+enum class ExperimentStatus { running, ok, skipped, failed, interrupted, not_run, crashed, hung };
 
 const char* to_string(CaseStatus s);
 const char* to_string(VariantStatus s);
@@ -38,6 +41,11 @@ const char* to_string(RoleInCase r);
 const char* to_string(ProcessKind p);
 const char* to_string(PrimaryMetric m);
 const char* to_string(VerificationStatus s);
+const char* to_string(ExperimentStatus s);
+// What a child process recorded; nullopt for a word that is none of them.
+std::optional<ExperimentStatus> parse_experiment_status(const std::string& s);
+// Failed, crashed or hung: the run cannot exit 0.
+bool is_failure(ExperimentStatus s);
 
 struct WarmupRecord {
   std::int64_t iters = 0;

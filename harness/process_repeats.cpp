@@ -68,8 +68,8 @@ void add_repeat(json& first_case, const json& repeat_case, std::size_t process) 
   }
 }
 
-void add_missing_repeat(json& first_case, std::size_t process, const std::string& status, const std::string& reason) {
-  repeats_of(first_case).push_back({{"process", process}, {"status", status}, {"reason", reason}});
+void add_missing_repeat(json& first_case, std::size_t process, ExperimentStatus status, const std::string& reason) {
+  repeats_of(first_case).push_back({{"process", process}, {"status", to_string(status)}, {"reason", reason}});
   if (!first_case.contains("comparisons")) return;
   for (auto& cm : first_case["comparisons"])
     repeats_of(cm).push_back({{"process", process}, {"speedup", nullptr}, {"reason", reason}});

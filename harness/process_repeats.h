@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/case_result.h"
+
 namespace optbench {
 
 // What a further process recorded for one case (as its child wrote it), added
@@ -17,9 +19,9 @@ namespace optbench {
 // each variant's median time and minor page faults per step).
 void add_repeat(nlohmann::json& first_case, const nlohmann::json& repeat_case, std::size_t process);
 
-// A further process that recorded nothing for this case: its status ("not_run",
-// "crashed", "hung", "interrupted", "failed") and why.
-void add_missing_repeat(nlohmann::json& first_case, std::size_t process, const std::string& status,
+// A further process that recorded nothing for this case: its status (not_run,
+// crashed, hung, interrupted, failed) and why.
+void add_missing_repeat(nlohmann::json& first_case, std::size_t process, ExperimentStatus status,
                         const std::string& reason);
 
 }  // namespace optbench

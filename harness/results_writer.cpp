@@ -70,7 +70,7 @@ void ResultsWriter::take_lock() {
 }
 
 std::size_t ResultsWriter::begin_experiment(nlohmann::json info) {
-  info["status"] = "running";
+  info["status"] = to_string(ExperimentStatus::running);
   info["cases"] = nlohmann::json::array();
   doc_["experiments"].push_back(std::move(info));
   flush();
@@ -82,10 +82,10 @@ void ResultsWriter::add_case(std::size_t experiment, nlohmann::json result) {
   flush();
 }
 
-void ResultsWriter::end_experiment(std::size_t experiment, const std::string& status, const std::string& reason,
+void ResultsWriter::end_experiment(std::size_t experiment, ExperimentStatus status, const std::string& reason,
                                    double wall_s) {
   auto& e = doc_["experiments"].at(experiment);
-  e["status"] = status;
+  e["status"] = to_string(status);
   if (!reason.empty()) e["reason"] = reason;
   if (wall_s >= 0) e["wall_s"] = wall_s;
   flush();

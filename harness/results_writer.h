@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/atomic_file.h"
+#include "harness/case_result.h"
 
 namespace optbench {
 
@@ -47,7 +48,7 @@ class ResultsWriter {
   std::size_t begin_experiment(nlohmann::json info);
   void add_case(std::size_t experiment, nlohmann::json result);
   // wall_s: how long the experiment took, everything included (< 0: not recorded).
-  void end_experiment(std::size_t experiment, const std::string& status, const std::string& reason = "",
+  void end_experiment(std::size_t experiment, ExperimentStatus status, const std::string& reason = "",
                       double wall_s = -1);
   void set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value);
   // Changes the experiment's recorded cases in place (a further process's

@@ -94,29 +94,31 @@ std::string settings_drift(const ExperimentChildSettings& sent, const json& reco
 }
 
 // What a guarded experiment's child left, as the experiment's status and reason.
-std::pair<std::string, std::string> child_verdict(const ChildOutcome& r, double hang_timeout_s,
+std::pair<ExperimentStatus, std::string> child_verdict(const ChildOutcome& r, double hang_timeout_s,
                                                   std::string* signal_text) {
   if (r.hung)
-    return {"hung", "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
+    return {ExperimentStatus::hung, "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
                         " s (--hang-timeout) and was killed; the cases it finished are kept"};
-  if (r.stop_overdue) return {"interrupted", "its process did not stop within seconds of the interrupt and was killed"};
+  if (r.stop_overdue) return {ExperimentStatus::interrupted, "its process did not stop within seconds of the interrupt and was killed"};
   if (r.signal) {
     *signal_text = describe_signal(r.signal);
-    return {"crashed", "its process was killed by " + *signal_text + "; the cases it finished are kept"};
+    return {ExperimentStatus::crashed, "its process was killed by " + *signal_text + "; the cases it finished are kept"};
   }
-  const std::string status = r.experiment.is_null() ? "" : r.experiment.value("status", "");
-  if (r.exit_code == kExitInterrupted) return {"interrupted", ""};
-  if (!status.empty() && status != "running" && (r.exit_code == kExitOk || r.exit_code == kExitFailures))
-    return {status, r.experiment.value("reason", "")};
-  return {"crashed", "its process exited with status " + std::to_string(r.exit_code) +
-                         (status.empty() ? " before recording the experiment" : " before finishing it")};
+  const std::string recorded = r.experiment.is_null() ? "" : r.experiment.value("status", "");
+  const std::optional<ExperimentStatus> status = parse_experiment_status(recorded);
+  if (r.exit_code == kExitInterrupted) return {ExperimentStatus::interrupted, ""};
+  if (status && *status != ExperimentStatus::running && (r.exit_code == kExitOk || r.exit_code == kExitFailures))
+    return {*status, r.experiment.value("reason", "")};
+  return {ExperimentStatus::crashed, "its process exited with status " + std::to_string(r.exit_code) +
+                                         (recorded.empty() ? " before recording the experiment" : " before finishing it")};
 }
 
 // One experiment in a child process (harness/experiment_guard.h): `on_case`
 // gets each case as the child finishes it; a child that dies leaves the
 // experiment "crashed" with its signal and last lines.
 struct GuardedResult {
-  std::string status, reason;
+  ExperimentStatus status = ExperimentStatus::running;
+  std::string reason;
   std::size_t cases = 0;
   bool failures = false;
 };
@@ -157,11 +159,11 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   }
   std::string signal_text;
   std::tie(g.status, g.reason) = child_verdict(r, limits.hang_timeout_s, &signal_text);
-  if (!r.config.is_null() && (g.status == "ok" || g.status == "failed"))
+  if (!r.config.is_null() && (g.status == ExperimentStatus::ok || g.status == ExperimentStatus::failed))
     if (const std::string drift = settings_drift(sent, r.config); !drift.empty())
-      std::tie(g.status, g.reason) = std::pair<std::string, std::string>(
-          "failed", "its process ran with settings other than the run's (" + drift + ")");
-  if (g.status == "crashed" || g.status == "hung") {
+      std::tie(g.status, g.reason) = std::pair<ExperimentStatus, std::string>(
+          ExperimentStatus::failed, "its process ran with settings other than the run's (" + drift + ")");
+  if (g.status == ExperimentStatus::crashed || g.status == ExperimentStatus::hung) {
     // A further process's crash is told in its cases' repeats; the record's
     // output tail stays the first process's.
     if (process_index == 0) {
@@ -170,9 +172,9 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
     }
     std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(),
                  process_index ? (" (process " + std::to_string(process_index + 1) + ")").c_str() : "",
-                 g.status.c_str(), g.reason.c_str(), process_index ? "process" : "experiment");
+                 to_string(g.status), g.reason.c_str(), process_index ? "process" : "experiment");
   }
-  g.failures = g.failures || g.status == "failed" || g.status == "crashed" || g.status == "hung";
+  g.failures = g.failures || is_failure(g.status);
   return g;
 }
 
@@ -193,7 +195,8 @@ struct RepeatsResult {
 // An experiment whose first process recorded cases, and its further ones so far.
 struct Pending {
   std::size_t idx = 0;
-  std::string name, first_status;
+  std::string name;
+  ExperimentStatus first_status = ExperimentStatus::running;
   std::size_t later = 0, cases_seen = 0, experiments_seen = 0;  // as its first process was told
   double wall_s = 0;
   double first_s = 0;    // its first process's time
@@ -227,21 +230,22 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
       return;
     }
   }
-  std::string status, reason;
-  if (x.first_status == "crashed" || x.first_status == "hung") {
+  std::optional<ExperimentStatus> status;
+  std::string reason;
+  if (x.first_status == ExperimentStatus::crashed || x.first_status == ExperimentStatus::hung) {
     // It would most likely end the same way, at the cost of another process.
-    status = "not_run";
-    reason = "the experiment's first process " + x.first_status + ", so no further one was started";
+    status = ExperimentStatus::not_run;
+    reason = std::string("the experiment's first process ") + to_string(x.first_status) + ", so no further one was started";
   } else if (stop_requested()) {
-    status = "interrupted";
+    status = ExperimentStatus::interrupted;
     reason = "the run was interrupted before this process";
   } else if (const auto why = gate.refuse_child(std::max(shortest_child_s, x.next_cost_s())); !why.empty()) {
     // Not before the budget's end: this experiment's own processes say how long
     // its next one takes, more than the shortest of any.
-    status = "not_run";
+    status = ExperimentStatus::not_run;
     reason = why;
   } else if (x.next_cost_s() > allowance_s) {
-    status = "not_run";
+    status = ExperimentStatus::not_run;
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "process time share: %.1f s left of the further processes' share of the run, this experiment's "
@@ -249,13 +253,13 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
                   std::max(allowance_s, 0.0), x.next_cost_s());
     reason = buf;
   }
-  if (!status.empty()) {
+  if (status) {
     // Nothing more will be measured: said once, not once per process left.
     x.done = true;
-    x.r.why_stopped = status == "interrupted" ? "interrupted" : reason;
+    x.r.why_stopped = *status == ExperimentStatus::interrupted ? "interrupted" : reason;
     writer.update_cases(x.idx, [&](json& cases) {
       for (auto& first : cases)
-        if (first.contains("comparisons")) add_missing_repeat(first, p, status, reason);
+        if (first.contains("comparisons")) add_missing_repeat(first, p, *status, reason);
     });
     return;
   }
@@ -279,12 +283,12 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
   x.r.failures = x.r.failures || g.failures;
   ++x.r.ran;
-  reason = g.reason.empty() ? "the process ended (" + g.status + ") before this case" : g.reason;
-  x.r.stopped = g.status == "interrupted" || stop_requested();
+  reason = g.reason.empty() ? std::string("the process ended (") + to_string(g.status) + ") before this case" : g.reason;
+  x.r.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
   writer.update_cases(x.idx, [&](json& cases) {
     for (auto& first : cases)
       if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
-        add_missing_repeat(first, p, g.status == "ok" ? "not_run" : g.status, reason);
+        add_missing_repeat(first, p, g.status == ExperimentStatus::ok ? ExperimentStatus::not_run : g.status, reason);
   });
 }
 
@@ -367,17 +371,17 @@ int run_suite(const SuiteOptions& opts) {
     const std::size_t idx = writer.begin_experiment(info_json(info));
     const double t_exp = backend->now();
     if (const auto why = gate.refuse_start(); !why.empty()) {
-      writer.end_experiment(idx, "not_run", why);
+      writer.end_experiment(idx, ExperimentStatus::not_run, why);
       continue;
     }
     if (guard) {
       // The device check here (cheap); the experiment's own checks in its child.
       if (const auto why = e->Experiment::unsupported_reason(ctx); !why.empty()) {
-        writer.end_experiment(idx, "skipped", why);
+        writer.end_experiment(idx, ExperimentStatus::skipped, why);
         continue;
       }
       if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
-        writer.end_experiment(idx, "not_run", why);
+        writer.end_experiment(idx, ExperimentStatus::not_run, why);
         continue;
       }
       const std::size_t later = selected.size() - k - 1;
@@ -387,7 +391,7 @@ int run_suite(const SuiteOptions& opts) {
       failures = failures || g.failures;
       const double took = backend->now() - t_exp;
       shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
-      stopped = g.status == "interrupted" || stop_requested();
+      stopped = g.status == ExperimentStatus::interrupted || stop_requested();
       if (g.cases > 0) {
         Pending x;
         x.idx = idx;
@@ -408,7 +412,7 @@ int run_suite(const SuiteOptions& opts) {
       continue;
     }
     if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
-      writer.end_experiment(idx, "skipped", why);
+      writer.end_experiment(idx, ExperimentStatus::skipped, why);
       continue;
     }
     // Cases are enumerated when their experiment's turn comes, on the budget's clock.
@@ -418,7 +422,8 @@ int run_suite(const SuiteOptions& opts) {
       if (deadline) here.budget_left_s = budget_left();
       cases = build_cases(*e, here);
     } catch (const std::exception& ex) {
-      writer.end_experiment(idx, "failed", "could not build its cases: " + std::string(ex.what()), backend->now() - t_exp);
+      writer.end_experiment(idx, ExperimentStatus::failed, "could not build its cases: " + std::string(ex.what()),
+                            backend->now() - t_exp);
       failures = true;
       continue;
     }
@@ -443,8 +448,9 @@ int run_suite(const SuiteOptions& opts) {
                                     std::to_string(processes) + ")"
                               : "");
       if (const auto why = gate.refuse_start(); !why.empty()) {
-        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", "not_run"}, {"reason", why}});
-        progress.case_finished(label, {{"status", "not_run"}, {"reason", "budget"}});
+        const char* not_run = to_string(CaseStatus::not_run);
+        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", not_run}, {"reason", why}});
+        progress.case_finished(label, {{"status", not_run}, {"reason", "budget"}});
         continue;
       }
       CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0, setup_seen_s};
@@ -468,11 +474,11 @@ int run_suite(const SuiteOptions& opts) {
         setup_seen_s = std::max(setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
         result = to_json(r);
       } catch (const std::exception& ex) {
-        result = {{"name", c.name}, {"params", c.params}, {"status", "failed"}, {"reason", ex.what()}};
+        result = {{"name", c.name}, {"params", c.params}, {"status", to_string(CaseStatus::failed)}, {"reason", ex.what()}};
         backend->release_cached_memory();
       }
       failures = failures || case_failed(result);
-      interrupted = result["status"] == "interrupted";
+      interrupted = result["status"] == to_string(CaseStatus::interrupted);
       progress.case_finished(label, result);
       writer.add_case(idx, std::move(result));
       if (interrupted) break;
@@ -485,7 +491,7 @@ int run_suite(const SuiteOptions& opts) {
       x.r.why_stopped = "one process";
       writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), settings.measure, x); });
     }
-    writer.end_experiment(idx, stopped ? "interrupted" : "ok", "", backend->now() - t_exp);
+    writer.end_experiment(idx, stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "", backend->now() - t_exp);
   }
 
   // The further processes' share of the run, from what the first pass took.

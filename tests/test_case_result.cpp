@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "harness/budget_plan.h"
 #include "harness/case_result_json.h"
@@ -71,7 +72,7 @@ std::string write_results(const std::string& name, const std::vector<json>& case
   const auto idx = w.begin_experiment({{"name", "demo"}, {"title", "t"}, {"optimization", "o"},
                                        {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}});
   for (const auto& c : cases) w.add_case(idx, c);
-  w.end_experiment(idx, "ok");
+  w.end_experiment(idx, ExperimentStatus::ok);
   w.finish("complete");
   return path;
 }
@@ -139,4 +140,22 @@ TEST(CaseResult, SkippedAndBudgetRefusedCasesSatisfyTheSchema) {
   const std::string path = write_results("case_result_skips", {s, n});
   EXPECT_TRUE(schema_valid(path)) << s.dump(1) << n.dump(1);
   std::filesystem::remove(path);
+}
+
+// One spelling: every experiment status the harness writes parses back to itself,
+// and the set is the schema's experiments[].status (repeats[].status: the same less running).
+TEST(CaseResult, ExperimentStatusesAreTheSchemasOwn) {
+  std::ifstream in(source_dir() + "/harness/results.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(in);
+  const auto& want = schema.at("$defs").at("experiment").at("properties").at("status").at("enum");
+  std::set<std::string> ours;
+  for (ExperimentStatus s : {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped,
+                             ExperimentStatus::failed, ExperimentStatus::interrupted, ExperimentStatus::not_run,
+                             ExperimentStatus::crashed, ExperimentStatus::hung}) {
+    EXPECT_EQ(parse_experiment_status(to_string(s)), s);
+    ours.insert(to_string(s));
+  }
+  EXPECT_EQ(ours, want.get<std::set<std::string>>());
+  EXPECT_FALSE(parse_experiment_status("crash").has_value());
+  EXPECT_TRUE(is_failure(ExperimentStatus::hung) && !is_failure(ExperimentStatus::not_run));
 }
