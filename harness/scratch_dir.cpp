@@ -19,7 +19,8 @@ std::string scratch_parent() {
 ScratchDir::ScratchDir() {
   const char* tmp = std::getenv("TMPDIR");
   std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/optbench-scratch-XXXXXX";
-  if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a scratch folder " + tmpl + ": " + std::strerror(errno));
+  if (!::mkdtemp(tmpl.data()))
+    throw std::runtime_error("cannot make a scratch folder " + tmpl + ": " + std::strerror(errno));
   path_ = tmpl;
 }
 

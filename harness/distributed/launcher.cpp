@@ -286,6 +286,9 @@ int launch(const LaunchOptions& o) {
   log.file.open(log.path, std::ios::trunc);
   if (!log.file) say("cannot write " + log.path + "; the ranks' library logs are dropped");
   g_log = &log;
+  struct Unset {
+    ~Unset() { g_log = nullptr; }  // however launch ends: the file is this frame's
+  } unset;
   std::vector<Child> children(static_cast<std::size_t>(o.nproc));
   for (int r = 0; r < o.nproc; ++r) spawn_rank(o, r, port, children[static_cast<std::size_t>(r)]);
 
@@ -372,7 +375,6 @@ int launch(const LaunchOptions& o) {
       }
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
-  g_log = nullptr;
   const std::string where = log.file ? "; every rank's output: " + log.path : "";
 
   const int code = exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1),
