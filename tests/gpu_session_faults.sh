@@ -23,6 +23,7 @@ rc=$?
 grep -q 'error: no GPU visible' "$tmp/log" || fail "no 'no GPU' line"
 ! grep -q '== build' "$tmp/log" || fail "it built without a GPU"
 grep -q $'^gpu\tmachine\tfail\tno GPU' "$tmp/a/checks.tsv" || fail "checks.tsv has no failed gpu row"
+grep -q 'error: no GPU visible' "$tmp/a/session.log" || fail "session.log does not say why the session stopped"
 echo "ok: no GPU, exit 3"
 
 # 2. A step past its deadline, then the rest of the plan.
