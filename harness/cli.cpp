@@ -107,7 +107,8 @@ int cmd_report(const std::vector<std::string>& args) {
   for (auto& a : argv) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   execvp(cargv[0], cargv.data());
-  std::fprintf(stderr, "optbench report: cannot start %s: %s (set OPTBENCH_PYTHON)\n", python.c_str(), std::strerror(errno));
+  std::fprintf(stderr, "optbench report: cannot start %s: %s (set OPTBENCH_PYTHON)\n", python.c_str(),
+               std::strerror(errno));
   return kExitUsage;
 }
 
@@ -129,7 +130,8 @@ int cli_main(int argc, char** argv) {
   // instead of ending this process silently before it closes its file.
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{"optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
+  CLI::App app{
+      "optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("optbench ") + OPTBENCH_VERSION);
 
@@ -171,7 +173,9 @@ int cli_main(int argc, char** argv) {
                   "before it is killed and the experiment recorded as 'hung' (default 900, or 3 x --max-time + 300 "
                   "when larger)")
       ->check(cli::finite_number(false));
-  run->add_option("--seed", seed, "Seed of the random interleaving order (inputs and weights always use the fixed data seed, recorded as measure.data_seed)")
+  run->add_option("--seed", seed,
+                  "Seed of the random interleaving order (inputs and weights always use the fixed data seed, "
+                  "recorded as measure.data_seed)")
       ->check(cli::whole_number_u64());
   run->add_option("--interleave", interleave, "random or abba")->check(CLI::IsMember({"random", "abba"}));
   run->add_flag("--no-progress", no_progress, "No progress lines on stderr");
@@ -253,7 +257,8 @@ int cli_main(int argc, char** argv) {
   try {
     if (*worker) return run_worker(json::parse(worker_settings).get<WorkerArgs>());
     if (*experiment_child) {
-      const SuiteOptions opts = suite_options_for_child(json::parse(experiment_settings).get<ExperimentChildSettings>());
+      const SuiteOptions opts =
+          suite_options_for_child(json::parse(experiment_settings).get<ExperimentChildSettings>());
       results_path = opts.out_path;
       install_stop_handlers();
       return run_suite(opts);
@@ -292,10 +297,12 @@ int cli_main(int argc, char** argv) {
     if (opts.measure.min_processes > opts.measure.processes)
       throw std::invalid_argument("--min-processes " + std::to_string(opts.measure.min_processes) +
                                   " exceeds --processes " + std::to_string(opts.measure.processes));
-    if (in_process) opts.measure.processes = opts.measure.min_processes = 1;  // a further process needs the guard's children
+    // a further process needs the guard's children
+    if (in_process) opts.measure.processes = opts.measure.min_processes = 1;
     if (breakdown != "auto") opts.measure.breakdown.mode = profiling::parse_breakdown_mode(breakdown);
     if (!trace_dir.empty()) {
-      if (breakdown == "off") throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");
+      if (breakdown == "off")
+        throw std::invalid_argument("--trace-dir needs profiling; it cannot go with --breakdown off");
       opts.measure.breakdown.trace_dir = std::filesystem::absolute(trace_dir).string();
       opts.measure.breakdown.mode = profiling::BreakdownMode::on;
     }

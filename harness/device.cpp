@@ -106,7 +106,8 @@ bool is_out_of_memory(const std::exception& e) {
   // allocate memory: you tried to allocate N bytes. Error code 12 (Cannot
   // allocate memory)" (older builds: "not enough memory").
   const char* what = e.what();
-  for (const char* text : {"out of memory", "Out of memory", "can't allocate memory", "DefaultCPUAllocator: not enough memory"})
+  for (const char* text :
+       {"out of memory", "Out of memory", "can't allocate memory", "DefaultCPUAllocator: not enough memory"})
     if (std::strstr(what, text)) return true;
   return false;
 }

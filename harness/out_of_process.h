@@ -1,6 +1,7 @@
 #pragma once
 // A workload whose steps run in another process (a Python twin,
-// workloads/python/python_twin.h; Python's DataLoader, workloads/data/epoch_loops.h): this process's profiler sees none of its
+// workloads/python/python_twin.h; Python's DataLoader,
+// workloads/data/epoch_loops.h): this process's profiler sees none of its
 // work, so no breakdown window is taken of it (an empty window would read as
 // a step spent idle).
 #include <string>

@@ -42,7 +42,8 @@ std::string Progress::headline(const nlohmann::json& r) {
   }
   if (r.value("comparisons", nlohmann::json::array()).empty()) {
     const auto& v = r["variants"][0];
-    if (v.contains("stats") && v["stats"].is_object()) os << "median " << v["stats"].value("median", 0.0) * 1e3 << " ms  ";
+    if (v.contains("stats") && v["stats"].is_object())
+      os << "median " << v["stats"].value("median", 0.0) * 1e3 << " ms  ";
   }
   for (const auto& v : r.value("variants", nlohmann::json::array()))
     if (v.value("status", "ok") != "ok") os << v.value("name", "?") << ": " << v.value("status", "") << "  ";

@@ -129,7 +129,8 @@ void ResultsWriter::flush() {
   }
   // The new version carries the lock before it becomes visible: the file in
   // place is held by this run at every moment.
-  if (::flock(tmp.fd, LOCK_EX | LOCK_NB) != 0 && !locks_unsupported(errno)) discard("cannot lock '" + tmp.path + "': " + std::strerror(errno));
+  if (::flock(tmp.fd, LOCK_EX | LOCK_NB) != 0 && !locks_unsupported(errno))
+    discard("cannot lock '" + tmp.path + "': " + std::strerror(errno));
   if (locked_fd_ < 0) {
     // No file there when the run started: link() creates it only if it still
     // does not exist, so two runs starting together cannot both create it.

@@ -58,7 +58,8 @@ std::size_t order_statistic_rank(std::size_t n, double confidence, double* cover
   // Walk up while the next rank's tail still fits; the cdf is summed incrementally.
   while (k < (n + 1) / 2) {
     const double dk = static_cast<double>(k);
-    const double next = tail + std::exp(lgn - std::lgamma(dk + 1) - std::lgamma(static_cast<double>(n) - dk + 1) - ln2n);
+    const double next =
+        tail + std::exp(lgn - std::lgamma(dk + 1) - std::lgamma(static_cast<double>(n) - dk + 1) - ln2n);
     if (next > half_alpha) break;
     tail = next;
     ++k;

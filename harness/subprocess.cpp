@@ -24,7 +24,8 @@ void close_fd(int& fd) {
 // A close-on-exec pipe whose ends are above the standard streams, so that
 // putting one end in place as 0, 1 or 2 can never overwrite the other.
 void make_pipe(int fds[2]) {
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("cannot create a pipe: ") + std::strerror(errno));
   for (int k = 0; k < 2; ++k)
     if (fds[k] <= STDERR_FILENO) {
       const int moved = ::fcntl(fds[k], F_DUPFD_CLOEXEC, STDERR_FILENO + 1);

@@ -97,20 +97,24 @@ std::string settings_drift(const ExperimentChildSettings& sent, const json& reco
 std::pair<ExperimentStatus, std::string> child_verdict(const ChildOutcome& r, double hang_timeout_s,
                                                   std::string* signal_text) {
   if (r.hung)
-    return {ExperimentStatus::hung, "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
-                        " s (--hang-timeout) and was killed; the cases it finished are kept"};
-  if (r.stop_overdue) return {ExperimentStatus::interrupted, "its process did not stop within seconds of the interrupt and was killed"};
+    return {ExperimentStatus::hung,
+            "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
+                " s (--hang-timeout) and was killed; the cases it finished are kept"};
+  if (r.stop_overdue)
+    return {ExperimentStatus::interrupted, "its process did not stop within seconds of the interrupt and was killed"};
   if (r.signal) {
     *signal_text = describe_signal(r.signal);
-    return {ExperimentStatus::crashed, "its process was killed by " + *signal_text + "; the cases it finished are kept"};
+    return {ExperimentStatus::crashed,
+            "its process was killed by " + *signal_text + "; the cases it finished are kept"};
   }
   const std::string recorded = r.experiment.is_null() ? "" : r.experiment.value("status", "");
   const std::optional<ExperimentStatus> status = parse_experiment_status(recorded);
   if (r.exit_code == kExitInterrupted) return {ExperimentStatus::interrupted, ""};
   if (status && *status != ExperimentStatus::running && (r.exit_code == kExitOk || r.exit_code == kExitFailures))
     return {*status, r.experiment.value("reason", "")};
-  return {ExperimentStatus::crashed, "its process exited with status " + std::to_string(r.exit_code) +
-                                         (recorded.empty() ? " before recording the experiment" : " before finishing it")};
+  return {ExperimentStatus::crashed,
+          "its process exited with status " + std::to_string(r.exit_code) +
+              (recorded.empty() ? " before recording the experiment" : " before finishing it")};
 }
 
 // One experiment in a child process (harness/experiment_guard.h): `on_case`
@@ -235,7 +239,8 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   if (x.first_status == ExperimentStatus::crashed || x.first_status == ExperimentStatus::hung) {
     // It would most likely end the same way, at the cost of another process.
     status = ExperimentStatus::not_run;
-    reason = std::string("the experiment's first process ") + to_string(x.first_status) + ", so no further one was started";
+    reason =
+        std::string("the experiment's first process ") + to_string(x.first_status) + ", so no further one was started";
   } else if (stop_requested()) {
     status = ExperimentStatus::interrupted;
     reason = "the run was interrupted before this process";
@@ -283,7 +288,8 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
   x.r.failures = x.r.failures || g.failures;
   ++x.r.ran;
-  reason = g.reason.empty() ? std::string("the process ended (") + to_string(g.status) + ") before this case" : g.reason;
+  reason =
+      g.reason.empty() ? std::string("the process ended (") + to_string(g.status) + ") before this case" : g.reason;
   x.r.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
   writer.update_cases(x.idx, [&](json& cases) {
     for (auto& first : cases)
@@ -470,11 +476,13 @@ int run_suite(const SuiteOptions& opts) {
       try {
         const CaseResult r = run_case(c, *backend, measure, limits, stop_requested());
         const auto prepared = static_cast<std::size_t>(std::count_if(
-            r.variants.begin(), r.variants.end(), [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
+            r.variants.begin(), r.variants.end(),
+            [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
         setup_seen_s = std::max(setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
         result = to_json(r);
       } catch (const std::exception& ex) {
-        result = {{"name", c.name}, {"params", c.params}, {"status", to_string(CaseStatus::failed)}, {"reason", ex.what()}};
+        result = {{"name", c.name}, {"params", c.params}, {"status", to_string(CaseStatus::failed)},
+                  {"reason", ex.what()}};
         backend->release_cached_memory();
       }
       failures = failures || case_failed(result);
@@ -491,7 +499,8 @@ int run_suite(const SuiteOptions& opts) {
       x.r.why_stopped = "one process";
       writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), settings.measure, x); });
     }
-    writer.end_experiment(idx, stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "", backend->now() - t_exp);
+    writer.end_experiment(idx, stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "",
+                          backend->now() - t_exp);
   }
 
   // The further processes' share of the run, from what the first pass took.

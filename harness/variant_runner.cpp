@@ -139,7 +139,8 @@ Prepared prepared_from_json(const json& j) {
   const auto& w = j.at("warmup");
   p.warmup = {w.at("first_run_s").get<double>(), w.at("iters").get<std::int64_t>(), w.at("seconds").get<double>(),
               w.at("stable").get<bool>(), w.at("step_s").get<double>()};
-  if (j.contains("memory")) p.memory = MemoryPeak{j["memory"][0].get<std::int64_t>(), j["memory"][1].get<std::int64_t>()};
+  if (j.contains("memory"))
+    p.memory = MemoryPeak{j["memory"][0].get<std::int64_t>(), j["memory"][1].get<std::int64_t>()};
   return p;
 }
 

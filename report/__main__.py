@@ -19,9 +19,10 @@ and judges every change against a noise floor: the between-run change that runs 
 the same code on the same device show, which a single run's sample count cannot.
 Floors come per pair from the runs' own 10-90% spread (at least 2.5% for CUDA-event
 timed cases, 6% for host-timed ones; report/noise.py says why), widened to cover
-the spread of --history runs (other runs of the baseline's commit on this device). change = current / baseline - 1, with a (1 - alpha)
-bootstrap interval (scipy.stats.bootstrap's draws, of a bounded number of samples
-per run: report/stats.py).
+the spread of --history runs (other runs of the baseline's commit on this device).
+change = current / baseline - 1, with a (1 - alpha) bootstrap interval
+(scipy.stats.bootstrap's draws, of a bounded number of samples per run:
+report/stats.py).
   slower / faster   the whole interval lies beyond the floor and the Mann-Whitney
                     U test (scipy) of the samples gives p < alpha
   lower / higher    the same for a speedup (U test of the per-round log ratios)

@@ -497,7 +497,8 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     where = f"({c.experiment.name}/{c.name})"
     if n == 1:
         text = _ratio_text(est.speedup, est.ci_low, est.ci_high, not est.has_ci and cm.below_floor, cm.rounds, "×")
-        return Beside(f"{what} at world size 1 (its overhead, not the claim)", f"{v.name}: {text} of one device {where}")
+        return Beside(f"{what} at world size 1 (its overhead, not the claim)",
+                      f"{v.name}: {text} of one device {where}")
     per_variant = c.derived.get("variants")
     d = per_variant.get(str(v.name)) if isinstance(per_variant, dict) else None
     d = d if isinstance(d, dict) else {}

@@ -207,7 +207,8 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
                     pts.append((float(params[key]), f"{v.get('name')}{ref}", float(thr)))
         # Label lines by the other params that differ between groups (e.g. direction=h2d).
         all_keys = {k for rest, _ in groups.values() for k in rest}
-        varying = sorted(k for k in all_keys if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
+        varying = sorted(k for k in all_keys
+                         if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
         lines: dict[tuple[str, str], list] = {}
         for rest, pts in groups.values():
             label = ", ".join(f"{k}={rest.get(k)}" for k in varying)

@@ -188,7 +188,8 @@ def _run_table(t: dict, plots: list) -> str:
         out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t["output_tail"])) + "</pre>")
     headers = experiment_headers(t)
     rows = [experiment_cells(t, r) for r in t["rows"]]
-    num_cols = {i for i, h in enumerate(headers) if h in ("median time per step", "IQR", "n") or h.startswith("throughput")}
+    num_cols = {i for i, h in enumerate(headers)
+                if h in ("median time per step", "IQR", "n") or h.startswith("throughput")}
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
     out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
     if t["derived"]:

@@ -73,7 +73,8 @@ def _walk(v: object, s: dict, path: str, root: dict, errs: list[str]) -> None:
             if ok == 0 and len(fitting) == 1:  # the one form of its type: what is wrong inside it
                 errs.extend(fitting[0])
             elif ok == 0 or (key == "oneOf" and ok > 1):
-                errs.append(f"{where}: does not match {'exactly one' if key == 'oneOf' else 'any'} of the allowed forms")
+                which = "exactly one" if key == "oneOf" else "any"
+                errs.append(f"{where}: does not match {which} of the allowed forms")
     if "if" in s:
         branch = s.get("then") if not _errors(v, s["if"], path, root) else s.get("else")
         if branch:

@@ -19,7 +19,8 @@ LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attent
           "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
           "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
           "collective": "collectives", "other": "other", "compiled": "compiled code", IDLE: "idle"}
-NOTE = "The why column comes from a profiled window per variant, run after the timed rounds; its terms are in the glossary."
+NOTE = ("The why column comes from a profiled window per variant, run after the timed rounds; "
+        "its terms are in the glossary.")
 PER_BASE = spelling("per step of the baseline's work")
 NOT_SETTLED = spelling("mean not settled")
 # A change this many times the category's own time reads better as the times themselves.

@@ -99,7 +99,8 @@ def main() -> int:
         order = ("optbench", "torch") if r % 4 in (0, 3) else ("torch", "optbench")
         for who in order:
             if who == "optbench":
-                ours.append(optbench_median_s(args.bench, f"matmul/{dtype_name}/{n}", args.min_time / 5, args.device, threads))
+                ours.append(optbench_median_s(args.bench, f"matmul/{dtype_name}/{n}", args.min_time / 5, args.device,
+                                              threads))
             else:
                 theirs.append(timer.blocked_autorange(min_run_time=args.min_time).median)
     med_ours, med_theirs = statistics.median(ours), statistics.median(theirs)

@@ -7,7 +7,8 @@
 namespace optbench::testing {
 
 void FakeWork::step() {
-  if (fail_after_ >= 0 && steps_++ >= fail_after_) throw std::runtime_error("CUDA out of memory. Tried to allocate 2.00 GiB");
+  if (fail_after_ >= 0 && steps_++ >= fail_after_)
+    throw std::runtime_error("CUDA out of memory. Tried to allocate 2.00 GiB");
   if (mem_) mem_->allocate(step_bytes_);
   std::normal_distribution<double> n(0.0, noise_);
   clock_.now += seconds_ * std::max(0.1, 1.0 + n(rng_));

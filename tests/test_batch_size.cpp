@@ -47,9 +47,9 @@ TEST(BatchSizeSweep, DerivesLargestFittingBestAndDiminishingReturns) {
   // Listed out of order on purpose; 1024 ran out of memory while being built,
   // 512 fit but ran out mid-sampling (its partial throughput must not count).
   const auto ok = VariantStatus::ok, oom = VariantStatus::oom;
-  const CaseResult r = sweep({variant(64, ok, 1000, 4e9), variant(128, ok, 1500, 8e9), variant(1024, oom, std::nullopt, 7.9e10),
-                              variant(256, ok, 1700, 1.6e10), variant(512, oom, 9000, 3.2e10),
-                              variant(2048, oom, std::nullopt, 1e9)},
+  const CaseResult r = sweep({variant(64, ok, 1000, 4e9), variant(128, ok, 1500, 8e9),
+                              variant(1024, oom, std::nullopt, 7.9e10), variant(256, ok, 1700, 1.6e10),
+                              variant(512, oom, 9000, 3.2e10), variant(2048, oom, std::nullopt, 1e9)},
                              64);
   const json d = c.derive(r);
   EXPECT_EQ(d.at("largest_fitting_batch").get<double>(), 256);
@@ -80,7 +80,8 @@ TEST(BatchSizeSweep, DiminishingReturnsIsTheSmallestBatchNearTheBest) {
   EXPECT_TRUE(d.at("largest_fitting_is_lower_bound").get<bool>()) << "nothing ran out of memory";
   EXPECT_TRUE(d.at("smallest_oom_batch").is_null());
   // A failure other than out-of-memory is listed, and is not taken for the limit.
-  const CaseResult r2 = sweep({variant(2, ok, 100, std::nullopt), variant(4, VariantStatus::error, std::nullopt, std::nullopt)});
+  const CaseResult r2 =
+      sweep({variant(2, ok, 100, std::nullopt), variant(4, VariantStatus::error, std::nullopt, std::nullopt)});
   const json d2 = c.derive(r2);
   EXPECT_EQ(d2.at("largest_fitting_batch").get<double>(), 2);
   EXPECT_TRUE(d2.at("largest_fitting_is_lower_bound").get<bool>());
@@ -104,7 +105,8 @@ TEST(BatchSizeSweep, EveryBatchMatchesTheSmallestBatchsFloat64TraceAndOtherDataD
   // The same model and batch size on different images: a different loss trace,
   // which the check must reject.
   const auto b = static_cast<std::int64_t>(c.variants.back().units->items);
-  const auto x = seeded_randn({b, 3, c.params["image"].get<std::int64_t>(), c.params["image"].get<std::int64_t>()}, torch::TensorOptions(), 99);
+  const auto x = seeded_randn({b, 3, c.params["image"].get<std::int64_t>(), c.params["image"].get<std::int64_t>()},
+                              torch::TensorOptions(), 99);
   const auto y = torch::randint(0, 10, {b}, torch::kLong);
   TrainStep other([] {
                     torch::manual_seed(0);

@@ -341,8 +341,9 @@ TEST(CaseRunner, NvidiaSmiFiguresPerVariant) {
   });
   Case c;
   c.name = "smi";
-  c.variants = {Variant{"busy", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 100; }); }},
-                Variant{"idle", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 40; }); }}};
+  c.variants = {
+      Variant{"busy", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 100; }); }},
+      Variant{"idle", "", [&] { return std::make_unique<ThrottledWork>(f.clock, 0, [&util] { util = 40; }); }}};
   const json r = f.run(c);
   const json& busy = r["variants"][0]["nvidia_smi"];
   EXPECT_EQ(busy["gpu_util_pct"]["median"], 100.0);

@@ -89,7 +89,9 @@ struct SkipsParamGrads : torch::autograd::Function<SkipsParamGrads> {
 TEST(Checkpoint, SameOutputAndGradientsAsThePlainBlock) {
   auto blk = make_block();
   const Grads plain = run([&](const torch::Tensor& x) { return blk->forward(x); }, *blk);
-  const Grads ckpt = run([&](const torch::Tensor& x) { return checkpoint([&](const torch::Tensor& h) { return blk->forward(h); }, x); }, *blk);
+  const Grads ckpt = run(
+      [&](const torch::Tensor& x) { return checkpoint([&](const torch::Tensor& h) { return blk->forward(h); }, x); },
+      *blk);
   EXPECT_EQ(differ(plain, ckpt), "");
   EXPECT_TRUE(torch::equal(plain.out, ckpt.out)) << "the same kernels on the same input";
 }

@@ -34,7 +34,8 @@ SgdSpec tiny_spec() {
   };
   for (int k = 0; k < 4; ++k) {
     auto gen = at::detail::createCPUGenerator(10 + k);
-    s.batches.emplace_back(at::randn({6, 8}, gen), at::randint(4, {6}, gen, torch::TensorOptions().dtype(torch::kLong)));
+    s.batches.emplace_back(at::randn({6, 8}, gen),
+                           at::randint(4, {6}, gen, torch::TensorOptions().dtype(torch::kLong)));
   }
   return s;
 }

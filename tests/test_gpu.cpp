@@ -131,9 +131,11 @@ TEST_F(Gpu, OutOfMemoryWhilePreparingAVariantLeavesTheDeviceToTheNextOnes) {
   c.name = "oom_release";
   c.variants = {{"tiny", "", [] { return std::make_unique<Tiny>(); }},
                 {"fills_the_device", "", [filled] { return std::make_unique<FillsTheDevice>(filled); }},
-                {"needs_most_of_it", "", [filled] { return std::make_unique<Holds>(std::max<std::int64_t>(1, *filled * 8 / 10)); }}};
+                {"needs_most_of_it", "",
+                 [filled] { return std::make_unique<Holds>(std::max<std::int64_t>(1, *filled * 8 / 10)); }}};
   std::atomic<bool> stop{false};
-  const auto r = to_json(run_case(c, *backend_, measure_config_for(RunProfile::quick), CaseLimits{1.0, std::nullopt}, stop));
+  const auto r =
+      to_json(run_case(c, *backend_, measure_config_for(RunProfile::quick), CaseLimits{1.0, std::nullopt}, stop));
   EXPECT_EQ(r["status"], "ok");
   EXPECT_EQ(r["variants"][1]["status"], "oom");
   ASSERT_GE(*filled, 4) << "the device should hold several GiB";
@@ -157,7 +159,8 @@ TEST_F(Gpu, NvidiaSmiFiguresAreRecordedPerVariant) {
   c.variants = {{"busy", "", [] { return std::make_unique<Busy>(); }},
                 {"busy_too", "", [] { return std::make_unique<Busy>(); }}};
   std::atomic<bool> stop{false};
-  const auto r = to_json(run_case(c, *backend_, measure_config_for(RunProfile::quick), CaseLimits{2.0, std::nullopt}, stop));
+  const auto r =
+      to_json(run_case(c, *backend_, measure_config_for(RunProfile::quick), CaseLimits{2.0, std::nullopt}, stop));
   ASSERT_EQ(r["status"], "ok");
   const auto& v = r["variants"][0];
   if (!v.contains("nvidia_smi")) GTEST_SKIP() << "NVML gave no utilisation here";

@@ -16,7 +16,8 @@ namespace {
 
 constexpr std::uint64_t ms = 1'000'000;  // ns
 
-TraceEvent ev(const char* name, EventKind k, double from_ms, double to_ms, std::uint64_t thread = 1, bool driver = false) {
+TraceEvent ev(const char* name, EventKind k, double from_ms, double to_ms, std::uint64_t thread = 1,
+              bool driver = false) {
   TraceEvent e;
   e.name = name;
   e.kind = k;

@@ -110,7 +110,9 @@ RunSettings changed_run() {
 
 ExperimentChildSettings changed_child() { return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2, 1}; }
 
-WorkerArgs changed_worker() { return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, RunProfile::quick, 9.5}}; }
+WorkerArgs changed_worker() {
+  return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, RunProfile::quick, 9.5}};
+}
 
 }  // namespace
 

@@ -51,7 +51,9 @@ TEST(TwoLevel, RecordAcrossProcessesSkipsThoseWithoutARatio) {
                    {"ci_high", 2.1},
                    {"rounds", 40},
                    {"repeats",
-                    {{{"process", 1}, {"speedup", 2.2}}, {{"process", 2}, {"speedup", nullptr}}, {{"process", 3}, {"speedup", 1.8}}}}};
+                    {{{"process", 1}, {"speedup", 2.2}},
+                     {{"process", 2}, {"speedup", nullptr}},
+                     {{"process", 3}, {"speedup", 1.8}}}}};
   const json e = estimate_record(cm, 0.95);
   EXPECT_EQ(e["unit"], "process");
   EXPECT_EQ(e["n"], 3);

@@ -115,7 +115,8 @@ class AotInductor final : public Experiment {
             "Python with the same weights (Inductor defaults, static shapes) and run by "
             "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
             "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
-            "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was configured with)."};
+            "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was "
+            "configured with)."};
     i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
     return i;
   }

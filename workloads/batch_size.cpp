@@ -56,7 +56,8 @@ json sweep_summary(const CaseResult& r) {
   json other_failures = json::array();  // e.g. a kernel that refuses a huge tensor: not "did not fit"
   for (const auto& row : rows) {
     if (row.status == "oom" && !smallest_oom) smallest_oom = row.batch;
-    if (row.status != "ok" && row.status != "oom") other_failures.push_back({{"batch", row.batch}, {"status", row.status}});
+    if (row.status != "ok" && row.status != "oom")
+      other_failures.push_back({{"batch", row.batch}, {"status", row.status}});
     if (!row.sps) continue;
     largest = row.batch;
     if (!best_sps || *row.sps > *best_sps) {

@@ -98,7 +98,8 @@ class CriterionDevice final : public Experiment {
   }
 
   std::string unsupported_reason(const RunContext& ctx) const override {
-    if (ctx.device != DeviceKind::cuda) return "on a CPU, host and device are the same memory: there is nothing to move";
+    if (ctx.device != DeviceKind::cuda)
+      return "on a CPU, host and device are the same memory: there is nothing to move";
     return Experiment::unsupported_reason(ctx);
   }
 
@@ -146,7 +147,8 @@ class CriterionDevice final : public Experiment {
           torch::manual_seed(0);
           return make_net(Gpt(g));
         },
-        tokens, next, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
+        tokens, next,
+        WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
         d));
     return out;
   }

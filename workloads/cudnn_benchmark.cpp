@@ -141,7 +141,8 @@ class CudnnBenchmark final : public Experiment {
     Case fixed_case = paired("fixed_shape_b64_224", {{"batch", batch}, {"shape", "fixed"}, {"precision", "tf32"}},
                              units, fixed, Precision::tf32, false);
     Case amp_case = paired("fixed_shape_amp_fp16_channels_last_b64_224",
-                           {{"batch", batch}, {"shape", "fixed"}, {"precision", "amp_fp16"}, {"memory_format", "channels_last"}},
+                           {{"batch", batch}, {"shape", "fixed"}, {"precision", "amp_fp16"},
+                            {"memory_format", "channels_last"}},
                            units, fixed, Precision::amp_fp16, true);
     Case varying_case = paired("new_shape_every_step_b16",
                                {{"batch", small_batch}, {"shape", "new every step, 160-224 px"}, {"precision", "tf32"}},

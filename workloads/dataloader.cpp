@@ -75,10 +75,10 @@ class DataLoaderExperiment final : public Experiment {
             "A training loop fed by LibTorch's DataLoader over images that cost real CPU work per sample "
             "(JPEG-like decode, random crop, flip, normalise): ResNet-50 AMP fp16 channels_last at 112 px on a GPU, a "
             "small conv net on a CPU. Each sample is one epoch window from a fresh iterator, the same number of "
-            "batches for every variant of a case; the pipeline fill (time to the first batch) is reported apart. Variants: 0 workers "
-            "(baseline) vs 1, 2, 4, ... up to the core count; prefetch depth 1, 2, 4, 8; pinned vs pageable "
-            "batches (GPU). Each beside its data-only loop (loading and copies, no training), with the no-loader "
-            "bound (data already on the device); samples/s and the share of time waiting for data.",
+            "batches for every variant of a case; the pipeline fill (time to the first batch) is reported apart. "
+            "Variants: 0 workers (baseline) vs 1, 2, 4, ... up to the core count; prefetch depth 1, 2, 4, 8; pinned vs "
+            "pageable batches (GPU). Each beside its data-only loop (loading and copies, no training), with the "
+            "no-loader bound (data already on the device); samples/s and the share of time waiting for data.",
             {DeviceKind::cpu, DeviceKind::cuda},
             "workers other than 0, cores/4 and all cores; prefetch depths 2 and 4; the pinned case (a round of the "
             "full workers case would take most of the quick run's 3 minutes on an H100: every setting loads a whole "

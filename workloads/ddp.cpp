@@ -293,7 +293,8 @@ class DataParallelExperiment final : public Experiment {
                                 "ddp", world));
     t.variants.push_back(spread({"ddp_bucket_view",
                                  "as ddp, but " + view_words + ": no copy back, no separate gradient tensors",
-                                 train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world, world == 1)},
+                                 train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world,
+                                       world == 1)},
                                 "ddp", world));
     devices["ddp"] = devices["ddp_bucket_view"] = world;
     if (world > 1) {
@@ -364,7 +365,8 @@ class DataParallelExperiment final : public Experiment {
                                                                     ddp::Job{kExperiment, name, "allreduce"});
                           }}};
     a.verify = verify_first_step();
-    if (world > 1) a.notes["ran_on"] = std::to_string(world) + " processes, one " + dev_words + " each (" + backend + ")";
+    if (world > 1)
+      a.notes["ran_on"] = std::to_string(world) + " processes, one " + dev_words + " each (" + backend + ")";
     a.derive = [grad_bytes, world](const CaseResult& r) { return derive_busbw(r, grad_bytes, world); };
     a.skip_reason = !unavailable.empty() ? unavailable
                     : world < 2 ? "all-reduce bandwidth needs 2+ ranks: run under optbench launch --nproc N, "

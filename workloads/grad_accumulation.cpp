@@ -79,8 +79,8 @@ class GradAccumulation final : public Experiment {
     c.verify = verify_accumulated_grads(bound);
     c.derive = memory_vs_baseline;
     char check[120];
-    std::snprintf(check, sizeof check, "first step from the same fresh weights; per-tensor max |diff| / max |grad| <= %g",
-                  bound);
+    std::snprintf(check, sizeof check,
+                  "first step from the same fresh weights; per-tensor max |diff| / max |grad| <= %g", bound);
     c.notes = {{"gradient_check", check},
                {"memory_note", "peak memory includes weights, gradients and momentum (the same in every variant); "
                                "the difference is activations"}};

@@ -160,7 +160,9 @@ std::string verify_gradients(std::vector<Workload*>& w) {
 // Memory saved vs time paid, per checkpointed variant, from the result itself.
 json memory_vs_time(const CaseResult& r) {
   const auto& v = r.variants;
-  auto median_of = [](const VariantResult& x) { return x.stats ? std::optional<double>(x.stats->median) : std::nullopt; };
+  auto median_of = [](const VariantResult& x) {
+    return x.stats ? std::optional<double>(x.stats->median) : std::nullopt;
+  };
   auto peak_of = [](const VariantResult& x) {
     return x.memory ? std::optional<double>(static_cast<double>(x.memory->allocated_bytes)) : std::nullopt;
   };

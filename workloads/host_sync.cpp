@@ -130,7 +130,8 @@ class HostSync final : public Experiment {
                               "starts from a synchronised device, so every variant pays one drain per unit; "
                               "item_every_10's read at step 20 coincides with it, its read at step 10 does not"},
                {"verification", "the losses of one unit from fresh weights, every step's, rtol 1e-5"},
-               {"cpu_note", "on a CPU, .item() is not a device synchronisation: no effect expected (claim is GPU-only)"}};
+               {"cpu_note",
+                "on a CPU, .item() is not a device synchronisation: no effect expected (claim is GPU-only)"}};
     return c;
   }
 };

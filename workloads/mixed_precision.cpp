@@ -59,7 +59,8 @@ Case training_case(std::string name, nlohmann::json params, NetFactory factory, 
   for (std::size_t i = 1; i < c.variants.size(); ++i)
     if (c.variants[i].params.value("default_fp32", false)) c.also_compare_against.push_back(c.variants[i].name);
   c.verify = verify_loss_traces;
-  c.notes = {{"tf32_note", "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
+  c.notes = {{"tf32_note",
+              "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
   return c;
 }
 
@@ -104,7 +105,8 @@ class MixedPrecision final : public Experiment {
       for (Precision p : precisions_for(d)) rv.push_back({p, cl});
     const double img_flops = kResNet50ForwardFlops224 * (side * side) / (224.0 * 224.0);
     out.push_back(training_case(
-        "resnet50_b" + std::to_string(rb) + "_" + std::to_string(side), {{"model", "resnet50"}, {"batch", rb}, {"image", side}},
+        "resnet50_b" + std::to_string(rb) + "_" + std::to_string(side),
+        {{"model", "resnet50"}, {"batch", rb}, {"image", side}},
         [] {
           torch::manual_seed(0);
           return make_net(resnet50(1000));
@@ -119,14 +121,16 @@ class MixedPrecision final : public Experiment {
     for (Precision p : precisions_for(d)) gv.push_back({p, false});
     out.push_back(training_case(
         "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq),
-        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq}, {"vocab", g.vocab}},
+        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq},
+         {"vocab", g.vocab}},
         [g] {
           torch::manual_seed(0);
           return make_net(Gpt(g));
         },
         fixed_batch(torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d)),
                     torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d))),
-        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d, false));
+        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
+        d, false));
     // Without native bf16 a CPU emulates it: AMP bf16 steps took 6-19x FP32's on an
     // AVX2-only VM (results/2026-11-27_..._standard_bf16_emulated.json), minutes a
     // run for a figure that says nothing of AMP on a GPU (both claims are about GPUs).

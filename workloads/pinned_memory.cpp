@@ -232,7 +232,8 @@ class PinnedMemory final : public Experiment {
       if (!(copy > 0 && compute > 0 && overlap > 0)) return nlohmann::json::object();
       // Hidden share: the part of the copy that did not add to the step time.
       const double hidden = std::clamp((copy + compute - overlap) / copy, 0.0, 1.0);
-      return {{"copy_s", copy}, {"compute_s", compute}, {"overlapped_step_s", overlap}, {"copy_hidden_fraction", hidden}};
+      return {{"copy_s", copy}, {"compute_s", compute}, {"overlapped_step_s", overlap},
+              {"copy_hidden_fraction", hidden}};
     };
     return c;
   }

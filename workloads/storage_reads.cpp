@@ -87,7 +87,8 @@ class StorageEpoch final : public Workload {
   Spec spec_;
   torch::Device device_;
   std::shared_ptr<ReadStats> stats_ = std::make_shared<ReadStats>();
-  std::shared_ptr<std::pair<torch::Tensor, torch::Tensor>> feed_ = std::make_shared<std::pair<torch::Tensor, torch::Tensor>>();
+  std::shared_ptr<std::pair<torch::Tensor, torch::Tensor>> feed_ =
+      std::make_shared<std::pair<torch::Tensor, torch::Tensor>>();
   std::unique_ptr<Loader> loader_;
   std::unique_ptr<TrainStep> trainer_;
   std::int64_t epochs_ = 0, incomplete_ = 0;

@@ -182,8 +182,9 @@ class TorchScript final : public Experiment {
       if (!gpu && batch == 1)
         c.notes["caveat"] =
             "ATen's CPU convolution sends one small image with 3x3 filters to its native kernels rather than "
-            "MKL-DNN (use_mkldnn's 'native is faster' rule, read in LibTorch 1.13's source and not rechecked since), while optimize_for_inference converts "
-            "to MKL-DNN regardless: on CPU this case mostly measures that choice";
+            "MKL-DNN (use_mkldnn's 'native is faster' rule, read in LibTorch 1.13's source and not rechecked "
+            "since), while optimize_for_inference converts to MKL-DNN regardless: on CPU this case mostly measures "
+            "that choice";
       out.push_back(std::move(c));
     }
     for (std::int64_t batch : batches)

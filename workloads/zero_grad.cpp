@@ -72,7 +72,8 @@ class ZeroGrad final : public Experiment {
     out.push_back(zero_grad_case(
         "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) + "_b" +
             std::to_string(gb),
-        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq}, {"vocab", g.vocab}},
+        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq},
+         {"vocab", g.vocab}},
         [g] {
           torch::manual_seed(0);
           return make_net(Gpt(g));

@@ -18,7 +18,8 @@ double work_amount(const WorkUnits& u) {
 bool isolated(const Case& c, const MeasureConfig& cfg, const CaseLimits& limits) {
   if (c.variants.empty()) throw std::logic_error("case '" + c.name + "' has no variants");
   const bool isolate = c.isolate || (cfg.isolate && !c.process_bound);
-  if (isolate && !limits.origin) throw std::logic_error("case '" + c.name + "' needs worker processes, but has no origin");
+  if (isolate && !limits.origin)
+    throw std::logic_error("case '" + c.name + "' needs worker processes, but has no origin");
   return isolate;
 }
 

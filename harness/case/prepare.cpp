@@ -50,7 +50,8 @@ void prepare_variants(CaseRun& run) {
       v.result.status = VariantStatus::not_run;
       continue;
     }
-    if (auto why = run.gate.refuse_prepare(expected_setup_s(c.setup_s, run.limits.setup_seen_s), run.prepared_costs()); !why.empty()) {
+    if (auto why = run.gate.refuse_prepare(expected_setup_s(c.setup_s, run.limits.setup_seen_s), run.prepared_costs());
+        !why.empty()) {
       v.result.status = VariantStatus::not_run;
       v.result.error = why;
       continue;

@@ -92,7 +92,8 @@ void settle_status(const CaseRun& run, CaseResult& out) {
     out.status = CaseStatus::interrupted;
   } else if (base.status == VariantStatus::ok && (!run.rounds_refused.empty() || run.budget_short())) {
     out.status = CaseStatus::not_run;
-    out.reason = !run.rounds_refused.empty() ? run.rounds_refused : BudgetGate::ended_below_floor(run.rounds, run.floor);
+    out.reason =
+        !run.rounds_refused.empty() ? run.rounds_refused : BudgetGate::ended_below_floor(run.rounds, run.floor);
   } else if (base.status == VariantStatus::not_run) {
     out.status = CaseStatus::not_run;
     out.reason = base.error;

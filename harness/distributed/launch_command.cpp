@@ -46,7 +46,8 @@ class Commands final : public DistributedCommands {
       if (!rest.empty() && rest.front() == "--") rest.erase(rest.begin());
       args.insert(args.end(), rest.begin(), rest.end());
       if (args.empty()) {
-        std::fprintf(stderr, "optbench launch: error: nothing to launch; usage: optbench launch --nproc N -- run ...\n");
+        std::fprintf(stderr,
+                     "optbench launch: error: nothing to launch; usage: optbench launch --nproc N -- run ...\n");
         return 2;
       }
       launch_opts_.args = args;

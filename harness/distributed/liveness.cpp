@@ -91,7 +91,8 @@ Rank0Watch::Rank0Watch(compat::StorePtr store, int rank, std::chrono::millisecon
     while (!s->done.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
       if (s->done.load()) return;
-      if (now_ns() - s->last_sign_ns.load() > std::chrono::duration_cast<std::chrono::nanoseconds>(s->deadline).count()) {
+      if (now_ns() - s->last_sign_ns.load() >
+          std::chrono::duration_cast<std::chrono::nanoseconds>(s->deadline).count()) {
         std::fprintf(stderr,
                      "optbench: rank %d: error: rank 0 has shown no sign of life for %s (OPTBENCH_DIST_TIMEOUT): "
                      "it is stopped, hung or gone; giving up\n",

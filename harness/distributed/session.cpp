@@ -345,7 +345,8 @@ int Session::serve(const RunContext& ctx) {
   std::map<std::int64_t, std::string> names;
   bool failed = false;
   auto report = [&](std::int64_t job, const std::string& what, const std::exception& e) {
-    std::fprintf(stderr, "optbench: rank %d: error in %s: %s\n", info_.rank, what.c_str(), first_line(e.what()).c_str());
+    std::fprintf(stderr, "optbench: rank %d: error in %s: %s\n", info_.rank, what.c_str(),
+                 first_line(e.what()).c_str());
     failed = true;
     jobs.erase(job);  // rank 0 sees the same failure (or times out on this rank) and records it
   };

@@ -185,7 +185,8 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
       case EventKind::launch: launches.emplace_back(&e, *s); break;
       default: break;
     }
-    if (w.device_timeline && (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset))
+    if (w.device_timeline &&
+        (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset))
       credit(e.kind, e.name, s->second - s->first);
   }
   const std::vector<OpTime> op_times = cpu_op_times(ops);
@@ -265,7 +266,8 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     for (const auto& [e, s] : launches) {
       if (e->driver) {
         const bool nested = std::any_of(launches.begin(), launches.end(), [&](const auto& o) {
-          return !o.first->driver && o.first->thread == e->thread && o.second.first <= s.first && s.second <= o.second.second;
+          return !o.first->driver && o.first->thread == e->thread && o.second.first <= s.first &&
+                 s.second <= o.second.second;
         });
         if (nested) continue;
       }
@@ -281,7 +283,8 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     std::unordered_map<std::string, std::pair<std::uint64_t, Category>> exposed;
     for (const auto& o : op_times)
       if (o.top_level)
-        if (const auto n = length(intersect({o.span}, idle)); n > 0) exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
+        if (const auto n = length(intersect({o.span}, idle)); n > 0)
+          exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
     json top_exposed = ranked(exposed, window_ns - busy_ns, steps, 3);
     for (auto& t : top_exposed) t.erase("category");
     j["host_ops_while_idle_top"] = top_exposed;

@@ -31,21 +31,32 @@ const std::vector<Rule>& rules() {
     add(Category::collective, R"(nccl|c10d::|gloo|allreduce|all_reduce|allgather|all_gather|reduce_scatter|alltoall)");
     add(Category::attention, R"(flash|fmha|attention|sdpa|scaled_dot_product)");
     add(Category::optimizer, R"(adam|sgd|adagrad|rmsprop|_foreach_|multi_tensor_apply|optimizer)");
-    add(Category::conv, R"(convol|conv[123]d|scudnn|fft2d|cask_cudnn|conv_|cudnn_conv|fprop|dgrad|wgrad|winograd|nchwtonhwc|nhwctonchw|im2col|col2im)");
+    add(Category::conv,
+        R"(convol|conv[123]d|scudnn|fft2d|cask_cudnn|conv_|cudnn_conv|fprop|dgrad|wgrad|winograd|nchwtonhwc|)"
+        R"(nhwctonchw|im2col|col2im)");
     // Autograd nodes and the engine's wrappers around them carry their operator's
     // name in CamelCase ("autograd::engine::evaluate_function: AddmmBackward0").
     add(Category::gemm, R"(^(autograd::engine::evaluate_function: )?(Mm|Addmm|Bmm|Baddbmm|Addbmm|Mv|Dot)Backward\d*$)");
     add(Category::elementwise,
-        R"(^(autograd::engine::evaluate_function: )?(Add|Sub|Mul|Div|Gelu|Relu|Silu|Sigmoid|Tanh|Threshold|MaskedFill|Clamp|ClampMin|Where|Pow|Exp|Log|Sqrt|Rsqrt|Neg|Abs|Lerp|Addcmul|Addcdiv)Backward\d*$)");
+        R"(^(autograd::engine::evaluate_function: )?(Add|Sub|Mul|Div|Gelu|Relu|Silu|Sigmoid|Tanh|Threshold|)"
+        R"(MaskedFill|Clamp|ClampMin|Where|Pow|Exp|Log|Sqrt|Rsqrt|Neg|Abs|Lerp|Addcmul|Addcdiv)Backward\d*$)");
     add(Category::gemm,
-        R"(gemm|gemv|^bmm_|cublas|cutlass|nvjet|splitkreduce|dot_kernel|^aten::(mm|addmm|_addmm_activation|bmm|baddbmm|addbmm|matmul|linear|mv|addmv|dot|vdot)$)");
+        R"(gemm|gemv|^bmm_|cublas|cutlass|nvjet|splitkreduce|dot_kernel|^aten::(mm|addmm|_addmm_activation|)"
+        R"(bmm|baddbmm|addbmm|matmul|linear|mv|addmv|dot|vdot)$)");
     add(Category::reduction_norm,
-        R"(batch_?norm|layer_?norm|group_?norm|rms_?norm|instance_?norm|bn_fw|bn_bw|welford|reduce|softmax|nll_?loss|classnllcriterion|gammabeta|cross_entropy|mean_?backward|sum_?backward|_loss|triton_red_|triton_per_|^aten::(sum|mean|max|min|amax|amin|argmax|argmin|var|std|var_mean|std_mean|logsumexp|cumsum|prod|all|any|norm|linalg_vector_norm)$)");
+        R"(batch_?norm|layer_?norm|group_?norm|rms_?norm|instance_?norm|bn_fw|bn_bw|welford|reduce|softmax|)"
+        R"(nll_?loss|classnllcriterion|gammabeta|cross_entropy|mean_?backward|sum_?backward|_loss|triton_red_|)"
+        R"(triton_per_|^aten::(sum|mean|max|min|amax|amin|argmax|argmin|var|std|var_mean|std_mean|logsumexp|)"
+        R"(cumsum|prod|all|any|norm|linalg_vector_norm)$)");
     add(Category::memcpy_host, R"(^aten::(copy_|clone|contiguous|_to_copy|to)$)", true);
     // ATen's pointwise operators by exact name (a substring such as "exp" would
     // take aten::expand, a view; "le" aten::select).
     add(Category::elementwise,
-        R"(elementwise|pointwise|triton_poi_|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|gelu|silu|sigmoid|tanh|hardtanh|leaky_relu|elu|threshold|clamp|clamp_min|clamp_max|where|zero|zeros|zeros_like|ones|ones_like|full|exp|log|pow|sqrt|rsqrt|neg|abs|masked_fill|lerp|addcmul|addcdiv|reciprocal|erf|square|sign|maximum|minimum|eq|ne|lt|gt|le|ge|floor|ceil|round|remainder|fmod|amp_update_scale)(_backward)?_?$)");
+        R"(elementwise|pointwise|triton_poi_|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|)"
+        R"(gelu|silu|sigmoid|tanh|hardtanh|leaky_relu|elu|threshold|clamp|clamp_min|clamp_max|where|zero|)"
+        R"(zeros|zeros_like|ones|ones_like|full|exp|log|pow|sqrt|rsqrt|neg|abs|masked_fill|lerp|addcmul|)"
+        R"(addcdiv|reciprocal|erf|square|sign|maximum|minimum|eq|ne|lt|gt|le|ge|floor|ceil|round|remainder|)"
+        R"(fmod|amp_update_scale)(_backward)?_?$)");
     return t;
   }();
   return table;
@@ -84,9 +95,9 @@ const char* category_key(Category c) {
 
 const std::array<Category, kCategoryCount>& all_categories() {
   static const std::array<Category, kCategoryCount> all = {
-      Category::gemm,       Category::conv,       Category::attention,   Category::elementwise, Category::reduction_norm,
-      Category::optimizer,  Category::memcpy_h2d, Category::memcpy_d2h,  Category::memcpy_d2d,  Category::memcpy_host,
-      Category::memset,     Category::collective, Category::compiled,    Category::other};
+      Category::gemm,       Category::conv,       Category::attention,  Category::elementwise, Category::reduction_norm,
+      Category::optimizer,  Category::memcpy_h2d, Category::memcpy_d2h, Category::memcpy_d2d,  Category::memcpy_host,
+      Category::memset,     Category::collective, Category::compiled,   Category::other};
   return all;
 }
 

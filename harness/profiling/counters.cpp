@@ -48,7 +48,8 @@ bool is_operator(const std::string& name) {
     return false;
   const std::string_view ns(name.data(), sep);
   if (ns == "autograd" || ns == "torch" || ns == "optbench") return false;
-  return std::all_of(ns.begin(), ns.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+  return std::all_of(ns.begin(), ns.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
 json count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start_ns, std::uint64_t end_ns, int steps,

@@ -94,7 +94,8 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
   for (const auto& k : result->events()) {
     TraceEvent e = convert(k);
     if (e.name == kWindowScope) {  // the host's annotation; Kineto mirrors it on the GPU's timeline too
-      if (!found && static_cast<libkineto::ActivityType>(k.activityType()) != libkineto::ActivityType::GPU_USER_ANNOTATION) {
+      if (!found &&
+          static_cast<libkineto::ActivityType>(k.activityType()) != libkineto::ActivityType::GPU_USER_ANNOTATION) {
         w.start_ns = e.start_ns;
         w.end_ns = e.end_ns;
         found = true;

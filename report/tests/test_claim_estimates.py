@@ -181,7 +181,8 @@ def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
         wider = list(rows)
         wider[i] = (rows[i][0] / grow, rows[i][1] * grow, rows[i][2])
         after, res = _claim_verdict(wider)
-        assert after.verdict in (before.verdict, INCONCLUSIVE) or (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
+        assert after.verdict in (before.verdict, INCONCLUSIVE) or \
+            (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
         # confirmed only where every row is as claimed or more; the figure is the decisive row's
         if after.verdict in (CONFIRMED, EXCEEDED):
             assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)

@@ -385,7 +385,8 @@ def test_skipped_experiment_and_no_experiment():
 
 
 def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
-    c = synth.case("m", [("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)), ("no_grad", synth.lognormal(1.0, 0.01, 20, 2)),
+    c = synth.case("m", [("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)),
+                         ("no_grad", synth.lognormal(1.0, 0.01, 20, 2)),
                          ("inference_mode", synth.lognormal(0.9, 0.01, 20, 3))])
     for v, mode in zip(c["variants"], ("enabled", "no_grad", "inference_mode")):
         v["params"] = {"grad_mode": mode}
@@ -484,8 +485,10 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     """A claim whose cases are replicates (pool: true) measured in one process: the
     geometric mean with a bootstrap over the cases' rounds, its range of the same figures."""
     doc = synth.document([synth.experiment("zero_grad", [
-        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
-        synth.case("b", [("zeroing", synth.lognormal(1.6, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
+        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
+                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
+        synth.case("b", [("zeroing", synth.lognormal(1.6, 0.01, 30, 3)),
+                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
         ["zero_grad_set_to_none"])], gpu=synth.H100)
     pooled = {**claim("zero_grad_set_to_none"), "pool": True}
     r = evaluate_claim(pooled, doc)
@@ -509,10 +512,10 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     assert r.verdict.verdict == NOT_MEASURABLE
     # judged apart (the default), each case is its own row and the claim the weaker's (3 processes each)
     r = evaluate_claim(claim("zero_grad_set_to_none"), synth.document([synth.experiment("zero_grad", [
-        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))],
-                   processes=3),
-        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)), ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))],
-                   processes=3)],
+        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
+                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))], processes=3),
+        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)),
+                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))], processes=3)],
         ["zero_grad_set_to_none"])], gpu=synth.H100))
     assert r.apart and [e.verdict.verdict for e in r.evidence] == [CONFIRMED, NO_EFFECT_VERDICT]
     assert r.verdict.verdict == NO_EFFECT_VERDICT and r.decisive.case == "b"

@@ -243,7 +243,8 @@ def test_the_model_is_the_binarys(tmp_path):
     dearer estimate; one without a model stops the script with one line."""
     real = ew.optbench_binary()
     model = json.loads(subprocess.run([str(real), "model"], capture_output=True, text=True, check=True).stdout)
-    assert ew.MODEL == model and ew.CAP_S["standard"] == model["profiles"]["standard"]["measure"]["stopping"]["max_time_s"]
+    standard = model["profiles"]["standard"]["measure"]
+    assert ew.MODEL == model and ew.CAP_S["standard"] == standard["stopping"]["max_time_s"]
     assert ew.CUPTI_SETUP_S == model["budget"]["cupti_setup_s"]
     path = tmp_path / "h100.json"
     path.write_text(json.dumps(doc("cuda", {"zero_grad": [case(10.2, 0.2, 1)]}, profile="standard")))

@@ -109,7 +109,8 @@ def test_the_code_prints_its_vocabulary_from_the_glossary():
     from report.verdicts import ALL
 
     t = {"unit": "GB/s", "has_items": True, "has_why": True, "has_peak": True}
-    phrases = [*ALL, *CLAIMS_HEADERS, *experiment_headers(t), *main_headers(t), *side_by_side.headers(["run 1", "run 2"])]
+    phrases = [*ALL, *CLAIMS_HEADERS, *experiment_headers(t), *main_headers(t),
+               *side_by_side.headers(["run 1", "run 2"])]
     for runs in (1, 2):
         sm = summarize([RunClaims(f"run {i + 1}", [], True) for i in range(runs)])
         phrases += sm.headers + sm.unjudged_headers

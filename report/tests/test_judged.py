@@ -84,7 +84,8 @@ def test_nvidia_smi_figures_appear_beside_gpu_variants(tmp_path):
            "samples": 30}
     assert smi_text(smi) == "nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W"
     assert smi_text(None) == "" and smi_text({}) == ""
-    c = synth.case("c0", [("pageable", synth.lognormal(1.0, 0.01, 20, 1)), ("pinned", synth.lognormal(0.5, 0.01, 20, 2))])
+    c = synth.case("c0", [("pageable", synth.lognormal(1.0, 0.01, 20, 1)),
+                          ("pinned", synth.lognormal(0.5, 0.01, 20, 2))])
     c["variants"][1]["nvidia_smi"] = smi
     doc = synth.document([synth.experiment("pinned_memory", [c], claims=["pin_memory"])], gpu=synth.H100)
     src = tmp_path / "r.json"

@@ -152,7 +152,8 @@ def test_declared_params_and_migrated_names_wire_the_claims_alike():
     assert ours == theirs
     picked = {cid: [x[1:4] for x in w[0]] for cid, w in ours.items() if w[0]}
     # every AMP precision against the default FP32, each its own row (never the best of them)
-    tf32, fp32 = "tf32 (TF32 on for cuDNN convolutions, the default)", "fp32 (the default: no convolutions, matmul without TF32)"
+    tf32 = "tf32 (TF32 on for cuDNN convolutions, the default)"
+    fp32 = "fp32 (the default: no convolutions, matmul without TF32)"
     assert picked["amp"] == [("resnet50_b128_224", "amp_fp16", tf32), ("resnet50_b128_224", "amp_bf16", tf32),
                              ("gpt_l6_h1024_s1024", "amp_bf16", fp32)]
     # the torchscript claim's verdict needs the Python twin, which no name stands for: C++ only beside

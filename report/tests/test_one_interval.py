@@ -188,7 +188,8 @@ def test_the_runs_side_by_side_show_each_runs_estimates(tmp_path):
     """report.md of the committed pair: each experiment's comparisons side by side, each
     run's cell that run's one estimate (its basis, every interval between 3 processes, said
     once in the runs list), and moved? 'no' exactly where the two intervals overlap."""
-    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
+    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json"
+            for s in ("", "_second")]
     docs = [load_results(p, validate=False) for p in pair]
     written = render([Input("optbench", p, d) for p, d in zip(pair, docs)], tmp_path, plots=False)
     md = written["markdown"].read_text(encoding="utf-8")

@@ -177,11 +177,13 @@ def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(render
     assert re.match(r"[a-z0-9_]+: fill operations ", mech["zero_grad_set_to_none"])
 
 
-@pytest.mark.skipif("eval_no_grad" not in TABLE, reason="eval_no_grad's variants declare no grad_mode yet "
-                                                         "(report/migrate.py): the no_grad claim has no variant of its own")
+@pytest.mark.skipif("eval_no_grad" not in TABLE,
+                    reason="eval_no_grad's variants declare no grad_mode yet (report/migrate.py): the no_grad claim "
+                           "has no variant of its own")
 def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):
     mech = _mechanisms(renders[COUNTED_RUN][1])
-    assert mech["no_grad_eval"].startswith("autograd nodes recorded ") and mech["no_grad_eval"].endswith("-> 0 per step")
+    assert mech["no_grad_eval"].startswith("autograd nodes recorded ")
+    assert mech["no_grad_eval"].endswith("-> 0 per step")
 
 
 def test_a_reference_faster_than_every_option_is_never_the_summary_figure(tmp_path, cli):
@@ -275,7 +277,8 @@ def test_moved_is_judged_on_the_verdict_and_on_overlapping_intervals():
 def test_the_committed_pair_renders_as_one_report(tmp_path, cli):
     """Issue 38's pair: one summary with a column per run and moved?, every experiment's
     comparisons side by side, report.md short enough to finish, its prose in short lines."""
-    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
+    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json"
+            for s in ("", "_second")]
     out = tmp_path / "out"
     assert cli("render", *pair, "--out", out, "--no-plots").rc == 0
     md = (out / "report.md").read_text()

@@ -22,7 +22,8 @@ def test_an_errored_twin_carries_no_verdict():
     for e in raw["experiments"]:
         for c in e.get("cases") or []:
             for v in c.get("variants") or []:
-                if (v.get("params") or {}).get("jit") == "script" and (v.get("params") or {}).get("runtime") == "python":
+                params = v.get("params") or {}
+                if params.get("jit") == "script" and params.get("runtime") == "python":
                     v["status"] = "error"
     after = _torchscript(raw)
     assert after.evidence and not any("python_script" in e.label for e in after.evidence)

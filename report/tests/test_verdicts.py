@@ -52,7 +52,8 @@ def test_why_texts():
     assert decide("speedup", 1.1, 1.2, 1.1, 1.2, "CPU run: no GPU").why == "CPU run: no GPU"
     assert "no number" in decide("qualitative", None, None, 1.1, 1.2).why
     assert "below the no-effect band" in decide("speedup", 1.1, 1.2, 0.7, 0.8).why
-    assert decide("speedup", 1.1, 1.2, 0.394, 2.80).why == "CI [0.394, 2.8] spans slower to above the claim: too wide to tell"
+    assert decide("speedup", 1.1, 1.2, 0.394, 2.80).why == \
+        "CI [0.394, 2.8] spans slower to above the claim: too wide to tell"
     assert decide("speedup", 1.1, 1.2, 0.39, 1.15).why == "CI [0.39, 1.15] spans slower to as claimed: too wide to tell"
     assert decide("direction", None, None, 1.0, 1.3).why == "CI [1, 1.3] spans no effect to faster: too wide to tell"
     assert claimed_text("speedup", 1.1, 1.2) == "1.10–1.20×"
@@ -103,7 +104,8 @@ def test_widening_never_moves_a_verdict_towards_confirmed_or_exceeded(kind, low,
         after = decide(kind, low, high, a / ga, b * gb, point=c)
         assert before.verdict in (*DRAWN, INCONCLUSIVE) and after.verdict in (*DRAWN, INCONCLUSIVE)
         # the same, inconclusive, or a lesser degree of the same outcome (exceeded -> confirmed)
-        assert after.verdict in (before.verdict, INCONCLUSIVE) or (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
+        assert after.verdict in (before.verdict, INCONCLUSIVE) or \
+            (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
         # and what it allows only grows
         b0, b1 = _allowed(before, kind, low, high)
         a0, a1 = _allowed(after, kind, low, high)

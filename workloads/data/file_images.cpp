@@ -96,7 +96,8 @@ torch::data::Example<> FileImages::get(size_t index) {
     ::close(fd);
     if (got != n) throw std::runtime_error("short read of " + files_->path(i));
   }
-  stats_->nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  stats_->nanoseconds +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
   stats_->bytes += static_cast<std::int64_t>(n);
   if (checksum_of(bytes.data(), n) != files_->checksum(i)) ++stats_->bad;
   std::uint64_t seed = 0;

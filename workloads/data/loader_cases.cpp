@@ -117,7 +117,8 @@ double preprocess_seconds_one_thread(const ImageSpec& image, int passes) {
   double best = std::numeric_limits<double>::infinity();
   for (int pass = 0; pass < passes; ++pass) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < per_pass; ++i) preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
+    for (int i = 0; i < per_pass; ++i)
+      preprocess_sample(static_cast<std::uint64_t>(pass * per_pass + i), image, out.data());
     best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / per_pass);
   }
   return best;

@@ -123,7 +123,8 @@ void check_layout(dist::Session& s, const dist::SelfCheckOptions& opts, GradLayo
   DistributedDataParallel ddp(params, s, DdpOptions{opts.bucket_bytes, layout});
   worst.buckets = ddp.num_buckets();
   ddp.broadcast_parameters(0);
-  if (!identical_across_ranks(s, flat(params))) throw CheckFailed(where + "parameters differ across ranks after broadcast");
+  if (!identical_across_ranks(s, flat(params)))
+    throw CheckFailed(where + "parameters differ across ranks after broadcast");
   if (!at::equal(flat(params), flat(ref))) throw CheckFailed(where + "parameters after broadcast are not rank 0's");
 
   for (int step = 0; step < opts.steps; ++step) {

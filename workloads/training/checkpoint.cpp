@@ -28,7 +28,9 @@ struct Block final : torch::CustomClassHolder {
 // grad is on, so checkpointed code runs with the cache off.
 class AutocastCacheOff {
  public:
-  AutocastCacheOff() : prev_(at::autocast::is_autocast_cache_enabled()) { at::autocast::set_autocast_cache_enabled(false); }
+  AutocastCacheOff() : prev_(at::autocast::is_autocast_cache_enabled()) {
+    at::autocast::set_autocast_cache_enabled(false);
+  }
   ~AutocastCacheOff() { at::autocast::set_autocast_cache_enabled(prev_); }
   AutocastCacheOff(const AutocastCacheOff&) = delete;
   AutocastCacheOff& operator=(const AutocastCacheOff&) = delete;
