@@ -23,8 +23,6 @@
 
 #include "harness/subprocess.h"
 
-extern char** environ;
-
 namespace optbench::distributed {
 namespace {
 
@@ -143,29 +141,23 @@ int default_threads(int nproc) {
 }
 
 std::vector<std::string> child_environment(const LaunchOptions& o, int rank, int port) {
-  const std::vector<std::pair<std::string, std::string>> ours = {
-      {"RANK", std::to_string(rank)},
-      {"WORLD_SIZE", std::to_string(o.nproc)},
-      {"LOCAL_RANK", std::to_string(rank)},
-      {"LOCAL_WORLD_SIZE", std::to_string(o.nproc)},
-      {"GROUP_RANK", "0"},
-      {"OPTBENCH_LAUNCHER", "optbench launch"},
-      {"MASTER_ADDR", o.master_addr},
-      {"MASTER_PORT", std::to_string(port)},
+  std::vector<std::string> ours = {
+      "RANK=" + std::to_string(rank),
+      "WORLD_SIZE=" + std::to_string(o.nproc),
+      "LOCAL_RANK=" + std::to_string(rank),
+      "LOCAL_WORLD_SIZE=" + std::to_string(o.nproc),
+      "GROUP_RANK=0",
+      "OPTBENCH_LAUNCHER=optbench launch",
+      "MASTER_ADDR=" + o.master_addr,
+      "MASTER_PORT=" + std::to_string(port),
   };
-  auto replaced = [&](const std::string& entry) {
-    const std::string key = entry.substr(0, entry.find('='));
-    if (key == "TORCHELASTIC_USE_AGENT_STORE") return true;  // we host no agent store
-    for (const auto& kv : ours)
-      if (kv.first == key) return true;
-    return false;
-  };
-  std::vector<std::string> env;
-  for (char** e = environ; e && *e; ++e)
-    if (!replaced(*e)) env.emplace_back(*e);
-  for (const auto& kv : ours) env.push_back(kv.first + "=" + kv.second);
   // As torchrun does: N ranks on one machine must not each start a thread per core.
-  if (!std::getenv("OMP_NUM_THREADS")) env.push_back("OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc)));
+  if (!std::getenv("OMP_NUM_THREADS")) ours.push_back("OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc)));
+  std::vector<std::string> env = environment_with(ours);
+  const std::string agent_store = "TORCHELASTIC_USE_AGENT_STORE=";  // we host no agent store
+  env.erase(std::remove_if(env.begin(), env.end(),
+                           [&](const std::string& e) { return e.rfind(agent_store, 0) == 0; }),
+            env.end());
   return env;
 }
 
