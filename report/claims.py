@@ -362,7 +362,7 @@ def _stress(claim: dict, case: Case) -> str | None:
     return None
 
 
-def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
+def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
     """Method 'match'; returns why nothing was measured, or None."""
     rules = claim.get("match") or {}
     why_none = []
@@ -386,7 +386,7 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
     if res.evidence:
         return None
     if why_none:
-        return "; ".join(why_none)
+        return why_none  # one reason per experiment
     if res.notes:
         return "verification failed for every matching comparison"
     if res.stress:
@@ -510,7 +510,7 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
                   f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}")
 
 
-def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
+def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
     # DDP variants count ranks, DataParallel ones devices (params devices).
     ddp = _parallel_runs(doc, "ddp")
     dp = _parallel_runs(doc, "data_parallel")
@@ -537,8 +537,8 @@ def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimRes
     most_ranks = max((n for n, *_ in ddp), default=0)
     most_devices = max((n for n, *_ in dp), default=0)
     if max(most_ranks, most_devices) < 2:
-        return (f"needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices; this run had "
-                f"{most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)")
+        return ["needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices",  # the summary's part
+                f"this run had {most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)"]
     return (f"needs DDP and DataParallel on the same number of devices: DDP ran on "
             f"{sorted({n for n, *_ in ddp}) or 'none'}, DataParallel on {sorted({n for n, *_ in dp}) or 'none'}")
 

@@ -34,8 +34,7 @@ from .glossary import spelling
 from .rounds import rounds_text
 from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
 from .why import usable
-from .why_agree import agreement
-from .why_row import leads_with_count, timed_change_s, why_text
+from .why_row import why_of
 
 NBSP = "\u00a0"
 DECIDED, UNDECIDED, UNJUDGED = "decided", "inconclusive", "unjudged"
@@ -179,34 +178,9 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
 
 def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
     v = cr.verdict
-    why = first_clause(v.why) if v.verdict == NOT_MEASURABLE else ""
+    why = v.short_why if v.verdict == NOT_MEASURABLE else ""
     est = cr.estimate if cr.pooled else None
     return RunCell(v.verdict, speedup_text(cr, processes) if est is not None else "—", why, est)
-
-
-def first_clause(text: str) -> str:
-    """Text up to its first ';' outside parentheses."""
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += (ch == "(") - (ch == ")")
-        if ch == ";" and depth == 0:
-            return text[:i].strip()
-    return text.strip()
-
-
-def first_phrase(why: str) -> str:
-    """A why's first phrase without its parenthesised detail: 'matrix multiply -12% (1.55 ->
-    1.37 ms/step) accounts for 99% of the 188 µs/step saved (timed, ...); outside operators
-    ...' -> 'matrix multiply -12% accounts for 99% of the 188 µs/step saved'."""
-    out, depth = [], 0
-    for ch in first_clause(why):
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth:
-            depth -= 1
-        elif depth == 0:
-            out.append(ch)
-    return " ".join("".join(out).split())
 
 
 def mechanism(e: Evidence) -> str:
@@ -225,13 +199,7 @@ def mechanism(e: Evidence) -> str:
     raw, below = (cm.raw, cm.below_floor) if cm is not None else (
         {"speedup": e.speedup, "ci_low": e.ci_low, "ci_high": e.ci_high}, e.below_floor)
     counters = var.case.experiment.raw.get("mechanism_counters") or ()
-    text = why_text(raw, base.raw, var.raw, base.work, var.work, below, counters)
-    if leads_with_count(text):  # the experiment's own counter, as the experiment table's why leads
-        return first_phrase(text)
-    if not agreement(raw, base.raw, var.raw, base.work, var.work, below).ok \
-            or timed_change_s(base.raw, raw.get("speedup")) is None:
-        return ""
-    return first_phrase(text)
+    return why_of(raw, base.raw, var.raw, base.work, var.work, below, counters).headline()
 
 
 def _mechanism(cr: ClaimResult) -> str:

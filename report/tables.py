@@ -16,7 +16,7 @@ from .judged import judged_text
 from .judged import status as judged_status
 from .machine_paths import is_machine_path
 from .why import document_has_breakdowns
-from .why_row import why_text
+from .why_row import why_of
 
 BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
             "not_run": "NOT RUN", "crashed": "CRASHED", "hung": "HUNG"}  # hung: killed at its deadline
@@ -37,7 +37,7 @@ def _row(**kw) -> dict:
         "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
         "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
         "minor_faults_per_step", "process_faults", "confidence", "ci_unit", "ci_n", "ci_df", "process_speedups",
-        "basis_text",
+        "basis_text", "why_of",
     ])
     base.update(kw)
     return base
@@ -104,7 +104,8 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
         row.update(_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
             base = cm.baseline or Variant({}, c)
-            row["why"] = why_text(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)
+            row["why_of"] = why_of(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)
+            row["why"] = row["why_of"].text()
         if row["speedup"] is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)
         ver = cm.verification

@@ -60,6 +60,13 @@ class Verdict:
     why: str
     # The outcome ranks (RANK) the CI touches, lowest and highest; None without a CI.
     ranks: tuple[int, int] | None = None
+    # Where `why` joins several reasons (each experiment's, why none measured): the first,
+    # which the summary's one-line cell shows.
+    first_why: str | None = None
+
+    @property
+    def short_why(self) -> str:
+        return self.why if self.first_why is None else self.first_why
 
 
 def outcome(verdict: str) -> str:
@@ -98,11 +105,12 @@ def _span(r: int, kind: str) -> str:
 
 
 def decide(kind: str, low: float | None, high: float | None,
-           ci_low: float | None, ci_high: float | None, unavailable: str | None = None,
+           ci_low: float | None, ci_high: float | None, unavailable: str | list[str] | None = None,
            too_few_rounds: str | None = None, point: float | None = None,
            one_process: str | None = None) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
-    `unavailable` (e.g. 'CPU run: no GPU') overrides everything: not measurable here.
+    `unavailable` (e.g. 'CPU run: no GPU', or a list of reasons) overrides everything: not
+    measurable here.
     `too_few_rounds` (why, naming the rounds) when every ratio behind the claim is below
     the rounds floor: inconclusive, whatever CI was passed. It comes after the claim's
     own testability: more rounds would not give a claim without a number a verdict.
@@ -110,6 +118,9 @@ def decide(kind: str, low: float | None, high: float | None,
     interval is one process's rounds: it cannot show the spread between processes, which
     moves a ratio more than a process's own rounds scatter, so it decides nothing; a
     verdict from it would be easier with less information than one between processes."""
+    if isinstance(unavailable, list):  # several reasons: all in the details, the first in the summary
+        return Verdict(NOT_MEASURABLE, "; ".join(unavailable), first_why=unavailable[0]) if unavailable else \
+            decide(kind, low, high, ci_low, ci_high, None, too_few_rounds, point, one_process)
     if unavailable:
         return Verdict(NOT_MEASURABLE, unavailable)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):

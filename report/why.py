@@ -8,6 +8,8 @@ profiled: 5 steps, overhead +3% / +2%"). Whether a window may explain a comparis
 all is why_agree.py's rule; why_row.py puts the two together for a table row."""
 from __future__ import annotations
 
+from dataclasses import dataclass, field, replace
+
 from .fmt import is_num, sig, time_scale
 from .glossary import spelling
 
@@ -89,34 +91,37 @@ def _amount(s: float) -> str:
     return f"{sig(abs(s) / div)} {unit}/step"
 
 
-def _change(t: dict, with_times: bool) -> str:
-    """'matrix multiply -61% (12.1 -> 4.70 ms/step)'; 'copy H2D new (0 -> 1.20 ms/step)'."""
-    b, a = t["before_s"], t["after_s"]
+def _change(t: Mover, with_times: bool, detail: bool = True) -> str:
+    """'matrix multiply -61% (12.1 -> 4.70 ms/step)'; 'copy H2D new (0 -> 1.20 ms/step)';
+    'other (aten::x) -5%' with its detail, 'other -5%' without."""
+    b, a = t.before_s, t.after_s
+    name = f"{t.label} ({t.detail})" if detail and t.detail else t.label
     if b > 0 and a / b - 1 > RELATIVE_UP_TO:  # '+2497%' of almost nothing: the times say it
-        return f"{t['label']} {_pair(b, a)}"
+        return f"{name} {_pair(b, a)}"
     rel = f"{100 * (a / b - 1):+.0f}%" if b > 0 else "new"
     if with_times:
-        return f"{t['label']} {rel} ({_pair(b, a)})"
-    return f"{t['label']} {rel}" if b > 0 else f"{t['label']} +{_amount(a)}"
+        return f"{name} {rel} ({_pair(b, a)})"
+    return f"{name} {rel}" if b > 0 else f"{name} +{_amount(a)}"
 
 
 # TorchScript records a scripted method's call as an operator named after the method;
 # its self time is the graph's own work (fused or prepacked ops such as a frozen
 # graph's oneDNN convolutions) that no ATen operator record covers.
-GRAPH_CALLS = {"forward": "TorchScript graph's own time (forward)"}
+GRAPH_CALLS = {"forward": ("TorchScript graph's own time", "forward")}
 
 
-def _other_name(t: dict, base_bd: dict, var_bd: dict) -> None:
+def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
     """'other (aten::x)': the operator that carries most of the other time, where one
     does; a TorchScript graph's call is named as the compiled code it is."""
-    if t["category"] != "other":
-        return
-    bd = var_bd if t["delta_s"] > 0 else base_bd
+    if t.category != "other":
+        return t
+    bd = var_bd if t.delta_s > 0 else base_bd
     for entry in bd.get("top") or []:
         if entry.get("category") == "other" and entry.get("name"):
             name = str(entry["name"])
-            t["label"] = GRAPH_CALLS.get(name, f"other ({name})")
-            return
+            label, detail = GRAPH_CALLS.get(name, (t.label, name))
+            return replace(t, label=label, detail=detail)
+    return t
 
 
 def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work: float = 1.0) -> float | None:
@@ -166,8 +171,69 @@ def _ranked(cats: list[str], deltas: dict[str, float], sign: float) -> list[str]
     return moved[:2]
 
 
+@dataclass(frozen=True)
+class Mover:
+    """One category's change per step, baseline to variant (the variant's per step of the baseline's work)."""
+    category: str
+    label: str
+    before_s: float
+    after_s: float
+    delta_s: float
+    share_of_change: float | None  # delta_s / the change explained
+    detail: str = ""  # what the label's category holds here, in brackets with the times: 'aten::x'
+
+
+@dataclass(frozen=True)
+class Shares:
+    """explain()'s result: what the two windows say moved, per step of the baseline's work.
+    ok False: a breakdown is missing or unusable, `reason` says which."""
+    ok: bool
+    reason: str = ""  # why there is no breakdown to explain with
+    device: object = None
+    before_s: dict = field(default_factory=dict)
+    after_s: dict = field(default_factory=dict)
+    deltas_s: dict = field(default_factory=dict)
+    step_s: tuple = (None, None)  # the windows' step times (the variant's scaled)
+    change_s: float | None = None  # the change explained: the timed one where given, else the windows'
+    timed: bool = False  # change_s is the timed change
+    per_base: bool = False  # the variant's times were scaled to the baseline's work
+    launches: tuple = (None, None)  # launches per step, shown where `show_launches`
+    show_launches: bool = True
+    idle_share: tuple = (None, None)
+    top: tuple = ()  # the one or two Movers with the change
+    against: Mover | None = None  # the largest Mover against it
+    profiled: str = ""  # 'profiled: 5 steps, overhead +3% / +2%'
+
+    @property
+    def moved_s(self) -> float:
+        return sum(t.delta_s for t in self.top)
+
+    @property
+    def covers_all(self) -> bool:
+        """The movers moved more than the change: they 'cover all of' it."""
+        return bool(self.top) and self.moved_s / self.change_s > 1.0
+
+    def movers(self, detail: bool = True) -> str:
+        """'A -61% (12.1 -> 4.70 ms/step) and B -55% account for 91% of the 10.6 ms/step saved
+        (timed)'; detail False: without the bracketed times and basis (the summary's phrase)."""
+        return _movers(self, detail)
+
+    @property
+    def sentence(self) -> str:
+        if not self.ok:
+            return f"no breakdown ({self.reason})"
+        parts = [self.movers()]
+        if all(is_num(x) for x in self.idle_share):
+            parts.append(f"{label(IDLE, self.device)} {100 * self.idle_share[0]:.0f}% -> "
+                         f"{100 * self.idle_share[1]:.0f}%")
+        if self.show_launches and all(is_num(x) for x in self.launches):
+            parts.append(f"launches {_launches(self.launches[0])} -> {_launches(self.launches[1])} per step")
+        parts.append(self.profiled)
+        return "; ".join(parts)
+
+
 def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
-            timed_change_s: float | None = None, launches: bool = True) -> dict:
+            timed_change_s: float | None = None, launches: bool = True) -> Shares:
     """Per-category per-step change from baseline to variant (idle included), the
     variant's times scaled by `scale` (baseline work / variant work: the baseline's
     step of work, the speedup column's unit), launches and idle share before/after,
@@ -177,12 +243,8 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
     gave them). A share is of the timed change and lies in (0, 100%]. ok is
     False (and sentence 'no breakdown (reason)') when either breakdown is missing or
     not status ok."""
-    out = {"ok": False, "device": None, "before_s": {}, "after_s": {}, "deltas_s": {}, "step_s": (None, None),
-           "change_s": None, "launches": (None, None), "idle_share": (None, None), "top": [], "against": None,
-           "sentence": ""}
     if not (usable(base_bd) and usable(var_bd)):
-        out["sentence"] = f"no breakdown ({_why_not(base_bd, var_bd)})"
-        return out
+        return Shares(False, _why_not(base_bd, var_bd))
     device = var_bd.get("device") or base_bd.get("device")
     before = per_step(base_bd)
     after = {k: v * scale for k, v in per_step(var_bd).items()}
@@ -190,53 +252,48 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
     cats += [k for k in {**before, **after} if k not in cats]
     deltas = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in cats}
     step = (float(base_bd["window_step_s"]), float(var_bd["window_step_s"]) * scale)
-    change = timed_change_s if is_num(timed_change_s) and timed_change_s != 0 else step[1] - step[0]
+    timed = is_num(timed_change_s) and timed_change_s != 0
+    change = timed_change_s if timed else step[1] - step[0]
     sign = -1.0 if change < 0 else 1.0
 
-    def item(k: str) -> dict:
-        t = {"category": k, "label": label(k, device), "before_s": before.get(k, 0.0), "after_s": after.get(k, 0.0),
-             "delta_s": deltas[k], "share_of_change": deltas[k] / change if change else None}
-        _other_name(t, base_bd, var_bd)
-        return t
+    def item(k: str) -> Mover:
+        m = Mover(k, label(k, device), before.get(k, 0.0), after.get(k, 0.0), deltas[k],
+                  deltas[k] / change if change else None)
+        return _other_name(m, base_bd, var_bd)
 
-    top = [item(k) for k in _ranked(cats, deltas, sign)]
+    top = tuple(item(k) for k in _ranked(cats, deltas, sign))
     against = _ranked(cats, deltas, -sign)[:1]
-    against = item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0]["delta_s"]) \
+    against = item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0].delta_s) \
         else None
-    launch_counts = (base_bd.get("launches_per_step"), var_bd.get("launches_per_step"))
-    idle = (idle_share(base_bd), idle_share(var_bd))
-    out.update(ok=True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
-               change_s=change, launches=launch_counts, idle_share=idle, top=top, against=against)
-    parts = [_movers(top, against, step, change, timed=is_num(timed_change_s) and timed_change_s != 0,
-                     per_base=scale != 1.0)]
-    if all(is_num(x) for x in idle):
-        parts.append(f"{label(IDLE, device)} {100 * idle[0]:.0f}% -> {100 * idle[1]:.0f}%")
-    if launches and all(is_num(x) for x in launch_counts):
-        parts.append(f"launches {_launches(launch_counts[0])} -> {_launches(launch_counts[1])} per step")
-    parts.append(_profiled(base_bd, var_bd))
-    out["sentence"] = "; ".join(parts)
-    return out
+    return Shares(True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
+                  change_s=change, timed=timed, per_base=scale != 1.0,
+                  launches=(base_bd.get("launches_per_step"), var_bd.get("launches_per_step")),
+                  show_launches=launches, idle_share=(idle_share(base_bd), idle_share(var_bd)), top=top,
+                  against=against, profiled=_profiled(base_bd, var_bd))
 
 
-def _movers(top: list[dict], against: dict | None, step: tuple, change: float, timed: bool, per_base: bool) -> str:
+def _movers(sh: Shares, detail: bool) -> str:
     """'A -61% (12.1 -> 4.70 ms/step) and B -55% account for 91% of the 10.6 ms/step saved
     (timed)'. A share over 100% is never printed: movers larger than the change 'cover
     all of' it, with what they moved and what offset the rest."""
+    change, top, against = sh.change_s, sh.top, sh.against
     verb = "saved" if change < 0 else "added"
-    basis = ("timed" if timed else "profiled windows") + (f", {PER_BASE}" if per_base else "")
+    basis = ("timed" if sh.timed else "profiled windows") + (f", {PER_BASE}" if sh.per_base else "")
     whole = f"the {_amount(change)} {verb}"
     if not top:
-        return f"no category moved with {whole} ({basis}); window step {_pair(*step)}"
-    movers = " and ".join(_change(t, i == 0) for i, t in enumerate(top))
-    moved = sum(t["delta_s"] for t in top)
-    share = moved / change
-    if share <= 1.0:
+        return f"no category moved with {whole} ({basis}); window step {_pair(*sh.step_s)}" if detail \
+            else f"no category moved with {whole}"
+    movers = " and ".join(_change(t, detail and i == 0, detail) for i, t in enumerate(top))
+    if not sh.covers_all:
         verb_n = "accounts" if len(top) == 1 else "account"
-        text = f"{movers} {verb_n} for {100 * share:.0f}% of {whole} ({basis})"
-        return text + (f", partly offset by {_change(against, False)}" if against else "")
-    rest = _change(against, False) if against else "other categories"
+        text = f"{movers} {verb_n} for {100 * sh.moved_s / change:.0f}% of {whole}"
+        text += f" ({basis})" if detail else ""
+        return text + (f", partly offset by {_change(against, False, detail)}" if against else "")
     verb_n = "covers" if len(top) == 1 else "cover"
-    return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(moved)}, {rest} offset the rest)"
+    if not detail:
+        return f"{movers} {verb_n} all of {whole}"
+    rest = _change(against, False) if against else "other categories"
+    return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(sh.moved_s)}, {rest} offset the rest)"
 
 
 def case_breakdowns(case: dict) -> list[tuple[str, dict | None]]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import Enum
 
 from scipy import stats
 
@@ -42,15 +43,59 @@ from .why import usable, window_speedup
 CONFIDENCE = 0.95
 IQR_PER_SD = 1.349  # a normal distribution's IQR in standard deviations
 NOT_EXPLAINED = "profile disagrees with the timing: not explained"
-NO_DIFFERENCE = "timing finds no clear difference (CI includes 1): nothing to explain"
+
+
+class Reason(Enum):
+    """Why a window may not explain its comparison: a closed set, the report's words
+    for each in `Agreement.text`."""
+    AGREES = "agrees"
+    NO_CI = "no_ci"  # rule 1: the timed speedup has no CI
+    NO_DIFFERENCE = "no_difference"  # rule 1: its CI includes 1
+    NO_WINDOW = "no_window"  # no window speedup to compare
+    OTHER_DIRECTION = "other_direction"  # rule 2
+    NO_NOISE = "no_noise"  # rule 3 cannot be applied: nothing bounds the windows' noise
+    OUTSIDE_BAND = "outside_band"  # rule 3
+
+    @property
+    def disagrees(self) -> bool:
+        """The windows were compared with the timing and disagree with it."""
+        return self in (Reason.OTHER_DIRECTION, Reason.NO_NOISE, Reason.OUTSIDE_BAND)
+
+
+PLAIN = {Reason.NO_CI: "no CI for the timed speedup: nothing to check the profile against",
+         Reason.NO_DIFFERENCE: "timing finds no clear difference (CI includes 1): nothing to explain",
+         Reason.NO_WINDOW: "no window speedup"}
+NO_DIFFERENCE = PLAIN[Reason.NO_DIFFERENCE]
 
 
 @dataclass(frozen=True)
 class Agreement:
-    ok: bool
-    reason: str  # why no mechanism is shown; "" when ok
+    reason: Reason
     window: float | None = None  # the windows' speedup per unit of work
     band: tuple[float, float] | None = None  # where it had to lie
+    timed: tuple[float, float, float] | None = None  # the timed speedup and its CI
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is Reason.AGREES
+
+    def detail(self) -> str:
+        """What a disagreement is, in brackets: '(windows 2.3× vs timed 1.5× [1.4, 1.6], allowed 1.3–1.7)'."""
+        if not self.reason.disagrees:
+            return ""
+        if self.reason is Reason.NO_NOISE:
+            return "(no step times or timed spread recorded to bound the window's noise)"
+        s, lo, hi = self.timed
+        shown = f"windows {sig(self.window)}× vs timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
+        if self.reason is Reason.OTHER_DIRECTION:
+            return f"({shown}: the other direction)"
+        return f"({shown}, allowed {sig(self.band[0])}–{sig(self.band[1])})"
+
+    def text(self) -> str:
+        """Why no mechanism is shown; '' where the window agrees."""
+        if self.reason.disagrees:
+            return f"{NOT_EXPLAINED} {self.detail()}"
+        return PLAIN.get(self.reason, "")
 
 
 @dataclass(frozen=True)
@@ -123,21 +168,20 @@ def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float
     bb, vb = base.get("breakdown"), var.get("breakdown")
     s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
     if below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):
-        return Agreement(False, "no CI for the timed speedup: nothing to check the profile against")
+        return Agreement(Reason.NO_CI)
     if lo <= 1.0 <= hi:
-        return Agreement(False, NO_DIFFERENCE)
+        return Agreement(Reason.NO_DIFFERENCE)
     w = window_speedup(bb, vb, base_work, var_work) if usable(bb) and usable(vb) else None
     if w is None:
-        return Agreement(False, "no window speedup")
-    shown = f"windows {sig(w)}× vs timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
+        return Agreement(Reason.NO_WINDOW)
+    timed = (s, lo, hi)
     if _side(w) != _side(s):
-        return Agreement(False, f"{NOT_EXPLAINED} ({shown}: the other direction)", w)
+        return Agreement(Reason.OTHER_DIRECTION, w, timed=timed)
     nb, nv = window_noise(base, bb), window_noise(var, vb)
     if nb is None or nv is None:
-        return Agreement(False, f"{NOT_EXPLAINED} (no step times or timed spread recorded to bound the "
-                                "window's noise)", w)
+        return Agreement(Reason.NO_NOISE, w, timed=timed)
     widen = math.exp(t_quantile(nb, nv) * math.hypot(nb.u, nv.u))
     band = (lo / widen, hi * widen)
     if not band[0] <= w <= band[1]:
-        return Agreement(False, f"{NOT_EXPLAINED} ({shown}, allowed {sig(band[0])}–{sig(band[1])})", w, band)
-    return Agreement(True, "", w, band)
+        return Agreement(Reason.OUTSIDE_BAND, w, band, timed)
+    return Agreement(Reason.AGREES, w, band, timed)

@@ -18,7 +18,7 @@ from report.migrate import TABLE
 from report.machine_paths import paths_in, shown
 from report.render import render
 from report.results import load_inputs
-from report.summary import RunClaims, first_phrase, summarize
+from report.summary import RunClaims, summarize
 from report.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
 COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted((FIXTURES / "h100_2026-11-24").glob("*.json.gz")) \
@@ -214,12 +214,6 @@ def test_machine_paths_are_cut_to_their_last_component():
     assert shown("--out /tmp/res/zero_grad.json --device cpu") == "--out …/zero_grad.json --device cpu"
     assert shown("cache = /root/.cache/optbench/aoti/6fc45e4c0f0935b0") == "cache = …/…"  # a key is no name
     assert shown("12.1 ms/step, 3 GB/s, results/x.json, a/b") == "12.1 ms/step, 3 GB/s, results/x.json, a/b"
-
-
-def test_the_mechanism_is_the_whys_first_phrase_without_its_detail():
-    why = ("matrix multiply -12% (1.55 -> 1.37 ms/step) accounts for 99% of the 188 µs/step saved (timed, per "
-           "step of the baseline's work; they moved 2 ms/step); outside operators 0% -> 0%; profiled: 20 steps")
-    assert first_phrase(why) == "matrix multiply -12% accounts for 99% of the 188 µs/step saved"
 
 
 def test_runs_whose_processes_disagree_are_inconclusive_not_a_flip(tmp_path, cli):

@@ -22,15 +22,15 @@ def test_sentence_names_the_dominant_categories_direction_and_magnitude():
     base = synth.breakdown(BASE, 1.0 * MS, launches=1212)
     fast = synth.breakdown(FAST, 1.0 * MS, launches=1)
     w = explain(base, fast)
-    assert w["ok"] and [t["category"] for t in w["top"]] == ["gemm", "conv"]
-    assert w["sentence"] == ("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 91% "
+    assert w.ok and [t.category for t in w.top] == ["gemm", "conv"]
+    assert w.sentence == ("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 91% "
                              "of the 10.6 ms/step saved (profiled windows); idle 5% -> 12%; launches 1,212 -> 1 "
                              "per step; profiled: 5 steps, overhead +0% / +0%")
-    assert w["deltas_s"]["elementwise"] == pytest.approx(-1.0 * MS)
-    assert w["deltas_s"]["idle"] == pytest.approx(0.0)
-    assert w["launches"] == (1212, 1)
-    assert w["top"][0]["share_of_change"] == pytest.approx(7.4 / 10.6)
-    slower = explain(fast, base)["sentence"]
+    assert w.deltas_s["elementwise"] == pytest.approx(-1.0 * MS)
+    assert w.deltas_s["idle"] == pytest.approx(0.0)
+    assert w.launches == (1212, 1)
+    assert w.top[0].share_of_change == pytest.approx(7.4 / 10.6)
+    slower = explain(fast, base).sentence
     assert slower.startswith("matrix multiply +157% (4.70 -> 12.1 ms/step) and convolution +122%")
     assert "of the 10.6 ms/step added (profiled windows)" in slower
 
@@ -41,38 +41,51 @@ def test_one_mover_idle_and_small_units():
     w = explain(base, var)
     # idle's +30 µs went against the -50 µs: matrix multiply's -80 µs covers all of it, idle
     # offset the rest (never "160% of the change").
-    assert w["sentence"].startswith("matrix multiply -67% (120 -> 40.0 µs/step) covers all of the 50.0 µs/step "
+    assert w.sentence.startswith("matrix multiply -67% (120 -> 40.0 µs/step) covers all of the 50.0 µs/step "
                                     "saved (profiled windows; they moved 80.0 µs/step, idle +60% offset the rest)")
-    assert "launches" not in w["sentence"]  # no launch counts recorded
+    assert "launches" not in w.sentence  # no launch counts recorded
     only = explain(base, synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 50e-6))
-    assert only["sentence"].startswith("matrix multiply -67% (120 -> 40.0 µs/step) accounts for 100% of the "
+    assert only.sentence.startswith("matrix multiply -67% (120 -> 40.0 µs/step) accounts for 100% of the "
                                        "80.0 µs/step saved (profiled windows); idle")
+
+
+def test_the_summary_phrase_is_the_movers_without_their_detail():
+    """The summary's mechanism (Why.headline) is rendered from the same fields as the
+    table's sentence, without the bracketed times and basis."""
+    base = synth.breakdown(BASE, 1.0 * MS, launches=1212)
+    w = explain(base, synth.breakdown(FAST, 1.0 * MS, launches=1))
+    assert w.movers(detail=False) == ("matrix multiply -61% and convolution -55% account for 91% of the "
+                                      "10.6 ms/step saved")
+    covers = explain(synth.breakdown({"gemm": 120e-6, "elementwise": 30e-6}, 50e-6),
+                     synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 80e-6))
+    assert covers.covers_all
+    assert covers.movers(detail=False) == "matrix multiply -67% covers all of the 50.0 µs/step saved"
 
 
 def test_missing_or_skipped_breakdown():
     ok = synth.breakdown(BASE, MS)
-    assert explain(ok, None)["sentence"] == "no breakdown (not profiled)"
-    assert explain(None, ok)["sentence"] == "no breakdown (baseline: not profiled)"
+    assert explain(ok, None).sentence == "no breakdown (not profiled)"
+    assert explain(None, ok).sentence == "no breakdown (baseline: not profiled)"
     skipped = synth.breakdown({}, 0, status="skipped", reason="profiler not built in")
     w = explain(ok, skipped)
-    assert not w["ok"] and w["sentence"] == "no breakdown (profiler not built in)"
-    assert explain(synth.breakdown({}, 0, status="error", reason="trace unreadable"), ok)["sentence"] == \
+    assert not w.ok and w.sentence == "no breakdown (profiler not built in)"
+    assert explain(synth.breakdown({}, 0, status="error", reason="trace unreadable"), ok).sentence == \
         "no breakdown (baseline: trace unreadable)"
 
 
 def test_profiled_steps_and_overheads_are_shown():
     base = synth.breakdown(BASE, MS)
     slow_window = synth.breakdown(FAST, MS, timed_step_s=5.0 * MS)  # window 8.5 ms vs 5 ms timed
-    assert explain(base, slow_window)["sentence"].endswith("; profiled: 5 steps, overhead +0% / +70%")
+    assert explain(base, slow_window).sentence.endswith("; profiled: 5 steps, overhead +0% / +70%")
     slow_window["steps"] = 1
-    assert explain(base, slow_window)["sentence"].endswith("; profiled: 5 / 1 steps, overhead +0% / +70%")
+    assert explain(base, slow_window).sentence.endswith("; profiled: 5 / 1 steps, overhead +0% / +70%")
 
 
 def test_cpu_idle_is_time_outside_operators():
     assert label("idle", "cpu") == "outside operators" and label("idle", "cuda") == "idle"
     base = synth.breakdown(BASE, MS, device="cpu")
     var = synth.breakdown(FAST, 3.0 * MS, device="cpu")
-    s = explain(base, var)["sentence"]
+    s = explain(base, var).sentence
     assert "outside operators 5% -> 29%" in s and "idle" not in s and "launches" not in s
 
 
@@ -189,11 +202,11 @@ def test_a_torchscript_graph_is_named_as_compiled_code_not_other():
     base = synth.breakdown({"conv": 1.0e-3}, 0.0)
     var = synth.breakdown({"other": 0.5e-3}, 0.0)
     var["top"] = [{"name": "forward", "category": "other", "s": 0.5e-3, "share": 1.0}]
-    sentence = explain(base, var)["sentence"]
+    sentence = explain(base, var).sentence
     assert "TorchScript graph's own time (forward) +500 µs/step offset the rest" in sentence, sentence
     assert "other (forward)" not in sentence
     var["top"][0]["name"] = "aten::weird"
-    assert "other (aten::weird)" in explain(base, var)["sentence"]
+    assert "other (aten::weird)" in explain(base, var).sentence
 
 
 def test_a_cuda_window_without_device_events_explains_nothing():
@@ -205,7 +218,7 @@ def test_a_cuda_window_without_device_events_explains_nothing():
     empty = synth.breakdown({}, 2.0e-3, device="cuda")
     empty["device_events"] = 0
     assert not usable(empty)
-    assert explain(base, empty)["sentence"].startswith("no breakdown (no device activity recorded")
+    assert explain(base, empty).sentence.startswith("no breakdown (no device activity recorded")
     cpu = synth.breakdown({}, 2.0e-3, device="cpu")
     cpu["device_events"] = 0
     assert usable(cpu)  # a CPU breakdown has no device to record
@@ -219,13 +232,13 @@ def test_a_window_sized_by_the_rule_says_where_it_broke_its_promise():
               "stopped": "settled", "step_se": 0.01}
     base = synth.breakdown(BASE, 1.0 * MS, device="cpu", timed_step_s=19.1 * MS / 1.4)  # overhead +40%
     fast = synth.breakdown(FAST, 1.0 * MS, device="cpu")
-    assert explain(base, fast)["sentence"].endswith("profiled: 5 steps, overhead +40% / +0%")
+    assert explain(base, fast).sentence.endswith("profiled: 5 steps, overhead +40% / +0%")
     base["window"], fast["window"] = dict(window), dict(window, stopped="max_steps", step_se=0.03)
-    assert explain(base, fast)["sentence"].endswith(
+    assert explain(base, fast).sentence.endswith(
         "profiled: 5 steps, overhead +40% / +0% (over the ±25% bound; mean not settled)")
     base = synth.breakdown(BASE, 1.0 * MS, device="cpu")
     base["window"], fast["window"] = dict(window), dict(window)
-    assert explain(base, fast)["sentence"].endswith("overhead +0% / +0%")
+    assert explain(base, fast).sentence.endswith("overhead +0% / +0%")
     doc = doc_with_breakdowns()
     doc["experiments"][0]["cases"][0]["variants"][0]["breakdown"]["window"] = dict(window)
     assert schema_errors(doc) == []

@@ -7,9 +7,7 @@ import numpy as np
 import synth
 
 from report.why import explain
-from report.why_agree import NO_DIFFERENCE, NOT_EXPLAINED, Noise, agreement, overhead_uncertainty, t_quantile, \
-    window_noise
-from report.why_audit import SHARE
+from report.why_agree import NOT_EXPLAINED, Noise, Reason, agreement, overhead_uncertainty, t_quantile, window_noise
 
 MS = 1e-3
 
@@ -39,7 +37,7 @@ def test_the_band_is_the_ci_widened_by_both_windows_noise():
         w = 2.0 * MS / (2.1 * widen * factor)  # the windows' speedup just inside / outside the band
         a = agreement(cm(1.9, 2.1), base, side(w, w), 1.0, 1.0, False)
         assert a.ok is ok and abs(a.band[1] - 2.1 * widen) < 1e-9
-        assert ok or a.reason.startswith(NOT_EXPLAINED + " (windows 2.")
+        assert ok or (a.reason is Reason.OUTSIDE_BAND and a.text().startswith(NOT_EXPLAINED + " (windows 2."))
 
 
 def spread(mean_s: float, rel: float, n: int) -> list[float]:
@@ -61,7 +59,7 @@ def test_the_windows_own_step_spread_decides_agreement_both_ways():
         assert window_noise(base, base["breakdown"]).source == "steps"
         assert abs(overhead_uncertainty(base, base["breakdown"]) - rel / math.sqrt(10)) < 1e-9
         a[rel] = agreement(cm(1.95, 2.05), base, var, 1.0, 1.0, False)
-    assert not a[0.01].ok and a[0.01].reason.startswith(NOT_EXPLAINED + " (windows 2.3")
+    assert not a[0.01].ok and a[0.01].text().startswith(NOT_EXPLAINED + " (windows 2.3")
     assert a[0.30].ok and a[0.30].band[0] < 1.95 and a[0.30].band[1] > 2.3
     # Without step times the timed spread (1% per step, 10 steps) bounds the noise: refused.
     base, var = side(base_s, 2.0 * MS, 0.01, 10), side(var_s, 1.0 * MS, 0.01, 10)
@@ -105,13 +103,14 @@ def test_the_other_direction_is_never_explained_however_noisy():
     base = side(1.0 * MS, 1.0 * MS, noisy, 1)
     var = side(1.02 * MS, 0.9 * MS, noisy, 1)  # windows: slower; timing: faster
     a = agreement(cm(1.05, 1.2), base, var, 1.0, 1.0, False)
-    assert not a.ok and a.reason.endswith(": the other direction)") and a.window < 1.0
+    assert a.reason is Reason.OTHER_DIRECTION and a.text().endswith(": the other direction)") and a.window < 1.0
 
 
 def test_no_difference_and_no_ci_explain_nothing():
     base, var = side(2.0 * MS, 2.0 * MS), side(1.0 * MS, 1.0 * MS)
-    assert agreement(cm(0.95, 1.1), base, var, 1.0, 1.0, False).reason == NO_DIFFERENCE
-    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, True).reason.startswith("no CI")
+    assert agreement(cm(0.95, 1.1), base, var, 1.0, 1.0, False).text() == \
+        "timing finds no clear difference (CI includes 1): nothing to explain"
+    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, True).reason is Reason.NO_CI
     assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, False).ok
 
 
@@ -125,14 +124,18 @@ def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
         b = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
         v = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
         change = float(rng.uniform(-1e-3, 1e-3))
-        text = explain(synth.breakdown(b, rng.uniform(0, 1e-3), device="cpu"),
-                       synth.breakdown(v, rng.uniform(0, 1e-3), device="cpu"), 1.0, change)["sentence"]
-        m = SHARE.search(text)
-        if not m:
+        sh = explain(synth.breakdown(b, rng.uniform(0, 1e-3), device="cpu"),
+                     synth.breakdown(v, rng.uniform(0, 1e-3), device="cpu"), 1.0, change)
+        text = sh.sentence
+        if not sh.top:
             assert text.startswith("no category moved with"), text
             continue
         printed += 1
-        assert m.group(4) == ("saved" if change < 0 else "added"), text
-        assert m.group(1) is None or 0 < int(m.group(1)) <= 100, text
+        verb = "saved" if change < 0 else "added"
+        assert (sh.change_s < 0) == (change < 0) and f"/step {verb}" in text, text
+        if sh.covers_all:
+            assert " all of the " in text, text  # a share over 100% is never printed
+        else:
+            assert 0 < sh.moved_s / sh.change_s <= 1.0 and f"for {100 * sh.moved_s / sh.change_s:.0f}% of" in text
         assert "(timed" in text
     assert printed > 250

@@ -2,12 +2,14 @@
 breakdown run contradicts its timing in sign or size, and planted contradictions, each
 kind on its own, are caught."""
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import synth
 
 from report.why import explain
 from report.why_audit import audit, audit_rows, report_rows
+from report.why_row import Kind
 
 BREAKDOWN_RUN = (Path(__file__).resolve().parents[2] / "results" /
                  "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json")
@@ -37,34 +39,58 @@ def test_the_runs_with_step_times_have_no_contradicting_why_and_explain_four_in_
         assert a.mechanisms + a.unexplained == 57 and a.mechanisms >= 0.8 * 57, (path.name, a.mechanisms)
 
 
-def _planted(row: str, text: str) -> list[str]:
+def _planted(row: str, why) -> list[str]:
     doc = _doc()
     exp, case, variant = row.split("/")
-    return [f.problem for f in audit_rows(doc, [(exp, case, variant, text)]).findings]
+    return [f.problem for f in audit_rows(doc, [(exp, case, variant, why)]).findings]
 
 
-def test_the_issues_sentences_are_caught():
-    """Issue 32's examples as the report printed them before the rule."""
+def _why(row: str):
+    return [w for e, c, v, w in report_rows(_doc()) if f"{e}/{c}/{v}" == row][0]
+
+
+def test_the_issues_whys_are_caught():
+    """Issue 32's examples, the windows' own figures published as the mechanism."""
     tall = "aligned_dims/matmul_fp32_tall_k255_vs_256/512x512x256"
-    got = _planted(tall, "matrix multiply +5% (696 -> 729 µs/step) accounts for 100% of the 32.8 µs/step added")
-    assert {"direction", "window", "size", "steps"} <= set(got), got
-    host_sync = "host_sync/gpt_l1_h32_s16_b2/item_every_10"
-    got = _planted(host_sync, "matrix multiply -34% (13.9 -> 9.20 ms/step) accounts for 100% of the 4.73 ms/step "
-                              "saved; profiled: 1 step")
-    assert got == ["size"], got  # the windows agree in sign; the amount is 66x the timed one
+    w = _why(tall)
+    assert not w.is_mechanism  # the rule refuses it: the windows go the other way
+    bd = [v["breakdown"] for v in _case(tall)["variants"]]
+    windows = explain(*bd)  # the windows' change, not the timed one
+    got = _planted(tall, replace(w, kind=Kind.SHARES, shares=windows))
+    assert {"direction", "window", "size"} <= set(got), got
+
+
+def _case(row: str) -> dict:
+    exp, case, _ = row.split("/")
+    return [c for e in _doc()["experiments"] if e["name"] == exp for c in e["cases"] if c["name"] == case][0]
 
 
 def test_each_kind_of_contradiction_is_caught_alone():
     row = "batch_size/resnet_1111_32px_fp32/batch_32"  # 1.97x, explained after the rule
-    good = [t for e, c, v, t in report_rows(_doc()) if f"{e}/{c}/{v}" == row][0]
-    assert _planted(row, good) == []
-    assert _planted(row, good.replace("accounts for 75%", "accounts for 497%")) == ["share"]
-    assert _planted(row, good.replace("saved", "added")) == ["direction"]
-    assert _planted(row, good.replace("21.1 ms/step", "1.41 ms/step")) == ["size", "offset"]
-    assert _planted(row, good.replace("profiled: 1 step", "one window")) == ["steps"]
-    assert "offset" in _planted(row, good.replace("32.4 -> 16.5 ms/step", "32.4 -> 1.00 ms/step"))
+    good = _why(row)
+    sh = good.shares
+    assert good.kind is Kind.SHARES and _planted(row, good) == []
+    top = sh.top[0]
+    over = replace(top, delta_s=4.97 * sh.change_s)
+    assert _planted(row, replace(good, shares=replace(sh, top=(over,) + sh.top[1:], against=None))) == []  # covers all
+    assert _planted(row, replace(good, shares=replace(sh, top=(replace(top, delta_s=-top.delta_s),) + sh.top[1:]))) \
+        == ["share"]
+    assert _planted(row, replace(good, shares=replace(sh, change_s=-sh.change_s))) == ["direction", "share", ]
+    assert _planted(row, replace(good, shares=replace(sh, change_s=sh.change_s / 15))) == ["size"]
+    assert _planted(row, replace(good, shares=replace(sh, timed=False))) == ["size"]
     no_diff = "torchscript/convnet_b8_32px/scripted"  # CI includes 1
     assert "no_difference" in _planted(no_diff, good)
+
+
+def test_unrecorded_step_counts_are_caught():
+    doc = _doc()
+    row = "batch_size/resnet_1111_32px_fp32/batch_32"
+    exp, case, variant = row.split("/")
+    good = [w for e, c, v, w in report_rows(doc) if f"{e}/{c}/{v}" == row][0]
+    c = [c for e in doc["experiments"] if e["name"] == exp for c in e["cases"] if c["name"] == case][0]
+    for v in c["variants"]:
+        v["breakdown"].pop("steps", None)
+    assert [f.problem for f in audit_rows(doc, [(exp, case, variant, good)]).findings] == ["steps"]
 
 
 def _contradicting_doc() -> dict:
@@ -81,10 +107,10 @@ def _contradicting_doc() -> dict:
 def test_a_planted_contradicting_breakdown_is_caught():
     doc = _contradicting_doc()
     printed = report_rows(doc)
-    assert printed[0][3].startswith("profile disagrees with the timing: not explained"), printed
+    assert printed[0][3].text().startswith("profile disagrees with the timing: not explained"), printed
     assert audit(doc).findings == [] and audit(doc).unexplained == 1
-    # The windows' own sentence, as the report wrote it before the rule, is caught.
+    # The windows' own shares, published as the report did before the rule, are caught.
     bd = [v["breakdown"] for v in doc["experiments"][0]["cases"][0]["variants"]]
-    raw = explain(*bd)["sentence"]
-    problems = {f.problem for f in audit_rows(doc, [("planted", "c", "fast", raw)]).findings}
-    assert {"direction", "window", "size"} <= problems, (raw, problems)
+    why = replace(report_rows(doc)[0][3], kind=Kind.SHARES, shares=explain(*bd))
+    problems = {f.problem for f in audit_rows(doc, [("planted", "c", "fast", why)]).findings}
+    assert {"direction", "window", "size"} <= problems, (why.text(), problems)

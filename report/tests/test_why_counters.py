@@ -3,13 +3,15 @@ why_row.py): only where the timing has a direction and the count moved that way,
 step of the baseline's work, and the audit (why_audit.py) catches a counter sentence
 that contradicts its timing or its windows."""
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import synth
 
 from report.tables import document_tables
 from report.why_audit import audit, audit_rows, report_rows
-from report.why_counters import LABELS, count_text, named_count
+from report.why_counters import LABELS, Count, count_text, named_count
+from report.why_row import Kind
 
 MS = 1e-3
 SCHEMA = Path(__file__).resolve().parents[2] / "harness" / "results.schema.json"
@@ -42,7 +44,7 @@ def _doc(base_fills: float, var_fills: float, var_ms: float = 8.0, var_window_ms
 
 
 def _why(doc: dict) -> str:
-    return report_rows(doc)[0][3]
+    return report_rows(doc)[0][3].text()
 
 
 def test_the_counter_leads_where_it_moved_with_the_timing():
@@ -101,19 +103,23 @@ def test_count_text():
     assert [count_text(x) for x in (0, 34, 1234, 2.5, 0.05, 123.4)] == ["0", "34", "1,234", "2.50", "0.0500", "123"]
 
 
-def _planted(doc: dict, text: str) -> list[str]:
-    return [f.problem for f in audit_rows(doc, [("zero_grad", "c", "set_to_none", text)]).findings]
+def _planted(doc: dict, why) -> list[str]:
+    return [f.problem for f in audit_rows(doc, [("zero_grad", "c", "set_to_none", why)]).findings]
 
 
-def test_the_audit_catches_counter_sentences_that_contradict():
+def test_the_audit_catches_counter_whys_that_contradict():
     doc = _doc(34, 0)
-    good = _why(doc)
-    assert _planted(doc, good) == []
-    assert _planted(doc, good.replace("34 -> 0", "0 -> 34")) == ["count_direction", "count_value"]
-    assert _planted(doc, good.replace("34 -> 0", "34 -> 2")) == ["count_value"]
-    assert _planted(doc, good.replace("per step;", "per step of the baseline's work;", 1)) == ["count_value"]
-    assert _planted(doc, "operator calls 1,000 -> 900 per step; made up") == ["count_value", "count_unnamed"]
-    assert "no_difference" in _planted(_doc(34, 0, var_ms=10.0), "fill operations 34 -> 0 per step; made up")
+    good = report_rows(doc)[0][3]
+    assert good.count_leads and _planted(doc, good) == []
+    count = good.count
+    assert _planted(doc, replace(good, count=replace(count, before=0.0, after=34.0))) == \
+        ["count_direction", "count_value"]
+    assert _planted(doc, replace(good, count=replace(count, after=2.0))) == ["count_value"]
+    assert _planted(doc, replace(good, count=replace(count, scaled=True))) == ["count_value"]
+    assert _planted(doc, replace(good, count=Count("op_calls_per_step", 1000.0, 900.0, False))) == \
+        ["count_value", "count_unnamed"]
+    no_diff = _doc(34, 0, var_ms=10.0)
+    assert "no_difference" in _planted(no_diff, replace(good, kind=Kind.COUNT))
 
 
 def test_labels_cover_every_counter_the_schema_describes():
