@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from .document import VARIANT_KINDS, Case, Document, Experiment
 from .estimate import PROCESS
@@ -25,7 +26,25 @@ from .rounds import floor_text, rounds_text
 from .why import CATEGORIES, IDLE, case_breakdowns, label, per_step, usable
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
-REFERENCE = " (reference)"  # a label's end that marks a reference variant's bar or line
+REFERENCE = " (reference)"  # what a reference variant's bar or line label ends with
+
+
+class Label(str):
+    """A bar's or line's label that carries whether it is a reference (bounds, not
+    options), so the drawing code reads the flag, not the label's text."""
+    reference: bool
+
+    def __new__(cls, text: str, reference: bool = False) -> "Label":
+        obj = super().__new__(cls, text + (REFERENCE if reference else ""))
+        obj.reference = reference
+        return obj
+
+
+class SpeedupPoint(NamedTuple):
+    label: Label
+    speedup: float
+    ci_low: float | None
+    ci_high: float | None
 REFERENCE_COLOR = "#bdbdbd"
 
 
@@ -94,14 +113,14 @@ def _speedup_items(experiment: Experiment) -> list[tuple[tuple, str, float, floa
     return out
 
 
-def speedup_points(experiment: Experiment) -> list[tuple[str, float, float | None, float | None]]:
+def speedup_points(experiment: Experiment) -> list[SpeedupPoint]:
     """(label, speedup, CI low, CI high) per comparison from its one estimate
     (cm.estimate: the tables' and the gate's figures), the references' last and labelled
     so; a label says an interval between processes ('3 processes') and a ratio without
     one (below the rounds floor: the rounds)."""
-    out = [(label + (REFERENCE if ref else ""), s, lo, hi) for _, label, s, lo, hi, ref in _speedup_items(experiment)]
+    out = [SpeedupPoint(Label(label, ref), s, lo, hi) for _, label, s, lo, hi, ref in _speedup_items(experiment)]
     # The options first, the references (bounds, not options) after them.
-    return [p for p in out if not p[0].endswith(REFERENCE)] + [p for p in out if p[0].endswith(REFERENCE)]
+    return [p for p in out if not p.label.reference] + [p for p in out if p.label.reference]
 
 
 def common_basis(experiment: Experiment) -> str | None:
@@ -132,7 +151,7 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     pts = speedup_points(experiment)
     if not pts:
         return False
-    refs = [p[0].endswith(REFERENCE) for p in pts]
+    refs = [p.label.reference for p in pts]
     labels = [p[0] for p in pts]
     vals = [p[1] for p in pts]
     lo_err = [p[1] - p[2] if p[2] is not None else 0.0 for p in pts]
@@ -203,17 +222,16 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
             for v in c.get("variants", []) or []:
                 thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
                 if is_num(thr) and v.get("status", "ok") == "ok":
-                    ref = REFERENCE if v.get("role") == "reference" else ""
-                    pts.append((float(params[key]), f"{v.get('name')}{ref}", float(thr)))
+                    pts.append((float(params[key]), (str(v.get("name")), v.get("role") == "reference"), float(thr)))
         # Label lines by the other params that differ between groups (e.g. direction=h2d).
         all_keys = {k for rest, _ in groups.values() for k in rest}
         varying = sorted(k for k in all_keys
                          if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
-        lines: dict[tuple[str, str], list] = {}
+        lines: dict[tuple[str, tuple[str, bool]], list] = {}  # (group label, (variant, reference))
         for rest, pts in groups.values():
             label = ", ".join(f"{k}={rest.get(k)}" for k in varying)
             for x, name, thr in pts:
-                lines.setdefault((label, str(name)), []).append((x, thr))
+                lines.setdefault((label, name), []).append((x, thr))
         lines = {k: sorted(v) for k, v in lines.items() if len({x for x, _ in v}) >= 2}
         # A sweep: in a group, at least two variants (baseline and another) were measured at
         # two or more values. (aligned_dims' odd sizes are not: each odd variant has one size.)
@@ -223,7 +241,8 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
         lines = {k: v for k, v in lines.items() if per_label[k[0]] >= 2}
         distinct = len({x for v in lines.values() for x, _ in v})
         if lines and (key in PREFERRED_SWEEPS or distinct >= 3):
-            out.append((key, {f"{lab}: {name}" if lab else name: v for (lab, name), v in lines.items()}))
+            out.append((key, {Label(f"{lab}: {name}" if lab else name, ref): v
+                              for (lab, (name, ref)), v in lines.items()}))
     found = {k for k, _ in out}
     return out + [sw for sw in variant_sweeps(cases, kind) if sw[0] not in found]
 
@@ -242,10 +261,9 @@ def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
             params = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
             # Text params tell lines apart within a case (the dataloader's train and data_only loops).
             tags = [str(x) for x in params.values() if isinstance(x, str)]
-            line = str(c.get("name")) + (f" ({', '.join(tags)})" if tags else "")
             # A line every variant of which is a reference (the data-only loops) is one.
-            if all(w.get("role") == "reference" for w in variants if _same_line(w, params, tags)):
-                line += REFERENCE
+            line = Label(str(c.get("name")) + (f" ({', '.join(tags)})" if tags else ""),
+                         all(w.get("role") == "reference" for w in variants if _same_line(w, params, tags)))
             for k, x in params.items():
                 if is_num(x):
                     per_key.setdefault(k, {}).setdefault(line, []).append((float(x), float(thr)))
@@ -276,9 +294,11 @@ def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, s
     kind = experiment.throughput_kind
     div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, pts in sorted(lines.items(), key=lambda kv: (kv[0].endswith(REFERENCE), kv[0])):
-        style = {"color": REFERENCE_COLOR, "linestyle": "--", "markerfacecolor": "white"} \
-            if label.endswith(REFERENCE) else {}
+    def is_ref(label: str) -> bool:
+        return getattr(label, "reference", False)
+
+    for label, pts in sorted(lines.items(), key=lambda kv: (is_ref(kv[0]), kv[0])):
+        style = {"color": REFERENCE_COLOR, "linestyle": "--", "markerfacecolor": "white"} if is_ref(label) else {}
         ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(label), **style)
     peak = sweep_peak(experiment, spec)
     if peak:

@@ -109,7 +109,7 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
         ("", "", "5", "True")
     assert rows["r6"]["ci_low"] and rows["r6"]["ci_high"] and rows["r6"]["rounds"] == "6"
     assert rows["r6"]["below_floor"] == "False"
-    points = {label.split(":")[0]: (lo, hi) for label, _, lo, hi in speedup_points(Document(doc).experiments[0])}
+    points = {p.label.split(":")[0]: (p.ci_low, p.ci_high) for p in speedup_points(Document(doc).experiments[0])}
     assert points["r5"] == (None, None) and None not in points["r6"]
 
 
