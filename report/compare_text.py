@@ -3,6 +3,8 @@ rest on, one line per regression), then every pair with its change, interval,
 floor and verdict. Plain text for a terminal, Markdown for a CI job summary."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pathlib import Path
 
 from .compare import (AMBIGUOUS, BLIND, FASTER, HIGHER, LOWER, NA, NOT_COMPUTABLE, SAME, SLOWER, Outcome, Row,
@@ -74,7 +76,15 @@ def _head(out: Outcome) -> str:
     return "FAIL: " + ", ".join(parts)
 
 
-def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
+@dataclass(frozen=True)
+class Summary:
+    head: str  # the verdict with the counts
+    settings: str  # what the floors rest on
+    blind: list[str]  # what a pass could not see
+    failing: list[str]  # one line per regression and per pair that could not be computed
+
+
+def summary(out: Outcome, st: Settings, n_history: int) -> Summary:
     """The verdict with the counts, what the floors rest on, and one line per regression
     and per pair that could not be computed (a gate never passes what it could not see)."""
     regs = out.regressions
@@ -95,26 +105,25 @@ def summary(out: Outcome, st: Settings, n_history: int) -> list[str]:
                    if n_history > 1 else "; no other run of the baseline's commit on this device (--history)")
     settings = (f"Floors: {floors}; intervals {1 - st.alpha:.0%} (a speedup's from the two runs' estimates), "
                 f"times' U test at alpha {st.alpha:g}.")
-    lines = [head + ". " + counts + ".", settings]
+    lines = []
     blind = [r for r in out.times + out.speedups if r.verdict == BLIND]
     if blind:  # a pass says what it could not see
         n_t, n_s = sum(r.what == "time" for r in blind), sum(r.what == "speedup" for r in blind)
         lines.append(f"Cannot tell: {n_s} speedup{'s' * (n_s != 1)} and {n_t} time{'s' * (n_t != 1)} are too "
                      f"noisy for this gate to see a {st.detect:.0%} change (interval half-width plus floor past "
                      f"{st.detect:.0%}); they neither pass nor fail.")
-    return (lines + ["REGRESSION: " + _regression_line(r) for r in regs]
-            + [f"NOT COMPUTABLE: {_what(r)}: {'; '.join(r.notes)}" for r in out.not_computable])
+    return Summary(head + ". " + counts + ".", settings, lines,
+                   ["REGRESSION: " + _regression_line(r) for r in regs]
+                   + [f"NOT COMPUTABLE: {_what(r)}: {'; '.join(r.notes)}" for r in out.not_computable])
 
 
 def report_text(out: Outcome, st: Settings, base: dict, cur: dict, warnings: list[str], n_history: int,
                 markdown: bool = False) -> str:
     title = (f"Regression gate on {device_name(cur)}: {Path(cur.get('_path', 'current')).name} "
              f"vs baseline {Path(base.get('_path', 'baseline')).name}")
-    head, settings, *rest = summary(out, st, n_history)
-    failing = ("REGRESSION: ", "NOT COMPUTABLE: ")
-    blind = [x for x in rest if not x.startswith(failing)]
-    regs = [x for x in rest if x.startswith(failing)]
-    notes = regs + [f"warning: {w}" for w in warnings]
+    sm = summary(out, st, n_history)
+    head, settings, blind = sm.head, sm.settings, sm.blind
+    notes = sm.failing + [f"warning: {w}" for w in warnings]
     if markdown:  # one paragraph each, the regressions and warnings as a list; names from the files made inert
         lines = [f"### {inline(title)}", "", f"**{inline(head)}**", "", inline(settings)]
         lines += [x for b in blind for x in ("", f"**{inline(b)}**")]
