@@ -1,11 +1,49 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <random>
+
+#include <nlohmann/json.hpp>
 
 #include "harness/stats.h"
 
 using namespace optbench;
+
+namespace {
+
+nlohmann::json stats_golden() {
+  std::ifstream f(OPTBENCH_TEST_DATA "/stats_golden.json");
+  return nlohmann::json::parse(f);
+}
+
+}  // namespace
+
+// The same inputs and outputs report/tests/test_stats_golden.py holds report/stats.py to:
+// the two languages' estimators agree while both exist.
+TEST(Golden, MedianCiMatchesThePythonEstimator) {
+  for (const auto& c : stats_golden()["median_ci"]) {
+    const Estimate e = median_ci(c["values"].get<std::vector<double>>(), c["confidence"]);
+    EXPECT_DOUBLE_EQ(e.value, c["median"].get<double>()) << c["values"].size() << " values";
+    EXPECT_DOUBLE_EQ(e.low, c["ci_low"].get<double>()) << c["values"].size() << " values";
+    EXPECT_DOUBLE_EQ(e.high, c["ci_high"].get<double>()) << c["values"].size() << " values";
+  }
+}
+
+TEST(Golden, RoundsFloorMatchesThePythonOne) {
+  for (const auto& c : stats_golden()["rounds_floor"])
+    EXPECT_EQ(min_samples_for(c["confidence"]), c["rounds"].get<std::size_t>()) << "confidence " << c["confidence"];
+}
+
+TEST(Golden, PairedSpeedupMatchesThePythonEstimator) {
+  for (const auto& c : stats_golden()["paired_speedup"]) {
+    const Estimate e = paired_speedup(c["baseline"].get<std::vector<double>>(),
+                                      c["variant"].get<std::vector<double>>(), c["confidence"]);
+    EXPECT_DOUBLE_EQ(e.value, c["speedup"].get<double>()) << c["baseline"].size() << " rounds";
+    EXPECT_DOUBLE_EQ(e.low, c["ci_low"].get<double>()) << c["baseline"].size() << " rounds";
+    EXPECT_DOUBLE_EQ(e.high, c["ci_high"].get<double>()) << c["baseline"].size() << " rounds";
+  }
+}
 
 TEST(Quantile, MatchesNumpyLinearInterpolation) {
   // numpy.quantile([1, 2, 3, 4], [0.25, 0.5, 0.75]) == [1.75, 2.5, 3.25]
