@@ -157,7 +157,7 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     lo_err = [p[1] - p[2] if p[2] is not None else 0.0 for p in pts]
     hi_err = [p[3] - p[1] if p[3] is not None else 0.0 for p in pts]
     colors = []
-    for (_, s, lo, hi), ref in zip(pts, refs):
+    for (_, _, lo, hi), ref in zip(pts, refs):
         if ref:
             colors.append(REFERENCE_COLOR)
         elif lo is not None and lo > 1:
@@ -297,9 +297,9 @@ def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, s
     def is_ref(label: str) -> bool:
         return getattr(label, "reference", False)
 
-    for label, pts in sorted(lines.items(), key=lambda kv: (is_ref(kv[0]), kv[0])):
-        style = {"color": REFERENCE_COLOR, "linestyle": "--", "markerfacecolor": "white"} if is_ref(label) else {}
-        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(label), **style)
+    for name, pts in sorted(lines.items(), key=lambda kv: (is_ref(kv[0]), kv[0])):
+        style = {"color": REFERENCE_COLOR, "linestyle": "--", "markerfacecolor": "white"} if is_ref(name) else {}
+        ax.plot([x for x, _ in pts], [y / div for _, y in pts], marker="o", label=_text(name), **style)
     peak = sweep_peak(experiment, spec)
     if peak:
         ax.axhline(peak[0] / div, color="black", linestyle="--", linewidth=0.8, label=f"peak: {peak[1]}")

@@ -47,7 +47,7 @@ def test_each_bad_file_is_one_line(command, bad_files, cli, tmp_path):
 def test_compare_bad_inputs(bad_files, cli, tmp_path):
     good = synth.write(tmp_path / "good.json", synth.simple_doc([1.0, 1.1, 1.2], [0.5, 0.6, 0.7]))
     for name, (path, msg) in bad_files.items():
-        assert msg in one_error_line(cli("compare", good, path))
+        assert msg in one_error_line(cli("compare", good, path)), name
         assert msg in one_error_line(cli("compare", path, good))
     gb = tmp_path / "gb.json"
     gb.write_text(json.dumps(GBENCH))

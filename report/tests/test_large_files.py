@@ -92,7 +92,7 @@ def test_a_bootstraps_memory_does_not_grow_with_the_samples():
     copies = 16 * np.asarray(large).nbytes
     for fn in (lambda x: stats.log_median_boot(x, seed=7), lambda x: stats.log_ratio_boot(x, x, seed=7),
                lambda x: stats.ratio_of_medians_ci(x, x[:5000], 0.95)):
-        assert _peak_bytes(lambda: fn(large)) < _peak_bytes(lambda: fn(small)) + copies
+        assert _peak_bytes(lambda f=fn: f(large)) < _peak_bytes(lambda f=fn: f(small)) + copies
 
 
 def test_ordinary_samples_are_resampled_as_scipy_resamples_them():

@@ -42,7 +42,7 @@ def test_committed_files_load_with_the_params_their_names_stood_for(path):
             for k, want in (table.get(v["name"]) or {}).items():
                 assert v["params"][k] == want, (experiment, c["name"], v["name"], k)
                 filled += 1
-    for c, v in variants(doc, "mixed_precision"):
+    for _, v in variants(doc, "mixed_precision"):
         assert isinstance(v["params"]["default_fp32"], bool)
     assert migrate(copy.deepcopy(doc)) == doc  # a second pass changes nothing
     # nothing but variant params: cases, figures and names are as recorded

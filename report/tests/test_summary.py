@@ -118,7 +118,7 @@ def test_the_summary_ranks_what_was_judged_and_lists_the_rest(renders):
         for c, cr in results.items():
             if c not in judged and cr.estimate is None:
                 assert re.search(rf"^- [^:]*\b{c}\b", not_measured.replace("\\_", "_"), re.M), (path, c)
-        for heading, sh, rows in (t for t in (ranking, unjudged) if t):
+        for _, sh, rows in (t for t in (ranking, unjudged) if t):
             for r in rows:
                 cr = results[r[0]]
                 fig = figures(r[sh.index("speedup × [CI]")])

@@ -579,7 +579,7 @@ def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]
             key = (profile, bd)
             if key not in ests:
                 skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
-                ests[key] = estimate(docs, profile, lambda name: bool(skip_re and re.fullmatch(skip_re, name)),
+                ests[key] = estimate(docs, profile, lambda name, r=skip_re: bool(r and re.fullmatch(r, name)),
                                      breakdown=bd)
             cost, covers = cover(names, ests[key], budget, bd, processes or PROCESSES[profile])
             seconds = math.ceil(min(budget, cost) + OVERRUN_S)

@@ -6,12 +6,13 @@ experiment's Python twin (twin_convnet.py) and AOTInductor's export script
 
 def build_net(nn, layers):
     mods = []
-    for l in layers:
-        k = l["kind"]
+    for layer in layers:
+        k = layer["kind"]
         if k == "conv2d":
-            m = nn.Conv2d(l["in"], l["out"], l["kernel"], stride=l["stride"], padding=l["padding"], bias=False)
+            m = nn.Conv2d(layer["in"], layer["out"], layer["kernel"], stride=layer["stride"], padding=layer["padding"],
+                          bias=False)
         elif k == "batch_norm2d":
-            m = nn.BatchNorm2d(l["features"], eps=l["eps"])
+            m = nn.BatchNorm2d(layer["features"], eps=layer["eps"])
         elif k == "relu":
             m = nn.ReLU()
         elif k == "global_avg_pool":
@@ -19,7 +20,7 @@ def build_net(nn, layers):
         elif k == "flatten":
             m = nn.Flatten(1, -1)
         elif k == "linear":
-            m = nn.Linear(l["in"], l["out"], bias=l["bias"])
+            m = nn.Linear(layer["in"], layer["out"], bias=layer["bias"])
         else:
             raise ValueError("unknown layer kind %r" % (k,))
         mods.append(m)

@@ -13,8 +13,8 @@ import traceback
 
 def load_weights(torch, model, layers, blob):
     with torch.no_grad():
-        for i, (m, l) in enumerate(zip(model, layers)):
-            for t in l["tensors"]:
+        for i, (m, layer) in enumerate(zip(model, layers)):
+            for t in layer["tensors"]:
                 start, numel = t["offset"], t["numel"]
                 end = start + 4 * numel
                 if end > len(blob):

@@ -130,7 +130,7 @@ def zygote():
             sys.stdout.flush()
             pid = os.fork()
             if pid == 0:
-                run(lambda: forked_twin(arg))
+                run(lambda a=arg: forked_twin(a))
             reply = "forked %d" % pid
         elif cmd == "status":
             reply = "status " + ended.get(int(arg), "running")
