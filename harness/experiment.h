@@ -71,14 +71,14 @@ struct Variant {
   VariantRole role = VariantRole::optimized;
   // Set when this variant does a different amount of work than the case's units
   // (aligned vs odd sizes): speedups then compare time per unit of work.
-  std::optional<WorkUnits> units;
+  std::optional<WorkUnits> units = std::nullopt;
   // The setting this variant stands for (e.g. {"workers": 4}), so the report can
   // plot a sweep across the variants of one case.
   nlohmann::json params = nlohmann::json::object();
   // Timing mode of this variant when it differs from the case's (a pinned copy
   // does not block the host and is timed with events over a batch; the pageable
   // copy beside it does and is timed in sync mode).
-  std::optional<TimingMode> timing;
+  std::optional<TimingMode> timing = std::nullopt;
 };
 
 struct Tolerance {
@@ -135,7 +135,7 @@ struct RunContext {
   // Seconds left of the run's --time-budget when the experiment enumerates its
   // cases (none: no budget). Cases whose set-up alone is long (a cold compile)
   // are recorded as skipped for the budget instead of overrunning it.
-  std::optional<double> budget_left_s;
+  std::optional<double> budget_left_s = std::nullopt;
 };
 
 struct ExperimentInfo {
@@ -148,9 +148,9 @@ struct ExperimentInfo {
   // What --quick leaves out and why, for `optbench list` (empty: nothing). A
   // case that cannot get the rounds floor within the quick profile's time is
   // left out rather than sampled below it.
-  std::string quick_leaves_out;
+  std::string quick_leaves_out = {};
   // Counters that carry its claim (harness/profiling/counters.h), preferred first: the report's why leads with one.
-  std::vector<std::string> mechanism_counters;
+  std::vector<std::string> mechanism_counters = {};
 };
 
 class Experiment {

@@ -210,8 +210,8 @@ class Shares:
 
     @property
     def covers_all(self) -> bool:
-        """The movers moved more than the change: they 'cover all of' it."""
-        return bool(self.top) and self.moved_s / self.change_s > 1.0
+        """The movers moved more than the change (or it is none): they 'cover all of' it."""
+        return bool(self.top) and (not self.change_s or self.moved_s / self.change_s > 1.0)
 
     def movers(self, detail: bool = True) -> str:
         """'A -61% (12.1 -> 4.70 ms/step) and B -55% account for 91% of the 10.6 ms/step saved

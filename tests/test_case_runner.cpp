@@ -410,7 +410,9 @@ TEST(BudgetPlan, DropsACaseRatherThanStarvingItAndPassesUnusedTimeOn) {
   EXPECT_NE(results[2]["reason"].get<std::string>().find("6 rounds"), std::string::npos) << results[2]["reason"];
   for (const auto& r : results)
     for (const auto& c : r.value("comparisons", json::array()))
-      if (c["speedup"].is_number()) EXPECT_GE(c["rounds"].get<int>(), 6) << r["name"];
+      if (c["speedup"].is_number()) {
+        EXPECT_GE(c["rounds"].get<int>(), 6) << r["name"];
+      }
   EXPECT_LE(tight.clock.now, 3.0 + 0.5);
 
   Fixture ample;

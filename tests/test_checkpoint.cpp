@@ -31,7 +31,7 @@ torch::Tensor input(bool requires_grad = true) {
 
 struct Grads {
   torch::Tensor out, dx;
-  std::vector<torch::Tensor> params;  // undefined where a parameter got none
+  std::vector<torch::Tensor> params = {};  // undefined where a parameter got none
 };
 
 // Forward, then backward of a fixed random projection of the output.

@@ -173,7 +173,9 @@ TEST(DataLoader, AWindowIsOneEpochAndTheLoaderIsIdleBetweenWindows) {
       std::vector<Workload*> ws = {&loop};
       EXPECT_EQ(verify_windows(ws), "");
       EXPECT_EQ(loop.trains(), kind == LoopKind::train);
-      if (loop.trains()) EXPECT_TRUE(std::isfinite(loop.last_loss()));
+      if (loop.trains()) {
+        EXPECT_TRUE(std::isfinite(loop.last_loss()));
+      }
       const json m = loop.metrics();
       EXPECT_EQ(m["loop"], to_string(kind));
       EXPECT_EQ(m["window_batches"], window);

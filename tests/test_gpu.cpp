@@ -171,5 +171,7 @@ TEST_F(Gpu, NvidiaSmiFiguresAreRecordedPerVariant) {
     EXPECT_LE(smi[k]["median"].get<double>(), 100.0);
   }
   EXPECT_GT(smi["gpu_util_pct"]["median"].get<double>(), 50.0) << "back-to-back matmuls should keep it busy";
-  if (smi.contains("power_w")) EXPECT_GT(smi["power_w"]["median"].get<double>(), 0.0);
+  if (smi.contains("power_w")) {
+    EXPECT_GT(smi["power_w"]["median"].get<double>(), 0.0);
+  }
 }

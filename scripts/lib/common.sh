@@ -230,6 +230,7 @@ configure() {
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
   cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" \
+    -DOPTBENCH_WERROR="${OPTBENCH_WERROR:-OFF}" \
     -DCMAKE_PREFIX_PATH="$TORCH_CMAKE_PREFIX${DEPS_PREFIX:+;$DEPS_PREFIX}" >/dev/null ||
     die "CMake configure failed (see the messages above)"
 }

@@ -60,9 +60,9 @@ inline double norm_rel_dev(const at::Tensor& a, const at::Tensor& ref) {
 // One run's record: losses of the trace, its first step's logits (float64 on the
 // host), and the precision it ran in. The float64 reference needs only the two tensors.
 struct TrainRecord {
-  at::Tensor losses, logits;
+  at::Tensor losses = {}, logits = {};
   double tolerance = 0, unit_roundoff = 0;
-  at::Tensor fit;  // losses of the fixed-batch fit (TrainStep::fit_losses); undefined: not run
+  at::Tensor fit = {};  // losses of the fixed-batch fit (TrainStep::fit_losses); undefined: not run
   int fit_skipped = 0, trace_skipped = 0;  // steps whose update the GradScaler skipped
 };
 
