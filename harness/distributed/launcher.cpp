@@ -255,6 +255,124 @@ int exit_code_of_wait_status(int status) {
   return 1;
 }
 
+namespace {
+
+// The launcher's watch over its ranks: what it has done to them and why.
+struct Supervision {
+  const LaunchOptions& o;
+  std::vector<Child>& children;
+  Clock::time_point t0 = Clock::now();
+  bool stopping = false, killed = false, timed_out = false, interrupted = false;
+  int first_failure = 0;
+  std::string failure = {};  // the first rank to fail, in words
+  Clock::time_point kill_at{};
+  int forwarded = 0;  // signals passed on so far
+
+  // SIGCONT after the signal: a stopped rank (SIGSTOP) acts on it, closing its
+  // results file, instead of waiting for SIGKILL.
+  void signal_running(int sig) {
+    for (auto& c : children)
+      if (!c.exited) {
+        ::kill(c.pid, sig);
+        ::kill(c.pid, SIGCONT);
+      }
+  }
+
+  void stop_others() {
+    signal_running(SIGTERM);
+    stopping = true;
+    kill_at = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(o.grace_s * 1000));
+  }
+
+  // A Ctrl-C or SIGTERM to the launcher goes to every rank.
+  void forward_signals() {
+    while (forwarded < g_signal_count) {
+      ++forwarded;
+      interrupted = true;
+      signal_running(g_signal);
+    }
+  }
+
+  // Ranks that exited; the first to fail stops the others.
+  void reap() {
+    int status = 0;
+    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+      for (auto& c : children) {
+        if (c.pid != pid) continue;
+        c.exited = true;
+        c.status = status;
+        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (ok || stopping || interrupted) continue;
+        first_failure = exit_code_of_wait_status(status);
+        for (int s = 0; s < 2; ++s)  // its last words first: its pipes may still hold them
+          if (c.fd[s] >= 0) emit(c, s, false);
+        failure = "rank " + std::to_string(c.rank) + " " + describe_wait_status(status) +
+                  (c.last_said.empty() ? "" : " (its last line: " + c.last_said + ")");
+        const std::string others = rank_list(children);
+        say(failure + (others.empty() ? "" : "; stopping the other ranks (" + others + ")"));
+        stop_others();
+      }
+    }
+  }
+
+  // --timeout, then the grace between SIGTERM and SIGKILL.
+  void enforce_deadlines() {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (!stopping && o.timeout_s > 0 && elapsed > o.timeout_s) {
+      timed_out = true;
+      say("timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s with rank(s) " +
+          rank_list(children) + " still running; stopping them");
+      stop_others();
+    }
+    if (stopping && !killed && Clock::now() > kill_at) {
+      say("rank(s) " + rank_list(children) + " did not stop within " +
+          std::to_string(static_cast<long long>(o.grace_s)) + " s of SIGTERM; killing them");
+      for (auto& c : children)
+        if (!c.exited) ::kill(c.pid, SIGKILL);
+      killed = true;
+    }
+  }
+
+  int code() const {
+    return exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1),
+                     interrupted);
+  }
+
+  // One line: how the launch ended and where every rank's output is.
+  void report(int code, RankLog& log) const {
+    const std::string where = log.file ? "; every rank's output: " + log.path : "";
+    if (code == 0) {
+      log.file.close();
+      std::remove(log.path.c_str());
+    } else if (timed_out) {
+      say("failed: timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" + where);
+    } else if (!failure.empty()) {
+      say("failed: " + failure + " (the first rank to fail; the others were stopped)" + where);
+    } else {
+      say("interrupted" + where);
+    }
+  }
+};
+
+// What the ranks wrote just before exiting, then their pipes closed.
+void drain(std::vector<Child>& children) {
+  const auto drain_until = Clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    bool open = false;
+    for (const auto& c : children) open = open || c.fd[0] >= 0 || c.fd[1] >= 0;
+    if (!open || Clock::now() > drain_until) break;
+    pump(children, 50);
+  }
+  for (auto& c : children)
+    for (int s = 0; s < 2; ++s)
+      if (c.fd[s] >= 0) {
+        emit(c, s, true);
+        ::close(c.fd[s]);
+      }
+}
+
+}  // namespace
+
 int launch(const LaunchOptions& o) {
   if (o.nproc < 1) throw std::invalid_argument("--nproc must be at least 1");
   if (o.args.empty()) throw std::invalid_argument("nothing to launch: give the optbench arguments after --");
@@ -284,103 +402,19 @@ int launch(const LaunchOptions& o) {
   std::vector<Child> children(static_cast<std::size_t>(o.nproc));
   for (int r = 0; r < o.nproc; ++r) spawn_rank(o, r, port, children[static_cast<std::size_t>(r)]);
 
-  const auto t0 = Clock::now();
-  bool stopping = false, killed = false, timed_out = false, interrupted = false;
-  int first_failure = 0;
-  std::string failure;
-  Clock::time_point kill_at{};
-  int forwarded = 0;
-  // SIGCONT after the signal: a stopped rank (SIGSTOP) acts on it, closing its
-  // results file, instead of waiting for SIGKILL.
-  auto stop_others = [&] {
-    for (auto& c : children)
-      if (!c.exited) {
-        ::kill(c.pid, SIGTERM);
-        ::kill(c.pid, SIGCONT);
-      }
-    stopping = true;
-    kill_at = Clock::now() + std::chrono::milliseconds(static_cast<std::int64_t>(o.grace_s * 1000));
-  };
-
+  Supervision watch{o, children};
   for (;;) {
-    while (forwarded < g_signal_count) {
-      ++forwarded;
-      interrupted = true;
-      for (auto& c : children)
-        if (!c.exited) {
-          ::kill(c.pid, g_signal);
-          ::kill(c.pid, SIGCONT);
-        }
-    }
+    watch.forward_signals();
     pump(children, 100);
-
-    int status = 0;
-    for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
-      for (auto& c : children) {
-        if (c.pid != pid) continue;
-        c.exited = true;
-        c.status = status;
-        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        if (!ok && !stopping && !interrupted) {
-          first_failure = exit_code_of_wait_status(status);
-          for (int s = 0; s < 2; ++s)  // its last words first: its pipes may still hold them
-            if (c.fd[s] >= 0) emit(c, s, false);
-          failure = "rank " + std::to_string(c.rank) + " " + describe_wait_status(status) +
-                    (c.last_said.empty() ? "" : " (its last line: " + c.last_said + ")");
-          const std::string others = rank_list(children);
-          say(failure + (others.empty() ? "" : "; stopping the other ranks (" + others + ")"));
-          stop_others();
-        }
-      }
-    }
-    const bool all_exited = rank_list(children).empty();
-    if (all_exited) break;
-
-    const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!stopping && o.timeout_s > 0 && elapsed > o.timeout_s) {
-      timed_out = true;
-      say("timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s with rank(s) " +
-          rank_list(children) + " still running; stopping them");
-      stop_others();
-    }
-    if (stopping && !killed && Clock::now() > kill_at) {
-      say("rank(s) " + rank_list(children) + " did not stop within " +
-          std::to_string(static_cast<long long>(o.grace_s)) + " s of SIGTERM; killing them");
-      for (auto& c : children)
-        if (!c.exited) ::kill(c.pid, SIGKILL);
-      killed = true;
-    }
+    watch.reap();
+    if (rank_list(children).empty()) break;
+    watch.enforce_deadlines();
   }
-  // What the ranks wrote just before exiting.
-  const auto drain_until = Clock::now() + std::chrono::seconds(2);
-  for (;;) {
-    bool open = false;
-    for (const auto& c : children) open = open || c.fd[0] >= 0 || c.fd[1] >= 0;
-    if (!open || Clock::now() > drain_until) break;
-    pump(children, 50);
-  }
-  for (auto& c : children)
-    for (int s = 0; s < 2; ++s)
-      if (c.fd[s] >= 0) {
-        emit(c, s, true);
-        ::close(c.fd[s]);
-      }
+  drain(children);
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGTERM, &old_term, nullptr);
-  const std::string where = log.file ? "; every rank's output: " + log.path : "";
-
-  const int code = exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1),
-                             interrupted);
-  if (code == 0) {
-    log.file.close();
-    std::remove(log.path.c_str());
-  } else if (timed_out) {
-    say("failed: timed out after " + std::to_string(static_cast<long long>(o.timeout_s)) + " s" + where);
-  } else if (!failure.empty()) {
-    say("failed: " + failure + " (the first rank to fail; the others were stopped)" + where);
-  } else {
-    say("interrupted" + where);
-  }
+  const int code = watch.code();
+  watch.report(code, log);
   return code;
 }
 
