@@ -17,9 +17,10 @@ without the basis of its CI where it is the run's own (stated once, in the runs 
 
 With several runs each run has a column (verdict: speedup [CI]) and "moved?" says
 whether the verdict or the estimate moved between the runs of one device (moved()).
-The mechanism is the first phrase of the why of the comparison behind the claim
-(why_row.py), shown only where that why is a mechanism: the profile agrees with the
-timing (why_agree.py), in the first run that has one. Reference variants are never a
+The mechanism is the headline of the why of the comparison behind the claim
+(why_row.Why.headline: its movers or leading count, without the bracketed detail),
+shown only where that why is a mechanism: the profile agrees with the timing
+(why_agree.py), in the first run that has one. Reference variants are never a
 claim's evidence (claims._matching), so they never appear here."""
 from __future__ import annotations
 
@@ -184,7 +185,7 @@ def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
 
 
 def mechanism(e: Evidence) -> str:
-    """The first phrase of the why of the comparison behind one case's headline: the
+    """The headline of the why (Why.headline) of the comparison behind one case's figure: the
     experiment's mechanism counter where it leads the why, else the time shares where
     the profile agrees with the timing; '' otherwise. The comparison is the one the
     harness recorded (the experiment table's row) where there is one, else the ratio
