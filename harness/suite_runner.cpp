@@ -324,6 +324,192 @@ SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
   return o;
 }
 
+namespace {
+
+// What the suite's loop over experiments shares: where it writes, its clocks and
+// budget, and what it has seen so far.
+struct SuiteRun {
+  const SuiteOptions& opts;
+  DeviceBackend& backend;
+  const BudgetGate& gate;
+  std::optional<double> deadline;
+  ResultsWriter& writer;
+  Progress& progress;
+  RunContext ctx;
+  MeasureConfig measure;     // the run's, as recorded (one process without the guard)
+  std::size_t processes;     // each experiment is measured in, at most
+  std::size_t selected = 0;  // experiments in the run
+  bool failures = false, stopped = false;
+  double setup_seen_s = 0;  // CaseLimits::setup_seen_s
+  std::size_t cases_seen = 0, experiments_enumerated = 0;
+  // The shortest a guarded experiment's process has taken, start-up (loading
+  // LibTorch) included: under a budget, no child is started with less left
+  // than that, since it would overrun the budget before it could check it.
+  double shortest_child_s = 0;
+  std::vector<Pending> pending = {};  // experiments whose further processes are still to come
+
+  double budget_left() const { return gate.left_s(); }
+};
+
+// Experiment k's first process, in a child (crash isolation): its cases, then its
+// record, and its further processes queued for the passes after every first one.
+void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInfo& info, std::size_t idx,
+                           std::size_t k, double t_exp) {
+  // The device check here (cheap); the experiment's own checks in its child.
+  if (const auto why = e.Experiment::unsupported_reason(s.ctx); !why.empty()) {
+    s.writer.end_experiment(idx, ExperimentStatus::skipped, why);
+    return;
+  }
+  if (const auto why = s.gate.refuse_child(s.shortest_child_s); !why.empty()) {
+    s.writer.end_experiment(idx, ExperimentStatus::not_run, why);
+    return;
+  }
+  const std::size_t later = s.selected - k - 1;
+  const GuardedResult g = run_guarded_experiment(
+      s.opts, info.name, s.writer, idx, 0, s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt, later,
+      s.cases_seen, s.experiments_enumerated, [&](const json& c) { s.writer.add_case(idx, c); });
+  s.failures = s.failures || g.failures;
+  const double took = s.backend.now() - t_exp;
+  s.shortest_child_s = s.shortest_child_s > 0 ? std::min(s.shortest_child_s, took) : took;
+  s.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
+  if (g.cases > 0) {
+    Pending x;
+    x.idx = idx;
+    x.name = info.name;
+    x.first_status = g.status;
+    x.later = later;
+    x.cases_seen = s.cases_seen;
+    x.experiments_seen = s.experiments_enumerated;
+    x.wall_s = x.first_s = took;
+    x.r.why_stopped = s.processes > 1 ? "max_processes" : "one process";
+    s.pending.push_back(std::move(x));
+    s.cases_seen += g.cases;
+    ++s.experiments_enumerated;
+  }
+  s.writer.end_experiment(idx, g.status, g.reason, s.backend.now() - t_exp);
+}
+
+// One case in this process, within its share of the budget; its result as written.
+json measure_case(SuiteRun& s, const Case& c, const MeasureConfig& measure, const CaseLimits& base_limits,
+                  std::size_t i, std::size_t n_cases, std::size_t k) {
+  const SuiteOptions& opts = s.opts;
+  CaseLimits limits = base_limits;
+  if (s.deadline) {
+    // A first process leaves the further processes their share of what is
+    // left (process_time_share; they run in passes after every first one).
+    const double further_share =
+        opts.process_index == 0 && s.processes > 1 ? opts.measure.process_time_share.value_or(1.0) : 0.0;
+    BudgetState b{s.budget_left() / (1.0 + further_share), n_cases - i,
+                  s.selected - k - 1 + opts.later_experiments, s.cases_seen + opts.prior_cases,
+                  s.experiments_enumerated + opts.prior_experiments};
+    b.cases_here = n_cases;
+    limits.max_time_s = case_share_s(b, measure.stopping.max_time_s);
+  }
+  try {
+    const CaseResult r = run_case(c, s.backend, measure, limits, stop_requested());
+    const auto prepared = static_cast<std::size_t>(std::count_if(
+        r.variants.begin(), r.variants.end(),
+        [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
+    s.setup_seen_s = std::max(s.setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
+    return to_json(r);
+  } catch (const std::exception& ex) {
+    s.backend.release_cached_memory();
+    return {{"name", c.name}, {"params", c.params}, {"status", to_string(CaseStatus::failed)}, {"reason", ex.what()}};
+  }
+}
+
+// Experiment k in this process (--in-process, a launcher's rank, or the guard's
+// child): its cases one by one, each written as it finishes.
+void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& info, std::size_t idx, std::size_t k,
+                     double t_exp) {
+  const SuiteOptions& opts = s.opts;
+  if (const auto why = e.unsupported_reason(s.ctx); !why.empty()) {
+    s.writer.end_experiment(idx, ExperimentStatus::skipped, why);
+    return;
+  }
+  // Cases are enumerated when their experiment's turn comes, on the budget's clock.
+  std::vector<Case> cases;
+  try {
+    RunContext here = s.ctx;
+    if (s.deadline) here.budget_left_s = s.budget_left();
+    cases = build_cases(e, here);
+  } catch (const std::exception& ex) {
+    s.writer.end_experiment(idx, ExperimentStatus::failed, "could not build its cases: " + std::string(ex.what()),
+                            s.backend.now() - t_exp);
+    s.failures = true;
+    return;
+  }
+  s.progress.add_cases(cases.size());
+  s.cases_seen += cases.size();
+  ++s.experiments_enumerated;
+  WorkerOrigin origin{opts.worker_executable, info.name, s.ctx};
+  // A further process of the experiment: warm-up and a few rounds (RepeatConfig).
+  MeasureConfig measure = opts.measure;
+  if (opts.process_index > 0) {
+    measure.stopping = opts.measure.repeat.stopping;
+    measure.warmup_min_s = opts.measure.repeat.warmup_min_s;
+    measure.warmup_max_s = opts.measure.repeat.warmup_max_s;
+  }
+  bool interrupted = false;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    if (stop_requested()) break;
+    const std::string label =
+        info.name + "/" + c.name +
+        (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
+                                  std::to_string(s.processes) + ")"
+                            : "");
+    if (const auto why = s.gate.refuse_start(); !why.empty()) {
+      const char* not_run = to_string(CaseStatus::not_run);
+      s.writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", not_run}, {"reason", why}});
+      s.progress.case_finished(label, {{"status", not_run}, {"reason", "budget"}});
+      continue;
+    }
+    s.progress.case_started(label);
+    const CaseLimits limits{measure.stopping.max_time_s, s.deadline, origin, opts.process_index > 0, s.setup_seen_s};
+    json result = measure_case(s, c, measure, limits, i, cases.size(), k);
+    s.failures = s.failures || case_failed(result);
+    interrupted = result["status"] == to_string(CaseStatus::interrupted);
+    s.progress.case_finished(label, result);
+    s.writer.add_case(idx, std::move(result));
+    if (interrupted) break;
+  }
+  s.stopped = interrupted || stop_requested();
+  if (!opts.guarded_child) {
+    Pending x;
+    x.idx = idx;
+    x.first_s = s.backend.now() - t_exp;
+    x.r.why_stopped = "one process";
+    s.writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), s.measure, x); });
+  }
+  s.writer.end_experiment(idx, s.stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "",
+                          s.backend.now() - t_exp);
+}
+
+// The further processes, in passes (the second of each experiment, then the
+// third...), within their share of the run: what the first pass took, times
+// process_time_share.
+void further_processes(SuiteRun& s, double first_pass_s) {
+  double allowance_s = s.measure.process_time_share ? *s.measure.process_time_share * first_pass_s
+                                                    : std::numeric_limits<double>::infinity();
+  for (std::size_t p = 1; p < s.processes && !s.stopped; ++p)
+    for (auto& x : s.pending) {
+      if (x.done || s.stopped) continue;
+      next_process(s.opts, s.writer, s.backend, s.gate, s.shortest_child_s, x, p, allowance_s);
+      s.failures = s.failures || x.r.failures;
+      s.stopped = x.r.stopped || stop_requested();
+    }
+  s.writer.update_experiments([&](json& experiments) {
+    for (auto& x : s.pending) {
+      if (!x.done && s.stopped) x.r.why_stopped = "interrupted";
+      finish_processes(experiments.at(x.idx), s.measure, x);
+      experiments.at(x.idx)["wall_s"] = x.wall_s;
+    }
+  });
+}
+
+}  // namespace
+
 int run_suite(const SuiteOptions& opts) {
   validate(opts.measure.stopping);
   validate(opts.measure.repeat.stopping);
@@ -336,16 +522,13 @@ int run_suite(const SuiteOptions& opts) {
   std::optional<double> deadline;
   if (opts.time_budget_s) deadline = process_start_s() + *opts.time_budget_s;
   const BudgetGate gate(deadline, *backend);
-  auto budget_left = [&] { return gate.left_s(); };
 
-  const RunContext ctx{opts.device, opts.profile};
   // A launcher's ranks share one process group: they stay in their processes.
   const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
   // Processes each experiment is measured in: further ones are the guard's
   // children, so without it one (and the file says so).
   RunSettings settings = opts;
   if (!guard && !opts.guarded_child) settings.measure.processes = 1;
-  const auto processes = static_cast<std::size_t>(std::max(settings.measure.processes, 1));
   json env = opts.guarded_child ? json{{"guarded_child", true}} : capture_environment(opts.device, opts.argv);
   const json config = settings;
   std::unique_ptr<ResultsWriter> writer_holder;
@@ -361,17 +544,11 @@ int run_suite(const SuiteOptions& opts) {
   // Holding the file now: what a run killed earlier left beside it goes.
   if (!opts.guarded_child) remove_leftover_parts(opts.out_path);
   Progress progress(0, opts.progress);
-  bool failures = false, stopped = false;
-  double setup_seen_s = 0;  // CaseLimits::setup_seen_s
-  std::size_t cases_seen = 0, experiments_enumerated = 0;
+  SuiteRun s{opts, *backend, gate, deadline, writer, progress, RunContext{opts.device, opts.profile},
+             settings.measure, static_cast<std::size_t>(std::max(settings.measure.processes, 1)), selected.size()};
 
-  // The shortest a guarded experiment's process has taken, start-up (loading
-  // LibTorch) included: under a budget, no child is started with less left
-  // than that, since it would overrun the budget before it could check it.
-  double shortest_child_s = 0;
   const double t_run = backend->now();
-  std::vector<Pending> pending;  // experiments whose further processes are still to come
-  for (std::size_t k = 0; k < selected.size() && !stopped; ++k) {
+  for (std::size_t k = 0; k < selected.size() && !s.stopped; ++k) {
     const Experiment* e = selected[k];
     const ExperimentInfo info = e->info();
     const std::size_t idx = writer.begin_experiment(info_json(info));
@@ -380,147 +557,12 @@ int run_suite(const SuiteOptions& opts) {
       writer.end_experiment(idx, ExperimentStatus::not_run, why);
       continue;
     }
-    if (guard) {
-      // The device check here (cheap); the experiment's own checks in its child.
-      if (const auto why = e->Experiment::unsupported_reason(ctx); !why.empty()) {
-        writer.end_experiment(idx, ExperimentStatus::skipped, why);
-        continue;
-      }
-      if (const auto why = gate.refuse_child(shortest_child_s); !why.empty()) {
-        writer.end_experiment(idx, ExperimentStatus::not_run, why);
-        continue;
-      }
-      const std::size_t later = selected.size() - k - 1;
-      const GuardedResult g = run_guarded_experiment(
-          opts, info.name, writer, idx, 0, deadline ? std::optional<double>(budget_left()) : std::nullopt, later,
-          cases_seen, experiments_enumerated, [&](const json& c) { writer.add_case(idx, c); });
-      failures = failures || g.failures;
-      const double took = backend->now() - t_exp;
-      shortest_child_s = shortest_child_s > 0 ? std::min(shortest_child_s, took) : took;
-      stopped = g.status == ExperimentStatus::interrupted || stop_requested();
-      if (g.cases > 0) {
-        Pending x;
-        x.idx = idx;
-        x.name = info.name;
-        x.first_status = g.status;
-        x.later = later;
-        x.cases_seen = cases_seen;
-        x.experiments_seen = experiments_enumerated;
-        x.wall_s = x.first_s = took;
-        x.r.why_stopped = processes > 1 ? "max_processes" : "one process";
-        pending.push_back(std::move(x));
-      }
-      if (g.cases > 0) {
-        cases_seen += g.cases;
-        ++experiments_enumerated;
-      }
-      writer.end_experiment(idx, g.status, g.reason, backend->now() - t_exp);
-      continue;
-    }
-    if (const auto why = e->unsupported_reason(ctx); !why.empty()) {
-      writer.end_experiment(idx, ExperimentStatus::skipped, why);
-      continue;
-    }
-    // Cases are enumerated when their experiment's turn comes, on the budget's clock.
-    std::vector<Case> cases;
-    try {
-      RunContext here = ctx;
-      if (deadline) here.budget_left_s = budget_left();
-      cases = build_cases(*e, here);
-    } catch (const std::exception& ex) {
-      writer.end_experiment(idx, ExperimentStatus::failed, "could not build its cases: " + std::string(ex.what()),
-                            backend->now() - t_exp);
-      failures = true;
-      continue;
-    }
-    progress.add_cases(cases.size());
-    cases_seen += cases.size();
-    ++experiments_enumerated;
-    WorkerOrigin origin{opts.worker_executable, info.name, ctx};
-    // A further process of the experiment: warm-up and a few rounds (RepeatConfig).
-    MeasureConfig measure = opts.measure;
-    if (opts.process_index > 0) {
-      measure.stopping = opts.measure.repeat.stopping;
-      measure.warmup_min_s = opts.measure.repeat.warmup_min_s;
-      measure.warmup_max_s = opts.measure.repeat.warmup_max_s;
-    }
-    bool interrupted = false;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const Case& c = cases[i];
-      if (stop_requested()) break;
-      const std::string label =
-          info.name + "/" + c.name +
-          (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
-                                    std::to_string(processes) + ")"
-                              : "");
-      if (const auto why = gate.refuse_start(); !why.empty()) {
-        const char* not_run = to_string(CaseStatus::not_run);
-        writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", not_run}, {"reason", why}});
-        progress.case_finished(label, {{"status", not_run}, {"reason", "budget"}});
-        continue;
-      }
-      CaseLimits limits{measure.stopping.max_time_s, deadline, origin, opts.process_index > 0, setup_seen_s};
-      if (deadline) {
-        // A first process leaves the further processes their share of what is
-        // left (process_time_share; they run in passes after every first one).
-        const double further_share =
-            opts.process_index == 0 && processes > 1 ? opts.measure.process_time_share.value_or(1.0) : 0.0;
-        BudgetState b{budget_left() / (1.0 + further_share), cases.size() - i,
-                      selected.size() - k - 1 + opts.later_experiments, cases_seen + opts.prior_cases,
-                      experiments_enumerated + opts.prior_experiments};
-        b.cases_here = cases.size();
-        limits.max_time_s = case_share_s(b, measure.stopping.max_time_s);
-      }
-      progress.case_started(label);
-      json result;
-      try {
-        const CaseResult r = run_case(c, *backend, measure, limits, stop_requested());
-        const auto prepared = static_cast<std::size_t>(std::count_if(
-            r.variants.begin(), r.variants.end(),
-            [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
-        setup_seen_s = std::max(setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
-        result = to_json(r);
-      } catch (const std::exception& ex) {
-        result = {{"name", c.name}, {"params", c.params}, {"status", to_string(CaseStatus::failed)},
-                  {"reason", ex.what()}};
-        backend->release_cached_memory();
-      }
-      failures = failures || case_failed(result);
-      interrupted = result["status"] == to_string(CaseStatus::interrupted);
-      progress.case_finished(label, result);
-      writer.add_case(idx, std::move(result));
-      if (interrupted) break;
-    }
-    stopped = interrupted || stop_requested();
-    if (!opts.guarded_child) {
-      Pending x;
-      x.idx = idx;
-      x.first_s = backend->now() - t_exp;
-      x.r.why_stopped = "one process";
-      writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), settings.measure, x); });
-    }
-    writer.end_experiment(idx, stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "",
-                          backend->now() - t_exp);
+    if (guard)
+      first_process_guarded(s, *e, info, idx, k, t_exp);
+    else
+      in_this_process(s, *e, info, idx, k, t_exp);
   }
-
-  // The further processes' share of the run, from what the first pass took.
-  double allowance_s = settings.measure.process_time_share
-                           ? *settings.measure.process_time_share * (backend->now() - t_run)
-                           : std::numeric_limits<double>::infinity();
-  for (std::size_t p = 1; p < processes && !stopped; ++p)
-    for (auto& x : pending) {
-      if (x.done || stopped) continue;
-      next_process(opts, writer, *backend, gate, shortest_child_s, x, p, allowance_s);
-      failures = failures || x.r.failures;
-      stopped = x.r.stopped || stop_requested();
-    }
-  writer.update_experiments([&](json& experiments) {
-    for (auto& x : pending) {
-      if (!x.done && stopped) x.r.why_stopped = "interrupted";
-      finish_processes(experiments.at(x.idx), settings.measure, x);
-      experiments.at(x.idx)["wall_s"] = x.wall_s;
-    }
-  });
+  further_processes(s, backend->now() - t_run);
 
   if (stop_requested()) {
     writer.finish("interrupted");
@@ -530,7 +572,7 @@ int run_suite(const SuiteOptions& opts) {
   }
   writer.finish("complete");
   if (!opts.guarded_child) std::fprintf(stderr, "optbench: results written to %s\n", writer.path().c_str());
-  return failures ? kExitFailures : kExitOk;
+  return s.failures ? kExitFailures : kExitOk;
 }
 
 }  // namespace optbench
