@@ -142,87 +142,95 @@ std::optional<CompiledScope> compiled_scope(const TraceEvent& e, Span s) {
 
 bool within(Span inner, Span outer) { return outer.first <= inner.first && inner.second <= outer.second; }
 
-}  // namespace
+using ByName = std::unordered_map<std::string, std::pair<std::uint64_t, Category>>;
 
-json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
-  const Span window{w.start_ns, std::max(w.end_ns, w.start_ns)};
-  const double steps = std::max(1, w.steps);
-  const double window_ns = static_cast<double>(window.second - window.first);
-  auto clip = [&](const TraceEvent& e) -> std::optional<Span> {
-    const auto lo = std::max(e.start_ns, window.first), hi = std::min(e.end_ns, window.second);
-    if (lo >= hi) return std::nullopt;
-    return Span{lo, hi};
-  };
-  auto per_step = [&](double ns) { return ns * 1e-9 / steps; };
-
-  std::vector<std::pair<const TraceEvent*, Span>> ops;
-  Spans kernels, copies, memsets;
-  std::vector<std::pair<const TraceEvent*, Span>> launches;
+// A window's events by kind, clipped to it, and the time credited to categories.
+struct Collected {
+  Span window;
+  double steps = 1, window_ns = 0;
+  std::vector<std::pair<const TraceEvent*, Span>> ops = {}, launches = {};
+  Spans kernels = {}, copies = {}, memsets = {};
+  std::vector<CompiledScope> compiled = {};
+  std::vector<std::pair<std::uint64_t, double>> step_times = {};  // start, seconds
   std::array<double, kCategoryCount> cat_ns{};
-  std::unordered_map<std::string, std::pair<std::uint64_t, Category>> by_name;
-  Categoriser category_of;
-  auto credit_as = [&](Category c, const std::string& name, std::uint64_t ns) {
+  ByName by_name = {};
+  Categoriser category_of = {};
+  std::vector<OpTime> op_times = {};
+  Spans top_ops = {};  // merged: top-level operators and compiled scopes
+
+  double per_step(double ns) const { return ns * 1e-9 / steps; }
+  void credit_as(Category c, const std::string& name, std::uint64_t ns) {
     cat_ns[static_cast<std::size_t>(c)] += static_cast<double>(ns);
     by_name.try_emplace(name, 0, c).first->second.first += ns;
-  };
-  auto credit = [&](EventKind kind, const std::string& name, std::uint64_t ns) {
+  }
+  void credit(EventKind kind, const std::string& name, std::uint64_t ns) {
     credit_as(category_of(kind, name), name, ns);
-  };
-  std::vector<CompiledScope> compiled;
-  std::vector<std::pair<std::uint64_t, double>> step_times;  // start, seconds
+  }
+};
+
+// The events by kind; on a device timeline, kernels, copies and memsets credited.
+Collected collect(const std::vector<TraceEvent>& events, const Window& w) {
+  Collected c;
+  c.window = {w.start_ns, std::max(w.end_ns, w.start_ns)};
+  c.steps = std::max(1, w.steps);
+  c.window_ns = static_cast<double>(c.window.second - c.window.first);
   for (const auto& e : events) {
-    const auto s = clip(e);
-    if (!s) continue;
+    const auto lo = std::max(e.start_ns, c.window.first), hi = std::min(e.end_ns, c.window.second);
+    if (lo >= hi) continue;
+    const Span s{lo, hi};
     switch (e.kind) {
-      case EventKind::cpu_op: ops.emplace_back(&e, *s); break;
+      case EventKind::cpu_op: c.ops.emplace_back(&e, s); break;
       case EventKind::annotation:
-        if (e.name == kStepScope) step_times.emplace_back(e.start_ns, static_cast<double>(e.duration_ns()) * 1e-9);
-        if (auto c = compiled_scope(e, *s)) compiled.push_back(*c);
+        if (e.name == kStepScope) c.step_times.emplace_back(e.start_ns, static_cast<double>(e.duration_ns()) * 1e-9);
+        if (auto scope = compiled_scope(e, s)) c.compiled.push_back(*scope);
         break;
-      case EventKind::kernel: kernels.push_back(*s); break;
-      case EventKind::memcpy: copies.push_back(*s); break;
-      case EventKind::memset: memsets.push_back(*s); break;
-      case EventKind::launch: launches.emplace_back(&e, *s); break;
+      case EventKind::kernel: c.kernels.push_back(s); break;
+      case EventKind::memcpy: c.copies.push_back(s); break;
+      case EventKind::memset: c.memsets.push_back(s); break;
+      case EventKind::launch: c.launches.emplace_back(&e, s); break;
       default: break;
     }
     if (w.device_timeline &&
         (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset))
-      credit(e.kind, e.name, s->second - s->first);
+      c.credit(e.kind, e.name, s.second - s.first);
   }
-  const std::vector<OpTime> op_times = cpu_op_times(ops);
-  Spans top_ops;
-  // Compiled code (CPU): its time outside the operator calls it makes is its
-  // own, and so is the self time of the non-operator records inside it (a
-  // TorchScript method's "forward"): neither is idle, neither is "other".
+  return c;
+}
+
+// The operators' times; on a CPU timeline their self times credited, and compiled
+// code's own (its time outside the operator calls it makes, and the self time of the
+// non-operator records inside it: a TorchScript method's "forward"): neither is
+// idle, neither is "other".
+void credit_host(Collected& c, const Window& w) {
+  c.op_times = cpu_op_times(c.ops);
   auto in_compiled = [&](const OpTime& o) {
-    return std::any_of(compiled.begin(), compiled.end(),
-                       [&](const CompiledScope& c) { return c.e->thread == o.e->thread && within(o.span, c.span); });
+    return std::any_of(c.compiled.begin(), c.compiled.end(),
+                       [&](const CompiledScope& s) { return s.e->thread == o.e->thread && within(o.span, s.span); });
   };
-  for (const auto& o : op_times) {
-    if (o.top_level) top_ops.push_back(o.span);
+  for (const auto& o : c.op_times) {
+    if (o.top_level) c.top_ops.push_back(o.span);
     if (w.device_timeline) continue;
-    if (!compiled.empty() && !is_operator(o.e->name) && in_compiled(o)) continue;
-    credit(EventKind::cpu_op, o.e->name, o.self_ns);
+    if (!c.compiled.empty() && !is_operator(o.e->name) && in_compiled(o)) continue;
+    c.credit(EventKind::cpu_op, o.e->name, o.self_ns);
   }
   if (!w.device_timeline)
-    for (const auto& c : compiled) {
+    for (const auto& scope : c.compiled) {
       Spans covered;
-      for (const auto& o : op_times)
-        if (o.e->thread == c.e->thread && is_operator(o.e->name) && within(o.span, c.span)) covered.push_back(o.span);
-      const std::uint64_t own = (c.span.second - c.span.first) - length(merged(covered));
-      credit_as(c.category, c.e->name, own);
-      top_ops.push_back(c.span);
+      for (const auto& o : c.op_times)
+        if (o.e->thread == scope.e->thread && is_operator(o.e->name) && within(o.span, scope.span))
+          covered.push_back(o.span);
+      const std::uint64_t own = (scope.span.second - scope.span.first) - length(merged(covered));
+      c.credit_as(scope.category, scope.e->name, own);
+      c.top_ops.push_back(scope.span);
     }
-  top_ops = merged(top_ops);
+  c.top_ops = merged(c.top_ops);
+}
 
-  json j = {{"status", "ok"},
-            {"device", w.device_timeline ? "cuda" : "cpu"},
-            {"basis", w.device_timeline ? "device time of kernels, copies and memsets"
-                                        : "self time of CPU operators"},
-            {"steps", w.steps},
-            {"window_step_s", per_step(window_ns)}};
+// The window against the timed step: the profiler's overhead and whether it is within tolerance.
+void add_window(json& j, const Collected& c, const Window& w) {
+  j["window_step_s"] = c.per_step(c.window_ns);
   if (w.timed_step_s && *w.timed_step_s > 0) {
-    const double overhead = per_step(window_ns) / *w.timed_step_s - 1.0;
+    const double overhead = c.per_step(c.window_ns) / *w.timed_step_s - 1.0;
     j["timed_step_s"] = *w.timed_step_s;
     j["overhead"] = overhead;
     j["agrees"] = std::abs(overhead) <= w.tolerance;
@@ -232,91 +240,128 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
     j["agrees"] = nullptr;
   }
   j["tolerance"] = w.tolerance;
+}
 
+// Seconds per step by category; returns their total in ns.
+double add_categories(json& j, const Collected& c) {
   json cats = json::object();
   double cat_total = 0;
-  for (Category c : all_categories()) {
-    const double ns = cat_ns[static_cast<std::size_t>(c)];
+  for (Category k : all_categories()) {
+    const double ns = c.cat_ns[static_cast<std::size_t>(k)];
     cat_total += ns;
-    if (ns > 0) cats[category_key(c)] = per_step(ns);
+    if (ns > 0) cats[category_key(k)] = c.per_step(ns);
   }
   j["categories_s"] = cats;
+  return cat_total;
+}
 
-  if (w.device_timeline) {
-    const Spans k = merged(kernels), cp = merged(copies);
-    Spans all = kernels;
-    all.insert(all.end(), copies.begin(), copies.end());
-    all.insert(all.end(), memsets.begin(), memsets.end());
-    const Spans busy = merged(all);
-    const Spans idle = complement(busy, window);
-    const double busy_ns = static_cast<double>(length(busy)), k_ns = static_cast<double>(length(k));
-    // None at all: CUPTI saw nothing (unavailable, not permitted) or the variant
-    // runs nothing on the GPU; either way its shares say nothing about the GPU.
-    j["device_events"] = kernels.size() + copies.size() + memsets.size();
-    j["busy_s"] = per_step(busy_ns);
-    j["idle_s"] = per_step(window_ns - busy_ns);
-    j["shares"] = {{"compute", window_ns > 0 ? k_ns / window_ns : 0.0},
-                   {"non_compute", window_ns > 0 ? (busy_ns - k_ns) / window_ns : 0.0},
-                   {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
-    const double cp_ns = static_cast<double>(length(cp));
-    j["copy_overlap"] = cp_ns > 0 ? json(static_cast<double>(length(intersect(cp, k))) / cp_ns) : json(nullptr);
-    // A runtime launch (cudaLaunchKernel) may call the driver's (cuLaunchKernel)
-    // on the same thread: count the outer one only.
-    std::vector<double> launch_ns;
-    for (const auto& [e, s] : launches) {
-      if (e->driver) {
-        const bool nested = std::any_of(launches.begin(), launches.end(), [&](const auto& o) {
-          return !o.first->driver && o.first->thread == e->thread && o.second.first <= s.first &&
-                 s.second <= o.second.second;
-        });
-        if (nested) continue;
-      }
-      launch_ns.push_back(static_cast<double>(s.second - s.first));
+// A device timeline: busy and idle, launches, and what the host did while the device idled.
+void add_device_shares(json& j, const Collected& c) {
+  const double window_ns = c.window_ns;
+  const Spans k = merged(c.kernels), cp = merged(c.copies);
+  Spans all = c.kernels;
+  all.insert(all.end(), c.copies.begin(), c.copies.end());
+  all.insert(all.end(), c.memsets.begin(), c.memsets.end());
+  const Spans busy = merged(all);
+  const Spans idle = complement(busy, c.window);
+  const double busy_ns = static_cast<double>(length(busy)), k_ns = static_cast<double>(length(k));
+  // None at all: CUPTI saw nothing (unavailable, not permitted) or the variant
+  // runs nothing on the GPU; either way its shares say nothing about the GPU.
+  j["device_events"] = c.kernels.size() + c.copies.size() + c.memsets.size();
+  j["busy_s"] = c.per_step(busy_ns);
+  j["idle_s"] = c.per_step(window_ns - busy_ns);
+  j["shares"] = {{"compute", window_ns > 0 ? k_ns / window_ns : 0.0},
+                 {"non_compute", window_ns > 0 ? (busy_ns - k_ns) / window_ns : 0.0},
+                 {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
+  const double cp_ns = static_cast<double>(length(cp));
+  j["copy_overlap"] = cp_ns > 0 ? json(static_cast<double>(length(intersect(cp, k))) / cp_ns) : json(nullptr);
+  // A runtime launch (cudaLaunchKernel) may call the driver's (cuLaunchKernel)
+  // on the same thread: count the outer one only.
+  std::vector<double> launch_ns;
+  for (const auto& [e, s] : c.launches) {
+    if (e->driver) {
+      const bool nested = std::any_of(c.launches.begin(), c.launches.end(), [&](const auto& o) {
+        return !o.first->driver && o.first->thread == e->thread && o.second.first <= s.first &&
+               s.second <= o.second.second;
+      });
+      if (nested) continue;
     }
-    j["launches_per_step"] = static_cast<double>(launch_ns.size()) / steps;
-    // The median: one launch that loads its module lazily takes seconds (3.06 s
-    // of 79 launches in the recorded A100 trace), the rest microseconds.
-    j["host_s_per_launch"] = launch_ns.empty() ? json(nullptr) : json(median(launch_ns) * 1e-9);
-    // What the host was doing while the device had nothing to run: .item(),
-    // pageable copies, a criterion on the CPU.
-    j["host_ops_while_idle_s"] = per_step(static_cast<double>(length(intersect(top_ops, idle))));
-    std::unordered_map<std::string, std::pair<std::uint64_t, Category>> exposed;
-    for (const auto& o : op_times)
-      if (o.top_level)
-        if (const auto n = length(intersect({o.span}, idle)); n > 0)
-          exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
-    json top_exposed = ranked(exposed, window_ns - busy_ns, steps, 3);
-    for (auto& t : top_exposed) t.erase("category");
-    j["host_ops_while_idle_top"] = top_exposed;
-  } else {
-    const double busy_ns = static_cast<double>(length(top_ops));
-    const double host_copy_ns = cat_ns[static_cast<std::size_t>(Category::memcpy_host)];
-    j["busy_s"] = per_step(busy_ns);
-    j["idle_s"] = per_step(window_ns - busy_ns);
-    j["shares"] = {{"compute", window_ns > 0 ? (busy_ns - host_copy_ns) / window_ns : 0.0},
-                   {"non_compute", window_ns > 0 ? host_copy_ns / window_ns : 0.0},
-                   {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
-    j["copy_overlap"] = nullptr;
-    j["launches_per_step"] = nullptr;
-    j["host_s_per_launch"] = nullptr;
-    j["host_ops_while_idle_s"] = nullptr;
+    launch_ns.push_back(static_cast<double>(s.second - s.first));
   }
-  // Each step's host time in the window, in order (on CUDA the device may finish it later).
+  j["launches_per_step"] = static_cast<double>(launch_ns.size()) / c.steps;
+  // The median: one launch that loads its module lazily takes seconds (3.06 s
+  // of 79 launches in the recorded A100 trace), the rest microseconds.
+  j["host_s_per_launch"] = launch_ns.empty() ? json(nullptr) : json(median(launch_ns) * 1e-9);
+  // What the host was doing while the device had nothing to run: .item(),
+  // pageable copies, a criterion on the CPU.
+  j["host_ops_while_idle_s"] = c.per_step(static_cast<double>(length(intersect(c.top_ops, idle))));
+  ByName exposed;
+  for (const auto& o : c.op_times)
+    if (o.top_level)
+      if (const auto n = length(intersect({o.span}, idle)); n > 0)
+        exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
+  json top_exposed = ranked(exposed, window_ns - busy_ns, c.steps, 3);
+  for (auto& t : top_exposed) t.erase("category");
+  j["host_ops_while_idle_top"] = top_exposed;
+}
+
+// A CPU timeline: busy is under a top-level operator (or compiled code), the rest idle.
+void add_host_shares(json& j, const Collected& c) {
+  const double window_ns = c.window_ns;
+  const double busy_ns = static_cast<double>(length(c.top_ops));
+  const double host_copy_ns = c.cat_ns[static_cast<std::size_t>(Category::memcpy_host)];
+  j["busy_s"] = c.per_step(busy_ns);
+  j["idle_s"] = c.per_step(window_ns - busy_ns);
+  j["shares"] = {{"compute", window_ns > 0 ? (busy_ns - host_copy_ns) / window_ns : 0.0},
+                 {"non_compute", window_ns > 0 ? host_copy_ns / window_ns : 0.0},
+                 {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
+  j["copy_overlap"] = nullptr;
+  j["launches_per_step"] = nullptr;
+  j["host_s_per_launch"] = nullptr;
+  j["host_ops_while_idle_s"] = nullptr;
+}
+
+// Each step's host time in the window, in order (on CUDA the device may finish it later).
+json step_seconds(std::vector<std::pair<std::uint64_t, double>> step_times) {
   std::sort(step_times.begin(), step_times.end());
   json step_s = json::array();
   for (const auto& [start, sec] : step_times) step_s.push_back(sec);
-  j["step_s"] = step_times.empty() ? json(nullptr) : step_s;
-  j["counters"] = count_mechanisms(
-      events, window.first, window.second, w.steps,
-      w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
-  j["top"] = ranked(by_name, cat_total, steps, 5);
+  return step_times.empty() ? json(nullptr) : step_s;
+}
+
+// The names the category table does not know, most time first.
+json other_names(const ByName& by_name) {
   json others = json::array();
   std::vector<std::pair<std::uint64_t, std::string>> unknown;
   for (const auto& [name, v] : by_name)
     if (v.second == Category::other) unknown.emplace_back(v.first, name);
   std::sort(unknown.rbegin(), unknown.rend());
   for (std::size_t i = 0; i < unknown.size() && i < 10; ++i) others.push_back(short_name(unknown[i].second));
-  j["other_names"] = others;
+  return others;
+}
+
+}  // namespace
+
+json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
+  Collected c = collect(events, w);
+  credit_host(c, w);
+  json j = {{"status", "ok"},
+            {"device", w.device_timeline ? "cuda" : "cpu"},
+            {"basis", w.device_timeline ? "device time of kernels, copies and memsets"
+                                        : "self time of CPU operators"},
+            {"steps", w.steps}};
+  add_window(j, c, w);
+  const double cat_total = add_categories(j, c);
+  if (w.device_timeline)
+    add_device_shares(j, c);
+  else
+    add_host_shares(j, c);
+  j["step_s"] = step_seconds(c.step_times);
+  j["counters"] = count_mechanisms(
+      events, c.window.first, c.window.second, w.steps,
+      w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
+  j["top"] = ranked(c.by_name, cat_total, c.steps, 5);
+  j["other_names"] = other_names(c.by_name);
   return j;
 }
 
