@@ -45,6 +45,117 @@ def params_hold(params: dict, want: dict) -> bool:
     return True
 
 
+def _num(x: object) -> float | None:
+    return float(x) if is_num(x) else None
+
+
+class Breakdown:
+    """A variant's profiled window (variants[].breakdown: harness/profiling/breakdown.cpp)
+    as the why reads it: each recorded figure, None (or empty) where the file has none.
+    `of` takes the dict, a Breakdown, or nothing (not profiled)."""
+
+    def __init__(self, raw: object):
+        self.raw = raw if isinstance(raw, dict) else None
+        self._d = self.raw or {}
+
+    @classmethod
+    def of(cls, x: object) -> Breakdown:
+        return x if isinstance(x, Breakdown) else cls(x)
+
+    @property
+    def recorded(self) -> bool:
+        return self.raw is not None
+
+    @property
+    def status(self) -> object:
+        return self._d.get("status")
+
+    @property
+    def reason(self) -> object:
+        return self._d.get("reason")
+
+    @property
+    def device(self) -> object:
+        return self._d.get("device")
+
+    @property
+    def device_events(self) -> object:
+        return self._d.get("device_events")
+
+    @property
+    def window_step_s(self) -> float | None:
+        return _num(self._d.get("window_step_s"))
+
+    @property
+    def timed_step_s(self) -> float | None:
+        return _num(self._d.get("timed_step_s"))
+
+    @property
+    def no_device_events(self) -> bool:
+        """A CUDA window where CUPTI saw nothing (it would read as 100% idle)."""
+        return self.device == "cuda" and self.device_events == 0
+
+    @property
+    def usable(self) -> bool:
+        """A window with a step time; on a GPU, with device activity in it."""
+        return self.status == "ok" and self.window_step_s is not None and not self.no_device_events
+
+    @property
+    def categories_s(self) -> dict:
+        return self._d.get("categories_s") or {}
+
+    @property
+    def idle_s(self) -> float | None:
+        return _num(self._d.get("idle_s"))
+
+    @property
+    def idle_share(self) -> float | None:
+        return _num((self._d.get("shares") or {}).get("idle"))
+
+    @property
+    def launches_per_step(self) -> object:
+        return self._d.get("launches_per_step")
+
+    @property
+    def steps(self) -> object:
+        return self._d.get("steps")
+
+    @property
+    def overhead(self) -> float | None:
+        return _num(self._d.get("overhead"))
+
+    @property
+    def tolerance(self) -> float | None:
+        return _num(self._d.get("tolerance"))
+
+    @property
+    def agrees(self) -> object:
+        return self._d.get("agrees")
+
+    @property
+    def window(self) -> dict | None:
+        """The window-sizing rule's record (windows sized by it; older ones have none)."""
+        w = self._d.get("window")
+        return w if isinstance(w, dict) else None
+
+    @property
+    def top(self) -> list:
+        return self._d.get("top") or []
+
+    @property
+    def step_s(self) -> object:
+        return self._d.get("step_s")
+
+    def counter(self, key: str) -> float | None:
+        counters = self._d.get("counters")
+        return _num(counters.get(key)) if isinstance(counters, dict) else None
+
+
+def breakdown_of(variant: dict) -> Breakdown:
+    """A raw variant's profiled window (for code handed the variant's dict)."""
+    return Breakdown(variant.get("breakdown"))
+
+
 class Variant:
     def __init__(self, raw: dict, case: Case):
         self.raw, self.case = raw, case
@@ -72,6 +183,11 @@ class Variant:
 
     def holds(self, want: dict) -> bool:
         return params_hold(self.params, want)
+
+    @cached_property
+    def breakdown(self) -> Breakdown:
+        """Its profiled window (not recorded: not profiled)."""
+        return Breakdown(self.raw.get("breakdown"))
 
     @property
     def stats(self) -> dict:

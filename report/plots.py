@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from .document import VARIANT_KINDS, Case, Document, Experiment
+from .document import VARIANT_KINDS, Breakdown, Case, Document, Experiment
 from .estimate import PROCESS
 from .fmt import KIND_KEYS, is_num, rate_scale, time_scale
 from .gpu_specs import gpu_name, match_gpu, peak_for
@@ -352,13 +352,13 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
         ax.barh(y, widths, left=left, color=colors, label=_text(label(k, device)),
                 hatch="//" if k == IDLE else None, edgecolor="white", linewidth=0.5)
         left = [a + b for a, b in zip(left, widths)]
-    timed = [(yy, bd["timed_step_s"] / div) for yy, (_, bd) in zip(y, bars)
-             if usable(bd) and is_num(bd.get("timed_step_s"))]
+    views = [Breakdown.of(bd) for _, bd in bars]
+    timed = [(yy, b.timed_step_s / div) for yy, b in zip(y, views) if b.usable and b.timed_step_s is not None]
     if timed:
         ax.plot([t for _, t in timed], [yy for yy, _ in timed], "|", color="black", markersize=16,
                 markeredgewidth=2, label="timed median step")
     # On a GPU a copy overlapping a kernel counts in both categories: such a bar outgrows its window.
-    overlap = any(sum(st.values()) > 1.01 * bd["window_step_s"] for st, (_, bd) in zip(steps, bars) if usable(bd))
+    overlap = any(sum(st.values()) > 1.01 * b.window_step_s for st, b in zip(steps, views) if b.usable)
     ax.set_yticks(y, [_text(name if usable(bd) else f"{name} (no breakdown)") for name, bd in bars], fontsize=8)
     ax.set_xlabel(f"{unit} per step (profiled window)"
                   + ("\noverlapping copies and kernels count in each of their categories" if overlap else ""))

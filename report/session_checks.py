@@ -19,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .document import Breakdown, breakdown_of
 from .results import ResultsError, load_results
 
 # Device time is measured by events inside the host's timed region, so a device
@@ -244,21 +245,21 @@ def cupti_rows(name: str, doc: dict, rehearsal: bool) -> list[Row]:
     windows, host_windows, empty, errors, skipped = 0, 0, [], [], 0
     facts: list[Row] = []
     for e, c, v in _variants(doc):
-        b = v.get("breakdown")
-        if not isinstance(b, dict) or v.get("status") != "ok":
+        b = breakdown_of(v)
+        if not b.recorded or v.get("status") != "ok":
             continue
-        if b.get("status") == "skipped":
+        if b.status == "skipped":
             skipped += 1
-        elif b.get("status") != "ok":
-            errors.append(f"{_where(e, c, v)}: {b.get('reason')}")
-        elif b.get("device") != "cuda":
+        elif b.status != "ok":
+            errors.append(f"{_where(e, c, v)}: {b.reason}")
+        elif b.device != "cuda":
             host_windows += 1
         else:
             windows += 1
-            events, launches = b.get("device_events") or 0, b.get("launches_per_step") or 0
+            events, launches = b.device_events or 0, b.launches_per_step or 0
             if not events or not launches:
                 empty.append(f"{_where(e, c, v)} ({events} device events, {launches:g} launches per step)")
-            facts += mechanism_rows(name, e, c, v, b, events / (b.get("steps") or 1))
+            facts += mechanism_rows(name, e, c, v, b, events / (b.steps or 1))
     if errors:
         return [Row("cupti", name, "fail", f"profiling failed: {_some(errors)}", "every profiled window ok")]
     if not (windows or host_windows or skipped):
@@ -274,15 +275,15 @@ def cupti_rows(name: str, doc: dict, rehearsal: bool) -> list[Row]:
                 "kernels, copies and launches recorded in every profiled window")] + facts
 
 
-def mechanism_rows(name: str, e: dict, c: dict, v: dict, b: dict, events_per_step: float) -> list[Row]:
+def mechanism_rows(name: str, e: dict, c: dict, v: dict, b: Breakdown, events_per_step: float) -> list[Row]:
     where = f"{name} {_where(e, c, v)}"
     params = c.get("params") or {}
     if e.get("name") == "mixed_precision" and params.get("model") == "resnet50":
-        conv = (b.get("categories_s") or {}).get("conv") or 0.0
+        conv = b.categories_s.get("conv") or 0.0
         return [Row("conv_time", where, "pass" if conv > 0 else "fail", f"{conv * 1e3:.2f} ms per step in conv kernels",
                     "convolution kernels on the device")]
     if e.get("name") == "cuda_graphs" and v.get("role") == "optimized":
-        n = b.get("launches_per_step") or 0.0
+        n = b.launches_per_step or 0.0
         return [Row("graph_launches", where, "pass" if 0 < n <= GRAPH_LAUNCHES_MAX else "fail",
                     f"{n:g} launches per step", f"1 to {GRAPH_LAUNCHES_MAX:g} (the graph, the batch's copy in)")]
     if e.get("name") == "pinned_memory" and "direction" in params and v.get("role") == "optimized":

@@ -34,7 +34,6 @@ from .fmt import is_num, sig
 from .glossary import spelling
 from .rounds import rounds_text
 from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
-from .why import usable
 from .why_row import why_of
 
 NBSP = "\u00a0"
@@ -193,8 +192,7 @@ def mechanism(e: Evidence) -> str:
     if e.sides is None:
         return ""
     base, var = e.sides
-    bb, vb = base.raw.get("breakdown"), var.raw.get("breakdown")
-    if not (usable(bb) and usable(vb)):
+    if not (base.breakdown.usable and var.breakdown.usable):
         return ""
     cm = var.case.comparison(var.name, base.name)
     raw, below = (cm.raw, cm.below_floor) if cm is not None else (

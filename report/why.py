@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .document import Breakdown
 from .fmt import is_num, sig, time_scale
 from .glossary import spelling
 
@@ -44,40 +45,40 @@ NO_DEVICE_EVENTS = "no device activity recorded in the window (CUPTI unavailable
 def usable(bd: object) -> bool:
     """A breakdown with a window; on a GPU, one with device activity in it (a CUDA window
     where CUPTI saw nothing would read as 100% idle)."""
-    return (isinstance(bd, dict) and bd.get("status") == "ok" and is_num(bd.get("window_step_s"))
-            and not (bd.get("device") == "cuda" and bd.get("device_events") == 0))
+    return Breakdown.of(bd).usable
 
 
 def per_step(bd: dict) -> dict[str, float]:
     """Seconds per step by category, in display order, idle last; only non-zero ones."""
-    cats = bd.get("categories_s") or {}
+    bd = Breakdown.of(bd)
+    cats = bd.categories_s
     order = list(CATEGORIES) + sorted(k for k in cats if k not in CATEGORIES)
     out = {k: float(cats[k]) for k in order if is_num(cats.get(k)) and cats[k] != 0}
-    if is_num(bd.get("idle_s")) and bd["idle_s"] != 0:
-        out[IDLE] = float(bd["idle_s"])
+    if bd.idle_s is not None and bd.idle_s != 0:
+        out[IDLE] = bd.idle_s
     return out
 
 
 def idle_share(bd: dict) -> float | None:
-    share = (bd.get("shares") or {}).get(IDLE)
-    if is_num(share):
-        return float(share)
-    idle, window = bd.get("idle_s"), bd.get("window_step_s")
-    return idle / window if is_num(idle) and is_num(window) and window > 0 else None
+    bd = Breakdown.of(bd)
+    if bd.idle_share is not None:
+        return bd.idle_share
+    idle, window = bd.idle_s, bd.window_step_s
+    return idle / window if idle is not None and window is not None and window > 0 else None
 
 
 def _why_not(base_bd: object, var_bd: object) -> str:
     """The reason in 'no breakdown (...)': the variant's, else the baseline's."""
-    for bd, who in ((var_bd, ""), (base_bd, "baseline: ")):
-        if usable(bd):
+    for bd, who in ((Breakdown.of(var_bd), ""), (Breakdown.of(base_bd), "baseline: ")):
+        if bd.usable:
             continue
-        if not isinstance(bd, dict):
+        if not bd.recorded:
             return f"{who}not profiled"
-        if bd.get("status") == "ok" and bd.get("device") == "cuda" and bd.get("device_events") == 0:
+        if bd.status == "ok" and bd.no_device_events:
             return who + NO_DEVICE_EVENTS
-        if bd.get("status") == "ok":
+        if bd.status == "ok":
             return f"{who}no profiled step time"
-        return who + str(bd.get("reason") or bd.get("status") or "not profiled")
+        return who + str(bd.reason or bd.status or "not profiled")
     return "not profiled"
 
 
@@ -115,8 +116,8 @@ def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
     does; a TorchScript graph's call is named as the compiled code it is."""
     if t.category != "other":
         return t
-    bd = var_bd if t.delta_s > 0 else base_bd
-    for entry in bd.get("top") or []:
+    bd = Breakdown.of(var_bd if t.delta_s > 0 else base_bd)
+    for entry in bd.top:
         if entry.get("category") == "other" and entry.get("name"):
             name = str(entry["name"])
             label, detail = GRAPH_CALLS.get(name, (t.label, name))
@@ -126,9 +127,10 @@ def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
 
 def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work: float = 1.0) -> float | None:
     """The speedup the two profiled windows show, per unit of work like the timed one."""
-    if not (usable(base_bd) and usable(var_bd)) or not (base_work > 0 and var_work > 0):
+    base_bd, var_bd = Breakdown.of(base_bd), Breakdown.of(var_bd)
+    if not (base_bd.usable and var_bd.usable) or not (base_work > 0 and var_work > 0):
         return None
-    b, v = float(base_bd["window_step_s"]) / base_work, float(var_bd["window_step_s"]) / var_work
+    b, v = base_bd.window_step_s / base_work, var_bd.window_step_s / var_work
     return b / v if v > 0 else None
 
 
@@ -136,28 +138,28 @@ def _launches(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 or float(x).is_integer() else f"{x:.1f}"
 
 
-def _profiled(base_bd: dict, var_bd: dict) -> str:
+def _profiled(base_bd: Breakdown, var_bd: Breakdown) -> str:
     """'profiled: 20 steps, overhead +44% / +31%': what stands behind the shares."""
-    steps = (base_bd.get("steps"), var_bd.get("steps"))
+    steps = (base_bd.steps, var_bd.steps)
     text = (f"profiled: {steps[0]} step{'s' * (steps[0] != 1)}" if steps[0] == steps[1] and is_num(steps[0])
             else f"profiled: {steps[0]} / {steps[1]} steps")
-    over = (base_bd.get("overhead"), var_bd.get("overhead"))
-    if all(is_num(o) for o in over):
+    over = (base_bd.overhead, var_bd.overhead)
+    if all(o is not None for o in over):
         text += f", overhead {100 * over[0]:+.0f}% / {100 * over[1]:+.0f}%"
         text += _beyond(base_bd, var_bd)
     return text
 
 
-def _beyond(base_bd: dict, var_bd: dict) -> str:
+def _beyond(base_bd: Breakdown, var_bd: Breakdown) -> str:
     """' (over the ±25% bound; mean not settled)': what the window-sizing rule (windows
     sized by it record `window`; older ones are not marked) could not promise: an
     overhead beyond `tolerance`, a mean whose standard error stayed above target."""
     marks = []
-    sized = [bd for bd in (base_bd, var_bd) if isinstance(bd.get("window"), dict)]
-    bounds = [bd.get("tolerance") for bd in sized if bd.get("agrees") is False and is_num(bd.get("tolerance"))]
+    sized = [bd for bd in (base_bd, var_bd) if bd.window is not None]
+    bounds = [bd.tolerance for bd in sized if bd.agrees is False and bd.tolerance is not None]
     if bounds:
         marks.append(f"over the ±{100 * max(bounds):.0f}% bound")
-    if any(bd["window"].get("stopped") == "max_steps" for bd in sized):
+    if any(bd.window.get("stopped") == "max_steps" for bd in sized):
         marks.append(NOT_SETTLED)
     return f" ({'; '.join(marks)})" if marks else ""
 
@@ -243,15 +245,16 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
     gave them). A share is of the timed change and lies in (0, 100%]. ok is
     False (and sentence 'no breakdown (reason)') when either breakdown is missing or
     not status ok."""
-    if not (usable(base_bd) and usable(var_bd)):
+    base_bd, var_bd = Breakdown.of(base_bd), Breakdown.of(var_bd)
+    if not (base_bd.usable and var_bd.usable):
         return Shares(False, _why_not(base_bd, var_bd))
-    device = var_bd.get("device") or base_bd.get("device")
+    device = var_bd.device or base_bd.device
     before = per_step(base_bd)
     after = {k: v * scale for k, v in per_step(var_bd).items()}
     cats = [k for k in list(CATEGORIES) + [IDLE] if k in before or k in after]
     cats += [k for k in {**before, **after} if k not in cats]
     deltas = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in cats}
-    step = (float(base_bd["window_step_s"]), float(var_bd["window_step_s"]) * scale)
+    step = (base_bd.window_step_s, var_bd.window_step_s * scale)
     timed = is_num(timed_change_s) and timed_change_s != 0
     change = timed_change_s if timed else step[1] - step[0]
     sign = -1.0 if change < 0 else 1.0
@@ -267,7 +270,7 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
         else None
     return Shares(True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
                   change_s=change, timed=timed, per_base=scale != 1.0,
-                  launches=(base_bd.get("launches_per_step"), var_bd.get("launches_per_step")),
+                  launches=(base_bd.launches_per_step, var_bd.launches_per_step),
                   show_launches=launches, idle_share=(idle_share(base_bd), idle_share(var_bd)), top=top,
                   against=against, profiled=_profiled(base_bd, var_bd))
 

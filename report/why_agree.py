@@ -37,6 +37,7 @@ from enum import Enum
 
 from scipy import stats
 
+from .document import Breakdown, breakdown_of
 from .fmt import is_num, sig
 from .why import usable, window_speedup
 
@@ -106,13 +107,13 @@ class Noise:
     source: str  # "steps" (the window's own step_s) | "timed" (the variant's timed spread)
 
 
-def _negative_overhead(bd: dict) -> float:
-    return -bd["overhead"] if is_num(bd.get("overhead")) and bd["overhead"] < 0 else 0.0
+def _negative_overhead(bd: Breakdown) -> float:
+    return -bd.overhead if bd.overhead is not None and bd.overhead < 0 else 0.0
 
 
-def _step_noise(bd: dict) -> tuple[float, float] | None:
+def _step_noise(bd: Breakdown) -> tuple[float, float] | None:
     """(sd / sqrt(n) / mean, n - 1) of the window's own step times; None under two steps."""
-    steps = bd.get("step_s")
+    steps = bd.step_s
     if not isinstance(steps, list) or len(steps) < 2 or not all(is_num(x) and x > 0 for x in steps):
         return None
     n = len(steps)
@@ -121,19 +122,20 @@ def _step_noise(bd: dict) -> tuple[float, float] | None:
     return sd / math.sqrt(n) / mean, n - 1.0
 
 
-def _timed_noise(variant: dict, bd: dict) -> float | None:
+def _timed_noise(variant: dict, bd: Breakdown) -> float | None:
     """The variant's timed per-step spread scaled to the window's steps (older files)."""
     st = variant.get("stats") or {}
     med, iqr = st.get("median"), st.get("iqr")
-    steps, ips = bd.get("steps"), variant.get("iters_per_sample") or 1
+    steps, ips = bd.steps, variant.get("iters_per_sample") or 1
     if not (is_num(med) and med > 0 and is_num(iqr) and iqr >= 0 and is_num(steps) and steps >= 1 and is_num(ips)):
         return None
     return iqr / IQR_PER_SD / med * math.sqrt(max(ips, 1) / steps)
 
 
-def window_noise(variant: dict, bd: dict) -> Noise | None:
+def window_noise(variant: dict, bd: object) -> Noise | None:
     """The module's u for one side; None where neither the window's steps nor the
     variant's timed spread are recorded."""
+    bd = Breakdown.of(bd)
     own = _step_noise(bd)
     if own is not None:
         neg = _negative_overhead(bd)
@@ -142,7 +144,7 @@ def window_noise(variant: dict, bd: dict) -> Noise | None:
     return None if timed is None else Noise(max(timed, _negative_overhead(bd)), math.inf, "timed")
 
 
-def overhead_uncertainty(variant: dict, bd: dict) -> float | None:
+def overhead_uncertainty(variant: dict, bd: object) -> float | None:
     """window_noise's u alone."""
     n = window_noise(variant, bd)
     return None if n is None else n.u
@@ -165,7 +167,7 @@ def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float
               below_floor: bool) -> Agreement:
     """Rules 1-3 for one comparison `cm` of variant `var` against `base` (variant dicts
     with their breakdowns); base_work / var_work: work per step (document.Variant.work)."""
-    bb, vb = base.get("breakdown"), var.get("breakdown")
+    bb, vb = breakdown_of(base), breakdown_of(var)
     s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
     if below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):
         return Agreement(Reason.NO_CI)

@@ -63,27 +63,21 @@ def _problems(why: Why, comparison: Comparison, case: Case) -> list[str]:
     sh, cm = why.shares, comparison.raw
     s = cm.get("speedup")
     base_v, var_v = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    base, var = base_v.raw, var_v.raw
     out = ["no_difference"] if _no_difference(cm) else []
     if not is_num(sh.change_s) or (is_num(s) and (sh.change_s < 0) != (s > 1.0)):
         out.append("direction")
     if is_num(sh.change_s) and sh.change_s and not sh.covers_all and not 0 < sh.moved_s / sh.change_s <= 1.0:
         out.append("share")
-    t = (base.get("stats") or {}).get("median")
+    t = base_v.stats.get("median")
     timed = abs(t / s - t) if is_num(t) and is_num(s) and s > 0 else None
     if not sh.timed or timed is None or not is_num(sh.change_s) or abs(abs(sh.change_s) - timed) > ROUNDING * timed:
         out.append("size")
-    w = window_speedup(base.get("breakdown"), var.get("breakdown"), base_v.work, var_v.work)
+    w = window_speedup(base_v.breakdown, var_v.breakdown, base_v.work, var_v.work)
     if w is None or not is_num(s) or (w > 1.0) != (s > 1.0) or w == 1.0:
         out.append("window")
-    if not all(is_num((v.get("breakdown") or {}).get("steps")) for v in (base, var)):
+    if not all(is_num(v.breakdown.steps) for v in (base_v, var_v)):
         out.append("steps")
     return out
-
-
-def _count_of(bd: object, key: str) -> float | None:
-    v = ((bd or {}).get("counters") or {}).get(key) if isinstance(bd, dict) else None
-    return float(v) if is_num(v) else None
 
 
 def _near(stated: float, actual: float | None) -> bool:
@@ -98,7 +92,7 @@ def _count_problems(why: Why, comparison: Comparison, case: Case, named: list) -
     if not is_num(s) or count.before == count.after or (count.after < count.before) != (s > 1.0):
         out.append("count_direction")
     scale = base.work / var.work
-    b, v = _count_of(base.raw.get("breakdown"), count.key), _count_of(var.raw.get("breakdown"), count.key)
+    b, v = base.breakdown.counter(count.key), var.breakdown.counter(count.key)
     if not (_near(count.before, b) and _near(count.after, None if v is None else v * scale)) or \
             count.scaled != (scale != 1.0):
         out.append("count_value")

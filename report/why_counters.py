@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .document import Breakdown
 from .fmt import is_num, sig
 from .glossary import spelling
 
@@ -60,16 +61,10 @@ def count_text(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 100 else sig(x)
 
 
-def _value(bd: object, key: str) -> float | None:
-    counters = bd.get("counters") if isinstance(bd, dict) else None
-    v = counters.get(key) if isinstance(counters, dict) else None
-    return float(v) if is_num(v) else None
-
-
 def named_count(keys: object, base_bd: object, var_bd: object, scale: float = 1.0) -> Count | None:
     """The first of the experiment's named counters that both windows measured."""
     for key in keys if isinstance(keys, (list, tuple)) else ():
-        before, after = _value(base_bd, key), _value(var_bd, key)
+        before, after = Breakdown.of(base_bd).counter(key), Breakdown.of(var_bd).counter(key)
         if before is not None and after is not None:
             return Count(str(key), before, after * scale, scale != 1.0)
     return None

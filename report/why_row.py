@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from .document import breakdown_of
 from .fmt import is_num
 from .why import Shares, explain, usable
 from .why_agree import Agreement, agreement
@@ -82,7 +83,7 @@ def timed_change_s(base: dict, speedup: float) -> float | None:
 def why_of(cm: dict, base: dict, var: dict, base_work: float, var_work: float, below_floor: bool,
            counters: object = ()) -> Why:
     """counters: the experiment's mechanism_counters (absent in older files)."""
-    bb, vb = base.get("breakdown"), var.get("breakdown")
+    bb, vb = breakdown_of(base), breakdown_of(var)
     if not (usable(bb) and usable(vb)):
         return Why(Kind.NO_BREAKDOWN, explain(bb, vb))
     ag = agreement(cm, base, var, base_work, var_work, below_floor)
