@@ -49,6 +49,16 @@ def _num(x: object) -> float | None:
     return float(x) if is_num(x) else None
 
 
+def _recorded(key: str) -> property:
+    """A breakdown's figure as the file has it (None where it has none)."""
+    return property(lambda self: self._d.get(key))
+
+
+def _number(key: str) -> property:
+    """A breakdown's figure as a float, None where it is not a number."""
+    return property(lambda self: _num(self._d.get(key)))
+
+
 class Breakdown:
     """A variant's profiled window (variants[].breakdown: harness/profiling/breakdown.cpp)
     as the why reads it: each recorded figure, None (or empty) where the file has none.
@@ -66,29 +76,20 @@ class Breakdown:
     def recorded(self) -> bool:
         return self.raw is not None
 
-    @property
-    def status(self) -> object:
-        return self._d.get("status")
-
-    @property
-    def reason(self) -> object:
-        return self._d.get("reason")
-
-    @property
-    def device(self) -> object:
-        return self._d.get("device")
-
-    @property
-    def device_events(self) -> object:
-        return self._d.get("device_events")
-
-    @property
-    def window_step_s(self) -> float | None:
-        return _num(self._d.get("window_step_s"))
-
-    @property
-    def timed_step_s(self) -> float | None:
-        return _num(self._d.get("timed_step_s"))
+    # Figures as recorded, and numbers (None where not a number).
+    status = _recorded("status")
+    reason = _recorded("reason")
+    device = _recorded("device")
+    device_events = _recorded("device_events")
+    launches_per_step = _recorded("launches_per_step")
+    steps = _recorded("steps")
+    agrees = _recorded("agrees")
+    step_s = _recorded("step_s")  # each profiled step's time
+    window_step_s = _number("window_step_s")
+    timed_step_s = _number("timed_step_s")
+    idle_s = _number("idle_s")
+    overhead = _number("overhead")
+    tolerance = _number("tolerance")
 
     @property
     def no_device_events(self) -> bool:
@@ -105,32 +106,8 @@ class Breakdown:
         return self._d.get("categories_s") or {}
 
     @property
-    def idle_s(self) -> float | None:
-        return _num(self._d.get("idle_s"))
-
-    @property
     def idle_share(self) -> float | None:
         return _num((self._d.get("shares") or {}).get("idle"))
-
-    @property
-    def launches_per_step(self) -> object:
-        return self._d.get("launches_per_step")
-
-    @property
-    def steps(self) -> object:
-        return self._d.get("steps")
-
-    @property
-    def overhead(self) -> float | None:
-        return _num(self._d.get("overhead"))
-
-    @property
-    def tolerance(self) -> float | None:
-        return _num(self._d.get("tolerance"))
-
-    @property
-    def agrees(self) -> object:
-        return self._d.get("agrees")
 
     @property
     def window(self) -> dict | None:
@@ -141,10 +118,6 @@ class Breakdown:
     @property
     def top(self) -> list:
         return self._d.get("top") or []
-
-    @property
-    def step_s(self) -> object:
-        return self._d.get("step_s")
 
     def counter(self, key: str) -> float | None:
         counters = self._d.get("counters")

@@ -39,7 +39,7 @@ from scipy import stats
 
 from .document import Breakdown, breakdown_of
 from .fmt import is_num, sig
-from .why import usable, window_speedup
+from .why import window_speedup
 
 CONFIDENCE = 0.95
 IQR_PER_SD = 1.349  # a normal distribution's IQR in standard deviations
@@ -173,7 +173,7 @@ def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float
         return Agreement(Reason.NO_CI)
     if lo <= 1.0 <= hi:
         return Agreement(Reason.NO_DIFFERENCE)
-    w = window_speedup(bb, vb, base_work, var_work) if usable(bb) and usable(vb) else None
+    w = window_speedup(bb, vb, base_work, var_work)  # None unless both windows are usable
     if w is None:
         return Agreement(Reason.NO_WINDOW)
     timed = (s, lo, hi)

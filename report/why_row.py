@@ -35,7 +35,7 @@ class Kind(Enum):
 @dataclass(frozen=True)
 class Why:
     kind: Kind
-    shares: Shares  # the windows' shares (ok False under NO_BREAKDOWN)
+    shares: Shares | None  # SHARES: the shares shown; NO_BREAKDOWN: ok False, with the reason; else None
     agreement: Agreement | None = None  # None under NO_BREAKDOWN
     count: Count | None = None  # the experiment's named counter, where both windows measured it
     count_leads: bool = False  # it moved the way the timing did: the mechanism
@@ -96,7 +96,7 @@ def why_of(cm: dict, base: dict, var: dict, base_work: float, var_work: float, b
                          launches=not (leads and count.key == "kernel_launches_per_step"))
         return Why(Kind.SHARES, shares, ag, count, leads)
     kind = Kind.COUNT if leads and not ag.ok else Kind.NOT_EXPLAINED
-    return Why(kind, explain(bb, vb, base_work / var_work), ag, count, leads and kind is Kind.COUNT)
+    return Why(kind, None, ag, count, leads and kind is Kind.COUNT)
 
 
 def why_text(cm: dict, base: dict, var: dict, base_work: float, var_work: float, below_floor: bool,
