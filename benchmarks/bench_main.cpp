@@ -1,9 +1,9 @@
 // Entry point: picks the device (OPTBENCH_DEVICE=cpu|cuda, default: GPU when
 // present), records it as custom context, registers the benchmarks for it.
+#include <torch/version.h>
+
 #include <cstdlib>
 #include <string>
-
-#include <torch/version.h>
 
 #include "benchmarks/bench_common.h"
 

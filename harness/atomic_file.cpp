@@ -12,9 +12,7 @@
 namespace optbench {
 namespace {
 
-bool all_digits(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-}
+bool all_digits(const std::string& s) { return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos; }
 
 // "<digits>" or "<digits>-<digits>": the suffixes create_temp_beside makes.
 bool temp_suffix(const std::string& s) {

@@ -9,21 +9,22 @@ namespace optbench {
 namespace {
 
 // The cost model, in steps and seconds (budget_plan.h says what each stands for).
-constexpr double kPrepareSteps = 3;               // first step and warm-up batch, of the slowest so far
-constexpr double kVerifyReferenceSteps = 15;      // the float64 reference, of the slowest steady step
-constexpr double kVerifyStepsPerVariant = 12;     // a 3-step trace and a fit of up to 9 steps
-constexpr double kVerifyBuildsPerVariant = 2;     // fresh weights for each
-constexpr double kProcessStartS = 1.0;            // a fresh process for a cold first step
-constexpr double kCuptiSetupS = 1.0;              // once per process, on a GPU
-constexpr double kWindowEstimateFactor = 2.0;     // an operator-heavy window over its steps
-constexpr double kMinShareS = 0.01;               // no share, cap or warm-up below this
-constexpr double kChildExitReserveS = 0.5;        // an experiment's process ending after its deadline
+constexpr double kPrepareSteps = 3;            // first step and warm-up batch, of the slowest so far
+constexpr double kVerifyReferenceSteps = 15;   // the float64 reference, of the slowest steady step
+constexpr double kVerifyStepsPerVariant = 12;  // a 3-step trace and a fit of up to 9 steps
+constexpr double kVerifyBuildsPerVariant = 2;  // fresh weights for each
+constexpr double kProcessStartS = 1.0;         // a fresh process for a cold first step
+constexpr double kCuptiSetupS = 1.0;           // once per process, on a GPU
+constexpr double kWindowEstimateFactor = 2.0;  // an operator-heavy window over its steps
+constexpr double kMinShareS = 0.01;            // no share, cap or warm-up below this
+constexpr double kChildExitReserveS = 0.5;     // an experiment's process ending after its deadline
 
 }  // namespace
 
 BudgetConstants budget_constants() {
-  return {kPrepareSteps, kVerifyReferenceSteps, kVerifyStepsPerVariant, kVerifyBuildsPerVariant, kProcessStartS,
-          kCuptiSetupS, kWindowEstimateFactor, kMinShareS, kChildExitReserveS};
+  return {kPrepareSteps,     kVerifyReferenceSteps, kVerifyStepsPerVariant, kVerifyBuildsPerVariant,
+          kProcessStartS,    kCuptiSetupS,          kWindowEstimateFactor,  kMinShareS,
+          kChildExitReserveS};
 }
 
 namespace {
@@ -69,9 +70,10 @@ std::string BudgetGate::refuse_start() const { return left_s() <= 0 ? kRanOut + 
 
 std::string BudgetGate::refuse_child(double shortest_child_s) const {
   if (!deadline_ || left_s() >= shortest_child_s) return "";
-  return printf_reason("budget: %.2g s of the run's --time-budget left, less than an experiment's process has taken "
-                       "to start and finish (%.2g s, the shortest so far)",
-                       left_s(), shortest_child_s);
+  return printf_reason(
+      "budget: %.2g s of the run's --time-budget left, less than an experiment's process has taken "
+      "to start and finish (%.2g s, the shortest so far)",
+      left_s(), shortest_child_s);
 }
 
 std::string BudgetGate::refuse_prepare(double declared_setup_s, const std::vector<PreparedCost>& prepared) const {
@@ -95,9 +97,10 @@ std::string BudgetGate::refuse_rounds(int floor, const std::vector<PreparedCost>
   for (const auto& p : live) round_s += static_cast<double>(p.sample_iters) * p.step_s;
   const double left = left_s();
   if (static_cast<double>(floor) * round_s <= left) return "";
-  return printf_reason("budget: %d rounds (the fewest a confidence interval needs) of about %.3g s each do not fit "
-                       "the %.3g s left of the run's --time-budget",
-                       floor, round_s, std::max(0.0, left));
+  return printf_reason(
+      "budget: %d rounds (the fewest a confidence interval needs) of about %.3g s each do not fit "
+      "the %.3g s left of the run's --time-budget",
+      floor, round_s, std::max(0.0, left));
 }
 
 double BudgetGate::sampling_cap_s(double case_cap_s, double prepared_s) const {

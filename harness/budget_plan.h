@@ -24,10 +24,10 @@
 namespace optbench {
 
 struct BudgetState {
-  double left_s = 0;                   // of the run's budget
-  std::size_t cases_left_here = 1;     // this case and the rest of its experiment
-  std::size_t later_experiments = 0;   // not yet enumerated
-  std::size_t cases_seen = 0;          // enumerated so far (this experiment's included)
+  double left_s = 0;                  // of the run's budget
+  std::size_t cases_left_here = 1;    // this case and the rest of its experiment
+  std::size_t later_experiments = 0;  // not yet enumerated
+  std::size_t cases_seen = 0;         // enumerated so far (this experiment's included)
   std::size_t experiments_seen = 1;
   // MeasureConfig::processes: this experiment's further processes after this
   // one (each runs its cases_here again), and how many each later one gets.
@@ -47,9 +47,9 @@ BudgetConstants budget_constants();
 
 // What preparing one variant showed, the figures later estimates are made from.
 struct PreparedCost {
-  double build_s = 0;       // building the workload, before its first step
-  double first_step_s = 0;  // the first step, alone
-  double step_s = 0;        // a steady step, at the end of warm-up
+  double build_s = 0;             // building the workload, before its first step
+  double first_step_s = 0;        // the first step, alone
+  double step_s = 0;              // a steady step, at the end of warm-up
   std::int64_t sample_iters = 1;  // steps per sample
 };
 

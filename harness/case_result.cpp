@@ -4,30 +4,42 @@ namespace optbench {
 
 const char* to_string(CaseStatus s) {
   switch (s) {
-    case CaseStatus::ok: return "ok";
-    case CaseStatus::skipped: return "skipped";
-    case CaseStatus::failed: return "failed";
-    case CaseStatus::interrupted: return "interrupted";
-    case CaseStatus::not_run: return "not_run";
+    case CaseStatus::ok:
+      return "ok";
+    case CaseStatus::skipped:
+      return "skipped";
+    case CaseStatus::failed:
+      return "failed";
+    case CaseStatus::interrupted:
+      return "interrupted";
+    case CaseStatus::not_run:
+      return "not_run";
   }
   return "?";
 }
 
 const char* to_string(VariantStatus s) {
   switch (s) {
-    case VariantStatus::ok: return "ok";
-    case VariantStatus::oom: return "oom";
-    case VariantStatus::error: return "error";
-    case VariantStatus::not_run: return "not_run";
+    case VariantStatus::ok:
+      return "ok";
+    case VariantStatus::oom:
+      return "oom";
+    case VariantStatus::error:
+      return "error";
+    case VariantStatus::not_run:
+      return "not_run";
   }
   return "?";
 }
 
 const char* to_string(RoleInCase r) {
   switch (r) {
-    case RoleInCase::baseline: return "baseline";
-    case RoleInCase::optimized: return "optimized";
-    case RoleInCase::reference: return "reference";
+    case RoleInCase::baseline:
+      return "baseline";
+    case RoleInCase::optimized:
+      return "optimized";
+    case RoleInCase::reference:
+      return "reference";
   }
   return "?";
 }
@@ -38,31 +50,42 @@ const char* to_string(PrimaryMetric m) { return m == PrimaryMetric::device_s ? "
 
 const char* to_string(VerificationStatus s) {
   switch (s) {
-    case VerificationStatus::passed: return "passed";
-    case VerificationStatus::failed: return "failed";
-    case VerificationStatus::not_checked: return "not_checked";
+    case VerificationStatus::passed:
+      return "passed";
+    case VerificationStatus::failed:
+      return "failed";
+    case VerificationStatus::not_checked:
+      return "not_checked";
   }
   return "?";
 }
 
 const char* to_string(ExperimentStatus s) {
   switch (s) {
-    case ExperimentStatus::running: return "running";
-    case ExperimentStatus::ok: return "ok";
-    case ExperimentStatus::skipped: return "skipped";
-    case ExperimentStatus::failed: return "failed";
-    case ExperimentStatus::interrupted: return "interrupted";
-    case ExperimentStatus::not_run: return "not_run";
-    case ExperimentStatus::crashed: return "crashed";
-    case ExperimentStatus::hung: return "hung";
+    case ExperimentStatus::running:
+      return "running";
+    case ExperimentStatus::ok:
+      return "ok";
+    case ExperimentStatus::skipped:
+      return "skipped";
+    case ExperimentStatus::failed:
+      return "failed";
+    case ExperimentStatus::interrupted:
+      return "interrupted";
+    case ExperimentStatus::not_run:
+      return "not_run";
+    case ExperimentStatus::crashed:
+      return "crashed";
+    case ExperimentStatus::hung:
+      return "hung";
   }
   return "?";
 }
 
 std::optional<ExperimentStatus> parse_experiment_status(const std::string& s) {
-  for (ExperimentStatus x : {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped,
-                             ExperimentStatus::failed, ExperimentStatus::interrupted, ExperimentStatus::not_run,
-                             ExperimentStatus::crashed, ExperimentStatus::hung})
+  for (ExperimentStatus x :
+       {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped, ExperimentStatus::failed,
+        ExperimentStatus::interrupted, ExperimentStatus::not_run, ExperimentStatus::crashed, ExperimentStatus::hung})
     if (s == to_string(x)) return x;
   return std::nullopt;
 }

@@ -7,11 +7,10 @@
 // details and the derived figures.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 #include "harness/experiment.h"
@@ -104,7 +103,7 @@ struct VariantResult {
   std::optional<Summary> host_stats, device_stats;
   Throughput throughput;
   std::optional<MemoryPeak> memory;
-  std::optional<WorkUnits> units;  // Variant::units, where it differs from the case's
+  std::optional<WorkUnits> units;                     // Variant::units, where it differs from the case's
   nlohmann::json metrics = nlohmann::json::object();  // Workload::metrics()
   std::optional<ThrottleShares> throttle;
   std::optional<NvidiaSmi> nvidia_smi;
@@ -169,8 +168,8 @@ struct CaseResult {
   double sampling_s = 0;
   double wall_s = 0;
   TimeSplit time_s;
-  std::vector<VariantResult> variants;  // [0] is the baseline
-  std::vector<Comparison> comparisons;  // each variant against the baseline, in variant order
+  std::vector<VariantResult> variants;    // [0] is the baseline
+  std::vector<Comparison> comparisons;    // each variant against the baseline, in variant order
   std::optional<nlohmann::json> derived;  // Case::derive's figures
 
   // The variant of that name; null when there is none.

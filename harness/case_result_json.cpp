@@ -128,12 +128,9 @@ json comparison_json(const Comparison& c) {
 }
 
 json time_split_json(const TimeSplit& t) {
-  json j = {{"build", t.build},
-            {"warmup", t.warmup},
-            {"sampling", t.sampling},
-            {"verification", t.verification},
-            {"profiling", t.profiling},
-            {"other", t.other}};
+  json j = {{"build", t.build},         {"warmup", t.warmup},
+            {"sampling", t.sampling},   {"verification", t.verification},
+            {"profiling", t.profiling}, {"other", t.other}};
   if (t.cold_first_steps) j["cold_first_steps"] = *t.cold_first_steps;
   return j;
 }

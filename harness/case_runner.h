@@ -17,8 +17,8 @@
 namespace optbench {
 
 struct CaseLimits {
-  double max_time_s;                  // cap on this case's sampling (its share of a --time-budget)
-  std::optional<double> deadline_s;   // on backend.now(): the run's budget ends; nothing starts after it
+  double max_time_s;                 // cap on this case's sampling (its share of a --time-budget)
+  std::optional<double> deadline_s;  // on backend.now(): the run's budget ends; nothing starts after it
   std::optional<WorkerOrigin> origin = std::nullopt;  // where worker processes find the case (needed for isolation)
   // A further process of the experiment (MeasureConfig::processes): only the
   // timed rounds, since cold first steps, profiled windows and verification

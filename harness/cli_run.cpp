@@ -37,8 +37,7 @@ std::string names_to_filter(const std::vector<std::string>& names) {
   std::string alt;
   for (const auto& n : names) {
     if (std::find(valid.begin(), valid.end(), n) == valid.end())
-      throw std::invalid_argument("unknown experiment '" + n + "' (" + unknown_name_hint(n, valid) +
-                                  ")");
+      throw std::invalid_argument("unknown experiment '" + n + "' (" + unknown_name_hint(n, valid) + ")");
     alt += (alt.empty() ? "" : "|") + n;
   }
   return "^(" + alt + ")$";
@@ -102,8 +101,9 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& f) {
                   "Processes each experiment is measured in, at most: the first does everything, each further one "
                   "only its timed rounds, and the reported interval is between processes (the process is the unit). "
                   "Alone it fixes the count; with --min-processes more are added only while an interval is wider "
-                  "than the profile's target (standard: " + process_defaults(RunProfile::standard) +
-                  "; full: " + process_defaults(RunProfile::full) + "; quick: 1; 1 with --in-process)")
+                  "than the profile's target (standard: " +
+                      process_defaults(RunProfile::standard) + "; full: " + process_defaults(RunProfile::full) +
+                      "; quick: 1; 1 with --in-process)")
       ->check(cli::whole_number(1, 100));
   run->add_option("--min-processes", f.min_processes,
                   "Processes each experiment is measured in at least, before precision may stop it (default: "

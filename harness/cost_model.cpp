@@ -15,15 +15,16 @@ nlohmann::json cost_model() {
   }
   const BudgetConstants b = budget_constants();
   return {{"profiles", profiles},
-          {"budget", {{"prepare_steps", b.prepare_steps},
-                      {"verify_reference_steps", b.verify_reference_steps},
-                      {"verify_steps_per_variant", b.verify_steps_per_variant},
-                      {"verify_builds_per_variant", b.verify_builds_per_variant},
-                      {"process_start_s", b.process_start_s},
-                      {"cupti_setup_s", b.cupti_setup_s},
-                      {"window_estimate_factor", b.window_estimate_factor},
-                      {"min_share_s", b.min_share_s},
-                      {"child_exit_reserve_s", b.child_exit_reserve_s}}}};
+          {"budget",
+           {{"prepare_steps", b.prepare_steps},
+            {"verify_reference_steps", b.verify_reference_steps},
+            {"verify_steps_per_variant", b.verify_steps_per_variant},
+            {"verify_builds_per_variant", b.verify_builds_per_variant},
+            {"process_start_s", b.process_start_s},
+            {"cupti_setup_s", b.cupti_setup_s},
+            {"window_estimate_factor", b.window_estimate_factor},
+            {"min_share_s", b.min_share_s},
+            {"child_exit_reserve_s", b.child_exit_reserve_s}}}};
 }
 
 }  // namespace optbench

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <stdexcept>
 
-
 #if OPTBENCH_WITH_CUDA
 #include "harness/cuda/cuda_backend.h"
 #include "harness/nvml.h"

@@ -7,10 +7,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace optbench {
 
@@ -34,8 +33,8 @@ enum class TimingMode {
 const char* to_string(TimingMode m);
 
 struct Sample {
-  double host_s = 0;                 // wall time per step, device synchronised at the end
-  std::optional<double> device_s;    // per step, from events on the work's stream (GPU only)
+  double host_s = 0;               // wall time per step, device synchronised at the end
+  std::optional<double> device_s;  // per step, from events on the work's stream (GPU only)
   std::int64_t iters = 1;
   // NVML, read while the sample's work runs on the GPU (not after, when it idles).
   std::optional<double> sm_clock_mhz;

@@ -1,7 +1,5 @@
 #include "harness/environment.h"
 
-#include "harness/build_info.h"
-
 #include <ATen/Parallel.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
@@ -16,6 +14,7 @@
 #include <memory>
 #include <thread>
 
+#include "harness/build_info.h"
 #include "harness/compat/numerics_flags.h"
 #include "harness/malloc_regime.h"
 #include "harness/nvml.h"

@@ -1,10 +1,9 @@
 #pragma once
 // The environment block every results file carries, so a number can be traced to
 // the machine, software and numerics flags that produced it.
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 

@@ -14,9 +14,12 @@ RunProfile parse_profile(const std::string& s) {
 
 const char* to_string(RunProfile p) {
   switch (p) {
-    case RunProfile::quick: return "quick";
-    case RunProfile::standard: return "standard";
-    case RunProfile::full: return "full";
+    case RunProfile::quick:
+      return "quick";
+    case RunProfile::standard:
+      return "standard";
+    case RunProfile::full:
+      return "full";
   }
   return "standard";
 }
@@ -24,11 +27,16 @@ const char* to_string(RunProfile p) {
 Tolerance tolerance_for(c10::ScalarType dtype) {
   // Same defaults as torch.testing.assert_close.
   switch (dtype) {
-    case c10::ScalarType::Half: return {1e-3, 1e-5};
-    case c10::ScalarType::BFloat16: return {1.6e-2, 1e-5};
-    case c10::ScalarType::Float: return {1.3e-6, 1e-5};
-    case c10::ScalarType::Double: return {1e-7, 1e-7};
-    default: return {0, 0};
+    case c10::ScalarType::Half:
+      return {1e-3, 1e-5};
+    case c10::ScalarType::BFloat16:
+      return {1.6e-2, 1e-5};
+    case c10::ScalarType::Float:
+      return {1.3e-6, 1e-5};
+    case c10::ScalarType::Double:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
   }
 }
 

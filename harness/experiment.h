@@ -8,11 +8,10 @@
 
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 
@@ -112,7 +111,7 @@ struct Case {
   // leaves the case where it is.
   bool process_bound = false;
   WorkUnits units;
-  std::vector<Variant> variants;       // [0] is the baseline
+  std::vector<Variant> variants;  // [0] is the baseline
   // Variants (by name) every other variant is also compared against, beside the
   // baseline: the reference a claim is judged on where it is not the baseline
   // (AMP against the FP32 a user gets by default), so its ratio is recorded, in
@@ -122,7 +121,7 @@ struct Case {
   // Custom check in place of (or beside) the tolerance. Called with instantiated
   // variants ([0] = baseline); a check that returns a string returns its problem.
   std::function<CheckResult(std::vector<Workload*>&)> verify;
-  std::string skip_reason;  // non-empty: recorded as skipped, nothing runs
+  std::string skip_reason;                          // non-empty: recorded as skipped, nothing runs
   nlohmann::json notes = nlohmann::json::object();  // extra facts for the report (peaks, link)
   // Figures computed from the finished result (e.g. the share of a copy hidden
   // behind compute); stored under "derived".
@@ -139,9 +138,9 @@ struct RunContext {
 };
 
 struct ExperimentInfo {
-  std::string name;          // stable id, used by --filter and the report
+  std::string name;  // stable id, used by --filter and the report
   std::string title;
-  std::string optimization;  // what is switched on in the optimized variant
+  std::string optimization;         // what is switched on in the optimized variant
   std::vector<std::string> claims;  // ids in report/claims.json
   std::string description;
   std::vector<DeviceKind> devices = {DeviceKind::cpu, DeviceKind::cuda};

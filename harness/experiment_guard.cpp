@@ -66,8 +66,8 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
   so.env = scratch.child_env();
   so.out = Stdio::pipe;
   so.err = Stdio::to_stdout;
-  so.own_process_group = true;      // terminal signals reach the suite, which forwards one
-  so.die_with_parent = SIGKILL;     // never outlive the run, even one killed with SIGKILL
+  so.own_process_group = true;   // terminal signals reach the suite, which forwards one
+  so.die_with_parent = SIGKILL;  // never outlive the run, even one killed with SIGKILL
   const Subprocess child = spawn(so);
   const pid_t pid = child.pid;
   const int out = child.out;
@@ -80,7 +80,7 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
   std::deque<std::string> tail;
   std::string partial;
   std::size_t merged = 0;
-  struct timespec seen_mtime {};
+  struct timespec seen_mtime{};
   bool forwarded_stop = false, killed = false;
   using Clock = std::chrono::steady_clock;
   auto last_progress = Clock::now(), stop_forwarded_at = Clock::now();
@@ -91,7 +91,7 @@ ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::
     if (tail.size() > tail_lines) tail.pop_front();
   };
   auto merge_new_cases = [&](bool force) {
-    struct stat st {};
+    struct stat st{};
     if (stat(part_path.c_str(), &st) != 0) return;
     if (!force && st.st_mtim.tv_sec == seen_mtime.tv_sec && st.st_mtim.tv_nsec == seen_mtime.tv_nsec) return;
     seen_mtime = st.st_mtim;

@@ -12,21 +12,20 @@
 // such, so one stuck experiment cannot hold up the run.
 #include <atomic>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace optbench {
 
 struct ChildOutcome {
-  nlohmann::json experiment;              // the child's record of its experiment (null if it wrote none)
-  nlohmann::json config;                  // the settings it recorded running with (null if it wrote none)
-  int exit_code = -1;                     // its exit status, if it exited
-  int signal = 0;                         // the signal that ended it, if one did
-  std::vector<std::string> output_tail;   // its last lines of output (stdout and stderr)
-  bool hung = false;          // killed after GuardLimits::hang_timeout_s without progress
-  bool stop_overdue = false;  // killed: still running GuardLimits::stop_grace_s after the interrupt
+  nlohmann::json experiment;             // the child's record of its experiment (null if it wrote none)
+  nlohmann::json config;                 // the settings it recorded running with (null if it wrote none)
+  int exit_code = -1;                    // its exit status, if it exited
+  int signal = 0;                        // the signal that ended it, if one did
+  std::vector<std::string> output_tail;  // its last lines of output (stdout and stderr)
+  bool hung = false;                     // killed after GuardLimits::hang_timeout_s without progress
+  bool stop_overdue = false;             // killed: still running GuardLimits::stop_grace_s after the interrupt
 };
 
 struct GuardLimits {
@@ -51,9 +50,8 @@ double default_hang_timeout_s(double max_time_s);
 // reaches it only through here. If on_case throws, the child is killed and
 // reaped before the exception goes on.
 ChildOutcome run_guarded_child(const std::vector<std::string>& argv, const std::string& part_path,
-                               const std::function<void(const nlohmann::json&)>& on_case,
-                               const std::atomic<bool>& stop, const GuardLimits& limits = {},
-                               std::size_t tail_lines = 20);
+                               const std::function<void(const nlohmann::json&)>& on_case, const std::atomic<bool>& stop,
+                               const GuardLimits& limits = {}, std::size_t tail_lines = 20);
 
 // "SIGSEGV (Segmentation fault)".
 std::string describe_signal(int sig);

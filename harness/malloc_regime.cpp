@@ -47,8 +47,6 @@ const MallocRegime& pin_malloc_regime() {
   return r;
 }
 
-nlohmann::json to_json(const MallocRegime& r) {
-  return {{"set_by", r.set_by}, {"glibc_tunables", r.tunables}};
-}
+nlohmann::json to_json(const MallocRegime& r) { return {{"set_by", r.set_by}, {"glibc_tunables", r.tunables}}; }
 
 }  // namespace optbench

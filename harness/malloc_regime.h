@@ -14,10 +14,9 @@
 // passes them on to its children (Python twins, DataLoader workers) through
 // GLIBC_TUNABLES. A user's own malloc settings are left alone and recorded, and
 // OPTBENCH_MALLOC=default measures glibc's dynamic thresholds as they come.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace optbench {
 

@@ -115,12 +115,15 @@ std::string driver_version() {
 }
 
 nlohmann::json throttle_reason_names(std::uint64_t mask) {
-  static const std::vector<std::pair<std::uint64_t, const char*>> kNames = {
-      {0x1, "gpu_idle"},          {0x2, "applications_clocks_setting"},
-      {0x4, "sw_power_cap"},      {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},       {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},
-      {0x100, "display_clock_setting"}};
+  static const std::vector<std::pair<std::uint64_t, const char*>> kNames = {{0x1, "gpu_idle"},
+                                                                            {0x2, "applications_clocks_setting"},
+                                                                            {0x4, "sw_power_cap"},
+                                                                            {0x8, "hw_slowdown"},
+                                                                            {0x10, "sync_boost"},
+                                                                            {0x20, "sw_thermal_slowdown"},
+                                                                            {0x40, "hw_thermal_slowdown"},
+                                                                            {0x80, "hw_power_brake_slowdown"},
+                                                                            {0x100, "display_clock_setting"}};
   nlohmann::json names = nlohmann::json::array();
   for (const auto& [bit, name] : kNames)
     if (mask & bit) names.push_back(name);

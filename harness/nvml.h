@@ -3,10 +3,9 @@
 // driver version where the driver is installed, and a clear "unavailable" where
 // not. No NVML header or library is needed to build (the CPU build, CI).
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace optbench::nvml {
 

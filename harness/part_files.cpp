@@ -13,8 +13,8 @@ namespace {
 // Experiment names: letters, digits, '_' (never '.', so a part's own temporary
 // files, "<part>.tmp-...", are recognised by their part's name).
 bool experiment_name(const std::string& s) {
-  return !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-                           std::string::npos;
+  return !s.empty() &&
+         s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
 }
 
 }  // namespace

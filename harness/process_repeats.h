@@ -5,9 +5,8 @@
 // report puts the between-process spread beside each within-process interval
 // from these; nothing here estimates anything.
 #include <cstddef>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/case_result.h"
 

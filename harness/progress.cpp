@@ -32,8 +32,7 @@ std::string Progress::headline(const nlohmann::json& r) {
     if (c.contains("speedup") && c["speedup"].is_number() && c.value("below_floor", false)) {
       os << c["speedup"].get<double>() << "x (n = " << c.value("rounds", 0) << ", no CI)";
     } else if (c.contains("speedup") && c["speedup"].is_number()) {
-      os << c["speedup"].get<double>() << "x [" << c.value("ci_low", 0.0) << ", " << c.value("ci_high", 0.0)
-         << "]";
+      os << c["speedup"].get<double>() << "x [" << c.value("ci_low", 0.0) << ", " << c.value("ci_high", 0.0) << "]";
     } else {
       os << "n/a";
     }
@@ -62,8 +61,8 @@ void Progress::case_finished(const std::string& label, const nlohmann::json& res
   if (!enabled_) return;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double eta = done_ ? elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) : NAN;
-  std::fprintf(stderr, "[%zu/%zu] %s: %s  elapsed %s, ETA %s\n", done_, total_, label.c_str(),
-               headline(result).c_str(), format_duration(elapsed).c_str(), format_duration(eta).c_str());
+  std::fprintf(stderr, "[%zu/%zu] %s: %s  elapsed %s, ETA %s\n", done_, total_, label.c_str(), headline(result).c_str(),
+               format_duration(elapsed).c_str(), format_duration(eta).c_str());
 }
 
 }  // namespace optbench

@@ -3,9 +3,8 @@
 // run shows where it is and a log shows what each case concluded.
 #include <chrono>
 #include <cstddef>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace optbench {
 

@@ -21,12 +21,9 @@ bool locks_unsupported(int err) { return err == ENOLCK || err == EOPNOTSUPP || e
 
 ResultsWriter::ResultsWriter(std::string path, nlohmann::json environment, nlohmann::json config)
     : path_(std::move(path)) {
-  doc_ = {{"schema", kSchemaName},
-          {"schema_version", kSchemaVersion},
-          {"status", "running"},
-          {"environment", std::move(environment)},
-          {"config", std::move(config)},
-          {"experiments", nlohmann::json::array()}};
+  doc_ = {{"schema", kSchemaName},       {"schema_version", kSchemaVersion},
+          {"status", "running"},         {"environment", std::move(environment)},
+          {"config", std::move(config)}, {"experiments", nlohmann::json::array()}};
   take_lock();
   remove_leftover_temps(path_);
   flush();
@@ -47,7 +44,7 @@ void ResultsWriter::take_lock() {
         throw WriteError("'" + path_ + "' is a symbolic link; give the real path of the results file");
       throw WriteError("cannot open '" + path_ + "': " + std::strerror(errno));
     }
-    struct stat held {}, now {};
+    struct stat held{}, now{};
     if (::fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
       ::close(fd);
       throw WriteError("'" + path_ + "' is not a regular file");
@@ -56,7 +53,8 @@ void ResultsWriter::take_lock() {
       const int err = errno;
       ::close(fd);
       if (err == EWOULDBLOCK)
-        throw OutputBusy("'" + path_ + "' is being written by another optbench run; wait for it to end or choose "
+        throw OutputBusy("'" + path_ +
+                         "' is being written by another optbench run; wait for it to end or choose "
                          "another --out");
       throw WriteError("cannot lock '" + path_ + "': " + std::strerror(err));
     }

@@ -16,9 +16,8 @@
 // it leaves nothing behind and dies with its process, even one killed by
 // SIGKILL. Readers do not take it and always see a whole version.
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/atomic_file.h"
 #include "harness/case_result.h"

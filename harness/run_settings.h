@@ -11,10 +11,9 @@
 // against the keys written and round-trips a value with every leaf changed, so
 // a member added and not listed fails a test.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 #include "harness/experiment.h"

@@ -13,13 +13,13 @@
 namespace optbench {
 
 struct SampleOps {
-  std::function<double()> host_now;          // seconds, the steady clock
-  std::function<void()> begin;               // device quiet, start event recorded
-  std::function<void()> step;                // one step of the work
-  std::function<void()> wait_step;           // sync mode: the step's stream synchronised
-  std::function<void()> end;                 // stop event recorded
-  std::function<void()> wait_end;            // stop event synchronised
-  std::function<void(Sample&)> telemetry;    // NVML: clocks, throttle reasons, utilisation, power
+  std::function<double()> host_now;        // seconds, the steady clock
+  std::function<void()> begin;             // device quiet, start event recorded
+  std::function<void()> step;              // one step of the work
+  std::function<void()> wait_step;         // sync mode: the step's stream synchronised
+  std::function<void()> end;               // stop event recorded
+  std::function<void()> wait_end;          // stop event synchronised
+  std::function<void(Sample&)> telemetry;  // NVML: clocks, throttle reasons, utilisation, power
   // The process's minor page faults so far (harness/page_faults.h); read before
   // the sample and after it, outside the timed region. Empty: not recorded.
   std::function<std::int64_t()> page_faults;

@@ -83,8 +83,7 @@ Estimate median_ci(std::vector<double> xs, double confidence) {
   return e;
 }
 
-Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                        double confidence) {
+Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant, double confidence) {
   const std::size_t n = std::min(baseline.size(), variant.size());
   if (n == 0) throw std::invalid_argument("speedup of an empty sample");
   std::vector<double> ratios(n);
@@ -103,8 +102,7 @@ std::size_t min_samples_for(double confidence) {
 }
 
 double relative_width(const Estimate& e) {
-  if (!(e.value > 0) || !std::isfinite(e.high) || !std::isfinite(e.low))
-    return std::numeric_limits<double>::infinity();
+  if (!(e.value > 0) || !std::isfinite(e.high) || !std::isfinite(e.low)) return std::numeric_limits<double>::infinity();
   return (e.high - e.low) / e.value;
 }
 

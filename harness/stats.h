@@ -37,8 +37,7 @@ Estimate median_ci(std::vector<double> xs, double confidence);
 // baseline[i] and variant[i], so the per-round ratio baseline[i] / variant[i]
 // cancels the drift both saw. Estimate and interval are those of the median of
 // the ratios over the rounds both have (a variant that failed mid-run has fewer).
-Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                        double confidence);
+Estimate paired_speedup(const std::vector<double>& baseline, const std::vector<double>& variant, double confidence);
 
 // Smallest n whose order-statistic interval reaches `confidence` (6 for 95%).
 std::size_t min_samples_for(double confidence);

@@ -24,13 +24,20 @@ int rounds_floor(double confidence) { return static_cast<int>(min_samples_for(co
 
 const char* to_string(StopReason r) {
   switch (r) {
-    case StopReason::none: return "none";
-    case StopReason::precision: return "precision";
-    case StopReason::max_time: return "max_time";
-    case StopReason::max_samples: return "max_samples";
-    case StopReason::budget: return "budget";
-    case StopReason::interrupted: return "interrupted";
-    case StopReason::error: return "error";
+    case StopReason::none:
+      return "none";
+    case StopReason::precision:
+      return "precision";
+    case StopReason::max_time:
+      return "max_time";
+    case StopReason::max_samples:
+      return "max_samples";
+    case StopReason::budget:
+      return "budget";
+    case StopReason::interrupted:
+      return "interrupted";
+    case StopReason::error:
+      return "error";
   }
   return "unknown";
 }

@@ -7,9 +7,9 @@
 namespace optbench {
 
 struct StoppingConfig {
-  int min_samples = 10;         // rounds (one sample per variant each)
-  double min_time_s = 0.5;      // measured time summed over all variants
-  double max_time_s = 10.0;     // wall-clock cap for the case
+  int min_samples = 10;      // rounds (one sample per variant each)
+  double min_time_s = 0.5;   // measured time summed over all variants
+  double max_time_s = 10.0;  // wall-clock cap for the case
   int max_samples = 100000;
   double target_rel_ci = 0.02;  // (hi - lo) / estimate of the worst ratio CI
   double confidence = 0.95;
@@ -19,11 +19,11 @@ enum class StopReason { none, precision, max_time, max_samples, budget, interrup
 
 struct StopState {
   int rounds = 0;
-  double measured_s = 0;        // summed sample times
-  double wall_s = 0;            // since sampling began
-  double worst_rel_ci = 0;      // over every ratio (or the baseline median alone)
+  double measured_s = 0;    // summed sample times
+  double wall_s = 0;        // since sampling began
+  double worst_rel_ci = 0;  // over every ratio (or the baseline median alone)
   bool interrupted = false;
-  bool budget_spent = false;    // the run's --time-budget has run out: stop now
+  bool budget_spent = false;  // the run's --time-budget has run out: stop now
 };
 
 // The rounds floor: the fewest interleaved rounds for which a distribution-free

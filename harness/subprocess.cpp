@@ -163,8 +163,8 @@ std::vector<std::string> environment_with(const std::vector<std::string>& entrie
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     const std::string entry = *e;
-    const bool replaced = std::any_of(entries.begin(), entries.end(),
-                                      [&](const std::string& x) { return key_of(x) == key_of(entry); });
+    const bool replaced =
+        std::any_of(entries.begin(), entries.end(), [&](const std::string& x) { return key_of(x) == key_of(entry); });
     if (!replaced) env.push_back(entry);
   }
   env.insert(env.end(), entries.begin(), entries.end());

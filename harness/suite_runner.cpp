@@ -20,12 +20,12 @@
 #include "harness/part_files.h"
 #include "harness/process_clock.h"
 #include "harness/process_repeats.h"
-#include "harness/two_level.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
 #include "harness/seeding.h"
 #include "harness/signals.h"
+#include "harness/two_level.h"
 
 namespace optbench {
 namespace {
@@ -35,8 +35,12 @@ using json = nlohmann::json;
 json info_json(const ExperimentInfo& i) {
   json devices = json::array();
   for (auto d : i.devices) devices.push_back(to_string(d));
-  return {{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
-          {"claims", i.claims}, {"description", i.description}, {"devices", devices},
+  return {{"name", i.name},
+          {"title", i.title},
+          {"optimization", i.optimization},
+          {"claims", i.claims},
+          {"description", i.description},
+          {"devices", devices},
           {"mechanism_counters", i.mechanism_counters}};
 }
 
@@ -95,11 +99,11 @@ std::string settings_drift(const ExperimentChildSettings& sent, const json& reco
 
 // What a guarded experiment's child left, as the experiment's status and reason.
 std::pair<ExperimentStatus, std::string> child_verdict(const ChildOutcome& r, double hang_timeout_s,
-                                                  std::string* signal_text) {
+                                                       std::string* signal_text) {
   if (r.hung)
-    return {ExperimentStatus::hung,
-            "its process made no progress (no finished case, no output) for " + num(hang_timeout_s) +
-                " s (--hang-timeout) and was killed; the cases it finished are kept"};
+    return {ExperimentStatus::hung, "its process made no progress (no finished case, no output) for " +
+                                        num(hang_timeout_s) +
+                                        " s (--hang-timeout) and was killed; the cases it finished are kept"};
   if (r.stop_overdue)
     return {ExperimentStatus::interrupted, "its process did not stop within seconds of the interrupt and was killed"};
   if (r.signal) {
@@ -147,11 +151,14 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   const auto argv = child_argv(opts, sent);
   GuardLimits limits;
   limits.hang_timeout_s = opts.hang_timeout_s.value_or(default_hang_timeout_s(opts.measure.stopping.max_time_s));
-  const ChildOutcome r = run_guarded_child(argv, part, [&](const json& c) {
-    ++g.cases;
-    g.failures = g.failures || case_failed(c);
-    on_case(c);
-  }, stop_requested(), limits);
+  const ChildOutcome r = run_guarded_child(
+      argv, part,
+      [&](const json& c) {
+        ++g.cases;
+        g.failures = g.failures || case_failed(c);
+        on_case(c);
+      },
+      stop_requested(), limits);
   if (r.exit_code == kExitWriteFailed) {
     // Its part file sits beside the results file: the folder is full or
     // unwritable for this run too.
@@ -207,9 +214,7 @@ struct Pending {
   double further_s = 0;  // its further processes' time so far
   // What its next process is expected to take: the slowest further one so far,
   // else half its first (which also verified, profiled and ran longer rounds).
-  double next_cost_s() const {
-    return r.ran > 1 ? further_max_s : 0.5 * first_s;
-  }
+  double next_cost_s() const { return r.ran > 1 ? further_max_s : 0.5 * first_s; }
   double further_max_s = 0;
   bool done = false;
   RepeatsResult r;
@@ -270,16 +275,17 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   }
   std::set<std::string> recorded;
   const double t0 = clock.now();
-  const GuardedResult g = run_guarded_experiment(
-      opts, x.name, writer, x.idx, p, gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt, x.later,
-      x.cases_seen, x.experiments_seen, [&](const json& c) {
-        const std::string case_name = c.value("name", "");
-        writer.update_cases(x.idx, [&](json& cases) {
-          for (auto& first : cases)
-            if (first.value("name", "") == case_name) add_repeat(first, c, p);
-        });
-        recorded.insert(case_name);
-      });
+  const GuardedResult g = run_guarded_experiment(opts, x.name, writer, x.idx, p,
+                                                 gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt,
+                                                 x.later, x.cases_seen, x.experiments_seen, [&](const json& c) {
+                                                   const std::string case_name = c.value("name", "");
+                                                   writer.update_cases(x.idx, [&](json& cases) {
+                                                     for (auto& first : cases)
+                                                       if (first.value("name", "") == case_name)
+                                                         add_repeat(first, c, p);
+                                                   });
+                                                   recorded.insert(case_name);
+                                                 });
   const double took = clock.now() - t0;
   x.wall_s += took;
   x.further_s += took;
@@ -353,8 +359,8 @@ struct SuiteRun {
 
 // Experiment k's first process, in a child (crash isolation): its cases, then its
 // record, and its further processes queued for the passes after every first one.
-void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInfo& info, std::size_t idx,
-                           std::size_t k, double t_exp) {
+void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInfo& info, std::size_t idx, std::size_t k,
+                           double t_exp) {
   // The device check here (cheap); the experiment's own checks in its child.
   if (const auto why = e.Experiment::unsupported_reason(s.ctx); !why.empty()) {
     s.writer.end_experiment(idx, ExperimentStatus::skipped, why);
@@ -399,17 +405,17 @@ json measure_case(SuiteRun& s, const Case& c, const MeasureConfig& measure, cons
     // left (process_time_share; they run in passes after every first one).
     const double further_share =
         opts.process_index == 0 && s.processes > 1 ? opts.measure.process_time_share.value_or(1.0) : 0.0;
-    BudgetState b{s.budget_left() / (1.0 + further_share), n_cases - i,
-                  s.selected - k - 1 + opts.later_experiments, s.cases_seen + opts.prior_cases,
-                  s.experiments_enumerated + opts.prior_experiments};
+    BudgetState b{s.budget_left() / (1.0 + further_share), n_cases - i, s.selected - k - 1 + opts.later_experiments,
+                  s.cases_seen + opts.prior_cases, s.experiments_enumerated + opts.prior_experiments};
     b.cases_here = n_cases;
     limits.max_time_s = case_share_s(b, measure.stopping.max_time_s);
   }
   try {
     const CaseResult r = run_case(c, s.backend, measure, limits, stop_requested());
-    const auto prepared = static_cast<std::size_t>(std::count_if(
-        r.variants.begin(), r.variants.end(),
-        [](const VariantResult& v) { return v.status != VariantStatus::not_run; }));
+    const auto prepared =
+        static_cast<std::size_t>(std::count_if(r.variants.begin(), r.variants.end(), [](const VariantResult& v) {
+          return v.status != VariantStatus::not_run;
+        }));
     s.setup_seen_s = std::max(s.setup_seen_s, measured_setup_s(c.setup_s, r.time_s.build, prepared));
     return to_json(r);
   } catch (const std::exception& ex) {
@@ -454,11 +460,10 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
     if (stop_requested()) break;
-    const std::string label =
-        info.name + "/" + c.name +
-        (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
-                                  std::to_string(s.processes) + ")"
-                            : "");
+    const std::string label = info.name + "/" + c.name +
+                              (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
+                                                        std::to_string(s.processes) + ")"
+                                                  : "");
     if (const auto why = s.gate.refuse_start(); !why.empty()) {
       const char* not_run = to_string(CaseStatus::not_run);
       s.writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", not_run}, {"reason", why}});
@@ -544,8 +549,16 @@ int run_suite(const SuiteOptions& opts) {
   // Holding the file now: what a run killed earlier left beside it goes.
   if (!opts.guarded_child) remove_leftover_parts(opts.out_path);
   Progress progress(0, opts.progress);
-  SuiteRun s{opts, *backend, gate, deadline, writer, progress, RunContext{opts.device, opts.profile},
-             settings.measure, static_cast<std::size_t>(std::max(settings.measure.processes, 1)), selected.size()};
+  SuiteRun s{opts,
+             *backend,
+             gate,
+             deadline,
+             writer,
+             progress,
+             RunContext{opts.device, opts.profile},
+             settings.measure,
+             static_cast<std::size_t>(std::max(settings.measure.processes, 1)),
+             selected.size()};
 
   const double t_run = backend->now();
   for (std::size_t k = 0; k < selected.size() && !s.stopped; ++k) {

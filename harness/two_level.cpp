@@ -98,12 +98,11 @@ json estimate_record(const json& cm, double confidence) {
   if (ratios.empty()) return nullptr;
   const double c = cm.value("confidence", confidence);
   if (const auto p = across_processes(ratios, c))
-    return {{"speedup", p->estimate}, {"ci_low", p->low},   {"ci_high", p->high},
-            {"confidence", c},        {"unit", "process"}, {"n", p->processes},
-            {"df", p->processes - 1}};
+    return {{"speedup", p->estimate}, {"ci_low", p->low},  {"ci_high", p->high},    {"confidence", c},
+            {"unit", "process"},      {"n", p->processes}, {"df", p->processes - 1}};
   // One process: its own ratio and interval; none below the rounds floor.
-  const bool has_ci = !cm.value("below_floor", false) && positive(cm.value("ci_low", json())) &&
-                      positive(cm.value("ci_high", json()));
+  const bool has_ci =
+      !cm.value("below_floor", false) && positive(cm.value("ci_low", json())) && positive(cm.value("ci_high", json()));
   return {{"speedup", ratios.front()},
           {"ci_low", has_ci ? cm["ci_low"] : json(nullptr)},
           {"ci_high", has_ci ? cm["ci_high"] : json(nullptr)},

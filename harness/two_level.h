@@ -10,10 +10,9 @@
 // With one process, the rounds are the unit: its median of per-round ratios and
 // order-statistic interval (harness/stats.h), null below the rounds floor.
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace optbench {
 

@@ -31,8 +31,8 @@ class InProcessRunner final : public VariantRunner {
       work_ = build_workload(spec_);
       out.build_s = backend_.now() - t_build;
       auto* w = work_.get();
-      out.warmup = warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s),
-                           p.warmup_max_s);
+      out.warmup =
+          warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s), p.warmup_max_s);
       out.iters = iters_per_sample(out.warmup.step_s, p.target_sample_s, p.max_iters);
       out.memory = minus(backend_.peak_memory(), before);
     } catch (const std::exception& e) {
@@ -87,13 +87,13 @@ TimingMode timing_mode_from(const std::string& name) {
 }
 
 json to_json(const PrepareSpec& p) {
-  return {{"mode", to_string(p.mode)}, {"hold_stream", p.hold_stream}, {"warmup_min_s", p.warmup_min_s},
+  return {{"mode", to_string(p.mode)},      {"hold_stream", p.hold_stream},         {"warmup_min_s", p.warmup_min_s},
           {"warmup_max_s", p.warmup_max_s}, {"target_sample_s", p.target_sample_s}, {"max_iters", p.max_iters}};
 }
 
 PrepareSpec prepare_spec_from_json(const json& j) {
-  return {timing_mode_from(j.at("mode")), j.at("hold_stream"), j.at("warmup_min_s"), j.at("warmup_max_s"),
-          j.at("target_sample_s"), j.at("max_iters")};
+  return {timing_mode_from(j.at("mode")), j.at("hold_stream"),     j.at("warmup_min_s"),
+          j.at("warmup_max_s"),           j.at("target_sample_s"), j.at("max_iters")};
 }
 
 json to_json(const Sample& s) {
@@ -123,9 +123,16 @@ Sample sample_from_json(const json& j) {
 }
 
 json to_json(const Prepared& p) {
-  json j = {{"status", p.status}, {"error", p.error}, {"iters", p.iters}, {"build_s", p.build_s},
-            {"warmup", {{"first_run_s", p.warmup.first_run_s}, {"iters", p.warmup.iters},
-                        {"seconds", p.warmup.seconds}, {"stable", p.warmup.stable}, {"step_s", p.warmup.step_s}}}};
+  json j = {{"status", p.status},
+            {"error", p.error},
+            {"iters", p.iters},
+            {"build_s", p.build_s},
+            {"warmup",
+             {{"first_run_s", p.warmup.first_run_s},
+              {"iters", p.warmup.iters},
+              {"seconds", p.warmup.seconds},
+              {"stable", p.warmup.stable},
+              {"step_s", p.warmup.step_s}}}};
   if (p.memory) j["memory"] = {p.memory->allocated_bytes, p.memory->reserved_bytes};
   return j;
 }

@@ -6,10 +6,9 @@
 // both the same way: prepare once, then samples interleaved with other variants.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 #include "harness/experiment.h"

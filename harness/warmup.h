@@ -12,8 +12,8 @@ struct WarmupResult {
   double first_run_s = 0;  // the very first step, host time with the device synchronised
   std::int64_t iters = 0;
   double seconds = 0;
-  bool stable = false;     // the last timings agreed within kStableSpread
-  double step_s = 0;       // per-step estimate at the end of warm-up
+  bool stable = false;  // the last timings agreed within kStableSpread
+  double step_s = 0;    // per-step estimate at the end of warm-up
 };
 
 constexpr double kStableSpread = 0.10;

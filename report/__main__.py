@@ -2,6 +2,7 @@
 
 Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage.
 Errors are one line on stderr starting with 'error:'. Input files are never modified."""
+
 from __future__ import annotations
 
 import argparse
@@ -124,63 +125,100 @@ def cmd_gpus(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python3 -m report", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python3 -m report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
-    v = sub.add_parser("validate", help="check results files against the JSON schema",
-                       description="Check results files (or directories of them) against "
-                                   "harness/results.schema.json. Uses jsonschema when installed, else a "
-                                   "built-in structural check (and says so). Exit 2 if any file is bad.")
+    v = sub.add_parser(
+        "validate",
+        help="check results files against the JSON schema",
+        description="Check results files (or directories of them) against "
+        "harness/results.schema.json. Uses jsonschema when installed, else a "
+        "built-in structural check (and says so). Exit 2 if any file is bad.",
+    )
     v.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     v.set_defaults(func=cmd_validate)
 
-    r = sub.add_parser("render", help="write report.md, report_details.md, report.html, results.csv and plots",
-                       description="Render results files (and Google Benchmark JSON from optbench_bench) "
-                                   "into DIR/report.md (the summary, the claims, a table per experiment), "
-                                   "DIR/report_details.md (each run's whole tables, notes, how each claim was "
-                                   "tested), DIR/report.html (both, the details folded, plots embedded), "
-                                   "DIR/results.csv (one row per case x variant) and DIR/plots/*.png. Several "
-                                   "files make one report: a column per run and what moved between them. "
-                                   "Directories stand for the .json files inside them.")
+    r = sub.add_parser(
+        "render",
+        help="write report.md, report_details.md, report.html, results.csv and plots",
+        description="Render results files (and Google Benchmark JSON from optbench_bench) "
+        "into DIR/report.md (the summary, the claims, a table per experiment), "
+        "DIR/report_details.md (each run's whole tables, notes, how each claim was "
+        "tested), DIR/report.html (both, the details folded, plots embedded), "
+        "DIR/results.csv (one row per case x variant) and DIR/plots/*.png. Several "
+        "files make one report: a column per run and what moved between them. "
+        "Directories stand for the .json files inside them.",
+    )
     r.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
-    r.add_argument("--out", default="optbench-report", metavar="DIR",
-                   help="output directory (default: ./optbench-report)")
-    r.add_argument("--plots", choices=("experiment", "all", "none"), default="experiment",
-                   help="experiment (default): one plot per experiment, its speedups in every run; all: each "
-                        "run's throughput sweeps and profiler breakdowns too, in the details; none: no plots")
+    r.add_argument(
+        "--out", default="optbench-report", metavar="DIR", help="output directory (default: ./optbench-report)"
+    )
+    r.add_argument(
+        "--plots",
+        choices=("experiment", "all", "none"),
+        default="experiment",
+        help="experiment (default): one plot per experiment, its speedups in every run; all: each "
+        "run's throughput sweeps and profiler breakdowns too, in the details; none: no plots",
+    )
     r.add_argument("--no-plots", action="store_true", help="skip the PNG plots (--plots none)")
     r.set_defaults(func=cmd_render)
 
-    c = sub.add_parser("compare", help="regression check of CURRENT against BASELINE",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description=COMPARE_HELP)
+    c = sub.add_parser(
+        "compare",
+        help="regression check of CURRENT against BASELINE",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=COMPARE_HELP,
+    )
     c.add_argument("baseline", metavar="BASELINE", help="results file of the reference run")
     c.add_argument("current", metavar="CURRENT", help="results file of the run to check")
-    c.add_argument("--history", nargs="+", metavar="PATH",
-                   help="files or directories (e.g. results/) with more runs of the baseline's commit on this "
-                        "device: floors widen to cover their spread; other commits and devices are passed over")
-    c.add_argument("--min-effect", type=float, default=0.02,
-                   help="no floor is below this relative change (default 0.02 = 2%%)")
-    c.add_argument("--threshold", type=float, default=None,
-                   help="one fixed floor for every pair instead of the per-pair floors (e.g. 0.05)")
-    c.add_argument("--alpha", type=float, default=0.01,
-                   help="significance level of the U test; the intervals are (1 - alpha) (default 0.01)")
-    c.add_argument("--allow-different-gpus", action="store_true",
-                   help="compare runs from different GPUs (or CPU models) instead of refusing")
+    c.add_argument(
+        "--history",
+        nargs="+",
+        metavar="PATH",
+        help="files or directories (e.g. results/) with more runs of the baseline's commit on this "
+        "device: floors widen to cover their spread; other commits and devices are passed over",
+    )
+    c.add_argument(
+        "--min-effect", type=float, default=0.02, help="no floor is below this relative change (default 0.02 = 2%%)"
+    )
+    c.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="one fixed floor for every pair instead of the per-pair floors (e.g. 0.05)",
+    )
+    c.add_argument(
+        "--alpha",
+        type=float,
+        default=0.01,
+        help="significance level of the U test; the intervals are (1 - alpha) (default 0.01)",
+    )
+    c.add_argument(
+        "--allow-different-gpus",
+        action="store_true",
+        help="compare runs from different GPUs (or CPU models) instead of refusing",
+    )
     c.add_argument("--markdown", action="store_true", help="print Markdown tables")
     c.set_defaults(func=cmd_compare)
 
-    b = sub.add_parser("baseline", help="print the committed results file to compare CURRENT with",
-                       description="Print the path of the newest complete results file in DIR... that ran on "
-                                   "the same device as CURRENT (GPU name, or CPU model). Exit 2 if there is none.")
+    b = sub.add_parser(
+        "baseline",
+        help="print the committed results file to compare CURRENT with",
+        description="Print the path of the newest complete results file in DIR... that ran on "
+        "the same device as CURRENT (GPU name, or CPU model). Exit 2 if there is none.",
+    )
     b.add_argument("current", metavar="CURRENT", help="results file of the new run")
     b.add_argument("dirs", nargs="+", metavar="DIR", help="directories (or files) holding committed results")
     b.set_defaults(func=cmd_baseline)
 
-    g = sub.add_parser("gpus", help="one table with a column per GPU",
-                       description="Speedups and throughputs side by side, a column per results file's GPU, "
-                                   "throughputs normalised to the datasheet peaks in report/gpu_specs.json.")
+    g = sub.add_parser(
+        "gpus",
+        help="one table with a column per GPU",
+        description="Speedups and throughputs side by side, a column per results file's GPU, "
+        "throughputs normalised to the datasheet peaks in report/gpu_specs.json.",
+    )
     g.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     g.add_argument("--markdown", action="store_true", help="print Markdown tables")
     g.set_defaults(func=cmd_gpus)

@@ -5,6 +5,7 @@ kept per member (per loop, per variant: "workers_0.data_wait_fraction",
 shorter of its two dimensions as columns, so it grows down, not sideways.
 
 Names (cases, members, figures) are the results file's: the writers show them as code."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -68,10 +69,10 @@ def derived_tables(cases: list[tuple[str, list[tuple[str, object]]]]) -> list[Fa
             if len(ms) < 2:
                 continue
             prefix = f"{parent}." if parent else ""
-            cells = {(k.rsplit(".", 1)[1], m[len(prefix):]): values[k] for m, keys in ms.items() for k in keys}
+            cells = {(k.rsplit(".", 1)[1], m[len(prefix) :]): values[k] for m, keys in ms.items() for k in keys}
             fields = _unique([f for f, _ in cells])
             title = f"{case}: {parent}" if parent else case
-            groups.append(_matrix(title, fields, [m[len(prefix):] for m in ms], cells))
+            groups.append(_matrix(title, fields, [m[len(prefix) :] for m in ms], cells))
     out = []
     if plain:
         out.append(_matrix("", _unique(plain_keys), _unique([c for _, c in plain]), plain))

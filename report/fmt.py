@@ -1,4 +1,5 @@
 """Number formatting shared by the tables: times, rates, speedups, bytes."""
+
 from __future__ import annotations
 
 import math

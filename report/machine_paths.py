@@ -4,6 +4,7 @@ model.pt2, a venv's python, an AOTInductor cache entry): a reader elsewhere can 
 none of them, and a cache key is no fact about the measurement. The results file keeps
 them whole; only what the report shows is shortened, at the one place text is written
 (render_md's and render_html's escaping)."""
+
 from __future__ import annotations
 
 import re

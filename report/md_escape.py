@@ -9,6 +9,7 @@ gpus --markdown for a CI job summary): it reads as the characters it is, never a
   "[1.1, 1.3]" is text.
 - code_span(): a path shown as code, fenced longer than any backtick run inside it.
 - code_block(): lines shown verbatim, fenced longer than any backtick run inside them."""
+
 from __future__ import annotations
 
 import re
@@ -20,14 +21,15 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 # opens none); & where it would read as an entity; _ not between letters or digits (there it
 # opens no emphasis: eval_no_grad stays as it is); ( after ] (an inline link or image); a
 # heading's closing run of # at the end.
-_ACTIVE = re.compile(r"[\\`*|~$]|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
-                     r"|(?<=\])\(|(?<=[ \t])#(?=#*[ \t]*$)")
+_ACTIVE = re.compile(
+    r"[\\`*|~$]|<(?=[A-Za-z/!?])|&(?=#?[A-Za-z0-9]+;)|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])"
+    r"|(?<=\])\(|(?<=[ \t])#(?=#*[ \t]*$)"
+)
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")
 # At a line's start: # (a heading), [ (a link definition, a task box), > (a quote), "- " "+ "
 # (lists), "--" (a break), "==" (a setext underline), "1. " "1) " (ordered lists), and leading
 # blanks (indented code); "-0.5" or "1.2x" open nothing and stay as they are.
-_LEADING = re.compile(
-    r"^[ \t]*(?:([#\[>]|-(?=[ \t-]|$)|\+(?=[ \t]|$)|=(?=[ \t=]|$))|(\d{1,9})([.)])(?=[ \t]|$))?")
+_LEADING = re.compile(r"^[ \t]*(?:([#\[>]|-(?=[ \t-]|$)|\+(?=[ \t]|$)|=(?=[ \t=]|$))|(\d{1,9})([.)])(?=[ \t]|$))?")
 
 
 def _lead(m: re.Match) -> str:

@@ -6,6 +6,7 @@ This is the one place in the report where a name stands for a meaning. It fills 
 params a variant does not record, so a file whose variants declare theirs passes
 through unchanged; it never touches a case's params, notes or figures, which the
 report shows as they were recorded. Applied where files are loaded (results.py)."""
+
 from __future__ import annotations
 
 from .fmt import is_num
@@ -38,8 +39,10 @@ TABLE: dict[str, dict[str, dict]] = {
         "frozen_optimized": {"jit": "frozen", "runtime": "cpp"},
     },
     "fused_optimizer": {name: {"runtime": "cpp"} for name in ("per_tensor", "foreach", "fused")},
-    "eval_no_grad": {name: {"grad_mode": name if name != "grad_enabled" else "enabled"}
-                     for name in ("grad_enabled", "no_grad", "inference_mode")},
+    "eval_no_grad": {
+        name: {"grad_mode": name if name != "grad_enabled" else "enabled"}
+        for name in ("grad_enabled", "no_grad", "inference_mode")
+    },
     "persistent_workers": {
         "new_workers": {"loader": "libtorch"},
         "persistent_workers": {"loader": "libtorch"},
@@ -66,8 +69,9 @@ def _devices(case: dict, variant: dict, parallelism: str | None) -> int | None:
     """Ranks (DDP) or devices (DataParallel) the variant ran on: what its case derived
     for it (derived.variants.NAME.devices), else the case's params (the launch's world
     size, or the GPUs DataParallel used)."""
-    keys = {"ddp": ("world_size", "processes", "devices"),
-            "data_parallel": ("gpus_used", "devices", "world_size")}.get(parallelism or "")
+    keys = {"ddp": ("world_size", "processes", "devices"), "data_parallel": ("gpus_used", "devices", "world_size")}.get(
+        parallelism or ""
+    )
     if not keys:
         return None
     derived = ((case.get("derived") or {}).get("variants") or {}).get(str(variant.get("name", ""))) or {}

@@ -7,6 +7,7 @@ the floor, no verdict rests on it (rounds.py).
 No interval is corrected for a choice: what carries a claim's verdict is fixed before
 the data (claims.json), never the best of several settings, so there is no choice to
 correct for."""
+
 from __future__ import annotations
 
 import math

@@ -4,6 +4,7 @@ speedups, with a percentile bootstrap interval that resamples each case's own ro
 else each side's samples), so
 the interval is of the pooled estimate itself, never an average of the cases' CI
 ends. Cases are resampled independently: they ran apart."""
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def geometric_mean(speedups: list[float]) -> float:
     return math.exp(sum(math.log(s) for s in speedups) / len(speedups))
 
 
-def pooled_ci(cases: list[tuple[tuple, str]], confidence: float, resamples: int = RESAMPLES,
-              seed: int = SEED) -> tuple[float, float] | None:
+def pooled_ci(
+    cases: list[tuple[tuple, str]], confidence: float, resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float] | None:
     """Percentile interval of the geometric mean over cases, each (sides, estimator),
     sides = (reference, variant);
     None where a case has no samples to resample."""

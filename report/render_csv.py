@@ -14,6 +14,7 @@ explanation from the profiler breakdowns (why.py), empty for files without any.
 A text cell that a spreadsheet would read as a formula (it starts with = + - @, a tab, a
 carriage return or a NUL: OWASP's CSV injection list) gets a leading ' so it opens as
 text; numbers are written as numbers, so -0.5 stays a number."""
+
 from __future__ import annotations
 
 import csv
@@ -21,12 +22,48 @@ import json
 from pathlib import Path
 
 COLUMNS = [
-    "file", "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
-    "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
-    "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "speedup", "ci_low", "ci_high",
-    "confidence", "ci_unit", "ci_n", "ci_df", "process_speedups", "rounds", "below_floor", "why",
-    "verification", "verification_judged", "verification_message", "pct_peak", "peak_label", "peak_allocated_bytes",
-    "peak_reserved_bytes", "params", "nvidia_smi", "minor_faults_per_step",
+    "file",
+    "experiment",
+    "experiment_status",
+    "case",
+    "case_status",
+    "variant",
+    "role",
+    "variant_status",
+    "marker",
+    "reason",
+    "primary_metric",
+    "median_s",
+    "q1_s",
+    "q3_s",
+    "iqr_s",
+    "min_s",
+    "n",
+    "bytes_per_s",
+    "flops_per_s",
+    "items_per_s",
+    "item_name",
+    "speedup",
+    "ci_low",
+    "ci_high",
+    "confidence",
+    "ci_unit",
+    "ci_n",
+    "ci_df",
+    "process_speedups",
+    "rounds",
+    "below_floor",
+    "why",
+    "verification",
+    "verification_judged",
+    "verification_message",
+    "pct_peak",
+    "peak_label",
+    "peak_allocated_bytes",
+    "peak_reserved_bytes",
+    "params",
+    "nvidia_smi",
+    "minor_faults_per_step",
 ]
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
 

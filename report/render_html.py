@@ -5,6 +5,7 @@ report_details.md says folded under it (<details>): how each claim was tested un
 claims, each run's whole table, notes and times under its experiment, the runs'
 environments at the end; then the glossary of every term the page uses. Every string
 is escaped with the measuring machine's paths shortened (machine_paths.py)."""
+
 from __future__ import annotations
 
 import base64
@@ -12,8 +13,19 @@ import html
 import re
 
 from . import side_by_side
-from .cells import (CLAIMS_HEADERS, claim_details, environment_lines, experiment_cells, experiment_headers,
-                    gbench_table, main_cells, main_headers, run_warning, short_run_line, tested_on)
+from .cells import (
+    CLAIMS_HEADERS,
+    claim_details,
+    environment_lines,
+    experiment_cells,
+    experiment_headers,
+    gbench_table,
+    main_cells,
+    main_headers,
+    run_warning,
+    short_run_line,
+    tested_on,
+)
 from .facts import FactTable, value_text
 from .gbench import device as gbench_device
 from .glossary import used
@@ -47,16 +59,36 @@ dl.glossary dt{font-weight:bold;break-after:avoid} dl.glossary dd{margin:0 0 0.4
 
 def escape(s: object, quote: bool = True) -> str:
     return html.escape(shown(s), quote)
+
+
 # Red only for a decided outcome against the claim (slower, no effect); grey-violet
 # for "cannot tell", which is neither a pass nor a failure.
-VERDICT_CLASS = {CONFIRMED: "v-confirmed", EXCEEDED: "v-exceeded", SMALLER: "v-smaller",
-                 SLOWER: "v-notrep", NO_EFFECT_VERDICT: "v-notrep", NOT_MEASURABLE: "v-na", INCONCLUSIVE: "v-few"}
-ROW_CLASS = {"SKIPPED": "skip", "NOT RUN": "skip", "FAILED": "bad", "OOM": "bad", "ERROR": "bad",
-             "INTERRUPTED": "bad", "INCOMPLETE": "bad"}
+VERDICT_CLASS = {
+    CONFIRMED: "v-confirmed",
+    EXCEEDED: "v-exceeded",
+    SMALLER: "v-smaller",
+    SLOWER: "v-notrep",
+    NO_EFFECT_VERDICT: "v-notrep",
+    NOT_MEASURABLE: "v-na",
+    INCONCLUSIVE: "v-few",
+}
+ROW_CLASS = {
+    "SKIPPED": "skip",
+    "NOT RUN": "skip",
+    "FAILED": "bad",
+    "OOM": "bad",
+    "ERROR": "bad",
+    "INTERRUPTED": "bad",
+    "INCOMPLETE": "bad",
+}
 
 
-def table(headers: list[str], rows: list[list[str]], row_classes: list[str] | None = None,
-          cell_classes: list[list[str]] | None = None) -> str:
+def table(
+    headers: list[str],
+    rows: list[list[str]],
+    row_classes: list[str] | None = None,
+    cell_classes: list[list[str]] | None = None,
+) -> str:
     out = ["<table><thead><tr>", *(f"<th>{escape(h)}</th>" for h in headers), "</tr></thead><tbody>"]
     for i, row in enumerate(rows):
         rc = row_classes[i] if row_classes else ""
@@ -76,8 +108,12 @@ def _code(name: object) -> str:
 def _fact_table(t: FactTable) -> str:
     """Names from the results file as code; numbers right-aligned."""
     td = '<td class="num">' if t.numeric else "<td>"
-    out = [f"<p>{_code(t.title)}:</p>" if t.title else "", "<table><thead><tr><th></th>",
-           *(f"<th>{_code(c)}</th>" for c in t.columns), "</tr></thead><tbody>"]
+    out = [
+        f"<p>{_code(t.title)}:</p>" if t.title else "",
+        "<table><thead><tr><th></th>",
+        *(f"<th>{_code(c)}</th>" for c in t.columns),
+        "</tr></thead><tbody>",
+    ]
     for name, cells in t.rows:
         out.append(f"<tr><td>{_code(name)}</td>" + "".join(f"{td}{escape(c)}</td>" for c in cells) + "</tr>")
     return "".join(out) + "</tbody></table>"
@@ -109,15 +145,22 @@ def _summary(report) -> str:
     if sm.unjudged:
         rows = [r.unjudged_cells(sm.has_mechanism) for r in sm.unjudged]
         cc = _verdict_classes(sm, rows, sm.unjudged_headers, sm.unjudged)
-        out.append("<p>Not judged here, with what was measured:</p>"
-                   + table(sm.unjudged_headers, rows, cell_classes=cc).replace("<table>", '<table class="summary">', 1))
+        out.append(
+            "<p>Not judged here, with what was measured:</p>"
+            + table(sm.unjudged_headers, rows, cell_classes=cc).replace("<table>", '<table class="summary">', 1)
+        )
     if sm.unmeasured:
-        out.append("<p>Not measured:</p><ul>"
-                   + "".join(f"<li>{escape(', '.join(ids))}: {escape(why)}</li>" for why, ids in sm.unmeasured)
-                   + "</ul>")
+        out.append(
+            "<p>Not measured:</p><ul>"
+            + "".join(f"<li>{escape(', '.join(ids))}: {escape(why)}</li>" for why, ids in sm.unmeasured)
+            + "</ul>"
+        )
     if not sm.has_mechanism:
-        out.append("<p>No mechanism column: " + ("no run recorded" if sm.several else "this run recorded no")
-                   + " profiler breakdowns.</p>")
+        out.append(
+            "<p>No mechanism column: "
+            + ("no run recorded" if sm.several else "this run recorded no")
+            + " profiler breakdowns.</p>"
+        )
     return "\n".join(out)
 
 
@@ -130,9 +173,11 @@ def _glossary(markup: str) -> str:
     terms = used(_text(markup))
     if not terms:
         return ""
-    return ('<h2 id="glossary">Glossary</h2><dl class="glossary">'
-            + "".join(f'<dt id="{t.slug}">{escape(t.name)}</dt><dd>{escape(t.definition)}</dd>' for t in terms)
-            + "</dl>")
+    return (
+        '<h2 id="glossary">Glossary</h2><dl class="glossary">'
+        + "".join(f'<dt id="{t.slug}">{escape(t.name)}</dt><dd>{escape(t.definition)}</dd>' for t in terms)
+        + "</dl>"
+    )
 
 
 def _img(path) -> str:
@@ -157,14 +202,17 @@ def _how_tested(report) -> str:
             v = c.verdict
             items.append(f"<li>{who}verdict: {escape(v.verdict)}" + (f": {escape(v.why)}" if v.why else "") + "</li>")
             if len(dd["used"]) > 1:
-                items.append(f"<li>{who}cases used:<ul>" + "".join(f"<li>{escape(u)}</li>" for u in dd["used"])
-                             + "</ul></li>")
+                items.append(
+                    f"<li>{who}cases used:<ul>" + "".join(f"<li>{escape(u)}</li>" for u in dd["used"]) + "</ul></li>"
+                )
             else:
                 items.append(f"<li>{who}cases used: {escape(''.join(dd['used']) or 'none in these results')}</li>")
             items += [f"<li>{who}beside it: {escape(b)}</li>" for b in dd["beside"]]
             items += [f"<li>{who}note: {escape(n)}</li>" for n in c.notes]
-        out.append(f"<li><b>{escape(d['id'])}</b>{note}: <blockquote>{escape(d['quote'])}</blockquote>"
-                   f"{escape(d['source'])}<ul>{''.join(items)}</ul></li>")
+        out.append(
+            f"<li><b>{escape(d['id'])}</b>{note}: <blockquote>{escape(d['quote'])}</blockquote>"
+            f"{escape(d['source'])}<ul>{''.join(items)}</ul></li>"
+        )
     out.append("</ul></details>")
     return "".join(out)
 
@@ -172,13 +220,25 @@ def _how_tested(report) -> str:
 def _claims(report) -> str:
     rows = []
     for cr in report.runs[0].claims:
-        tested = list(dict.fromkeys(t for s in report.runs for c in s.claims
-                                    if c.claim["id"] == cr.claim["id"] and (t := tested_on(c)) != "—"))
+        tested = list(
+            dict.fromkeys(
+                t
+                for s in report.runs
+                for c in s.claims
+                if c.claim["id"] == cr.claim["id"] and (t := tested_on(c)) != "—"
+            )
+        )
         if tested:
             rows.append([cr.claim["id"], "; ".join(tested), cr.source or "—"])
     listed = table(CLAIMS_HEADERS, rows).replace("<table>", '<table class="claims">', 1) if rows else ""
-    return "\n".join(["<h2>Claims</h2>", "<p>What each measured claim was tested on (the others are under Not "
-                      "measured):</p>" if rows else "", listed, _how_tested(report)])
+    return "\n".join(
+        [
+            "<h2>Claims</h2>",
+            "<p>What each measured claim was tested on (the others are under Not measured):</p>" if rows else "",
+            listed,
+            _how_tested(report),
+        ]
+    )
 
 
 def _run_table(t: dict, plots: list) -> str:
@@ -188,20 +248,30 @@ def _run_table(t: dict, plots: list) -> str:
         out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t["output_tail"])) + "</pre>")
     headers = experiment_headers(t)
     rows = [experiment_cells(t, r) for r in t["rows"]]
-    num_cols = {i for i, h in enumerate(headers)
-                if h in ("median time per step", "IQR", "n") or h.startswith("throughput")}
+    num_cols = {
+        i for i, h in enumerate(headers) if h in ("median time per step", "IQR", "n") or h.startswith("throughput")
+    }
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
     out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
     if t["derived"]:
         out.append("<p>Derived figures:</p>" + "".join(_fact_table(ft) for ft in t["derived"]))
     if t["notes"]:
-        out.append("<p>Notes:</p><ul>" + "".join(
-            f"<li>{', '.join(_code(c) for c in cases)}:<ul>"
-            + "".join(f"<li>{_code(k)}: {escape(value_text(v))}</li>" for k, v in items) + "</ul></li>"
-            for cases, items in t["notes"]) + "</ul>")
+        out.append(
+            "<p>Notes:</p><ul>"
+            + "".join(
+                f"<li>{', '.join(_code(c) for c in cases)}:<ul>"
+                + "".join(f"<li>{_code(k)}: {escape(value_text(v))}</li>" for k, v in items)
+                + "</ul></li>"
+                for cases, items in t["notes"]
+            )
+            + "</ul>"
+        )
     if t.get("time"):
-        out.append("<p>Time per case:</p><ul>" + "".join(
-            f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t["time"]) + "</ul>")
+        out.append(
+            "<p>Time per case:</p><ul>"
+            + "".join(f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t["time"])
+            + "</ul>"
+        )
     out += [_img(p.path) for p in plots if p.experiment == t["name"]]
     return "\n".join(out)
 
@@ -212,23 +282,36 @@ def _status_lines(report, name: object) -> str:
         t = s.table(name)
         if t is not None and t["status"] != "ok":
             who = f" ({s.label})" if report.several else ""
-            out.append(f'<p class="warn"><b>{escape(str(t["status"]).upper())}</b>{who}: '
-                       f'{escape(t["reason"] or "no reason given")}</p>')
+            out.append(
+                f'<p class="warn"><b>{escape(str(t["status"]).upper())}</b>{who}: '
+                f"{escape(t['reason'] or 'no reason given')}</p>"
+            )
     return "".join(out)
 
 
 def _experiment(report, name: object) -> str:
     tables = [s.table(name) for s in report.runs]
     first = next(t for t in tables if t is not None)
-    intro = (f"Optimization: {escape(first['optimization'])}. " if first["optimization"] else "") + \
-        f"Claims: {escape(', '.join(first['claims']) or '—')}."
-    out = [f'<h3 id="x-{escape(str(name))}">{escape(str(name))}: {escape(first["title"])}</h3>', f"<p>{intro}</p>",
-           _status_lines(report, name)]
+    intro = (
+        f"Optimization: {escape(first['optimization'])}. " if first["optimization"] else ""
+    ) + f"Claims: {escape(', '.join(first['claims']) or '—')}."
+    out = [
+        f'<h3 id="x-{escape(str(name))}">{escape(str(name))}: {escape(first["title"])}</h3>',
+        f"<p>{intro}</p>",
+        _status_lines(report, name),
+    ]
     if report.several:
         rows = side_by_side.rows(tables, [s.processes for s in report.runs])
         headers = side_by_side.headers([s.label for s in report.runs])
-        cc = [["num" if 1 < j < len(headers) - 1 else ("moved" if j == len(headers) - 1 and r.moved not in ("no", "—")
-                                                       else "") for j in range(len(headers))] for r in rows]
+        cc = [
+            [
+                "num"
+                if 1 < j < len(headers) - 1
+                else ("moved" if j == len(headers) - 1 and r.moved not in ("no", "—") else "")
+                for j in range(len(headers))
+            ]
+            for r in rows
+        ]
         out.append(table(headers, [r.all_cells for r in rows], cell_classes=cc))
     else:
         s = report.runs[0]
@@ -248,22 +331,27 @@ def _experiment(report, name: object) -> str:
             inner.append(f"<h4>{escape(s.label)}</h4>")
         inner.append(_run_table(t, s.plots))
     what = "each run's whole table" if report.several else "the whole table"
-    out.append(f"<details><summary>Details: {what} (spread, why, memory, notes), derived figures, time per case"
-               f"</summary>{''.join(inner)}</details>")
+    out.append(
+        f"<details><summary>Details: {what} (spread, why, memory, notes), derived figures, time per case"
+        f"</summary>{''.join(inner)}</details>"
+    )
     return "\n".join(x for x in out if x)
 
 
 def render(report) -> str:
-    head = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>optbench report</title>",
-            f"<style>{CSS}</style></head><body>"]
+    head = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>optbench report</title>",
+        f"<style>{CSS}</style></head><body>",
+    ]
     out = ["<h1>optbench report</h1>", '<ul class="runs">']
     for s in report.sections:
         if s.kind == "gbench":
             out.append(f"<li>Google Benchmark: <code>{escape(str(s.path))}</code></li>")
             continue
         basis = f", every CI between {s.processes} processes" if s.processes else ""
-        out.append(f"<li>{escape(s.label)}: <code>{escape(str(s.path))}</code>: "
-                   f"{escape(short_run_line(s.doc) + basis)}</li>")
+        out.append(
+            f"<li>{escape(s.label)}: <code>{escape(str(s.path))}</code>: {escape(short_run_line(s.doc) + basis)}</li>"
+        )
     out.append("</ul>")
     for s in report.runs:
         if warn := run_warning(s.doc):
@@ -281,20 +369,28 @@ def render(report) -> str:
         if skipped:
             parts = []
             for n in skipped:
-                reasons = list(dict.fromkeys(t.get("reason") or str(t.get("status")) for s in report.runs
-                                             if (t := s.table(n)) is not None))
+                reasons = list(
+                    dict.fromkeys(
+                        t.get("reason") or str(t.get("status")) for s in report.runs if (t := s.table(n)) is not None
+                    )
+                )
                 parts.append(f"{n} ({'; '.join(reasons)})")
             out.append(f"<p>Not run: {escape(', '.join(parts))}.</p>")
         out += [_experiment(report, n) for n in shown_names]
     for s in report.sections:
         if s.kind == "gbench":
             headers, rows = gbench_table(s.doc)
-            out.append(f"<h2>Google Benchmark: <code>{escape(str(s.path))}</code> "
-                       f"(device: {escape(gbench_device(s.doc))})</h2>")
+            out.append(
+                f"<h2>Google Benchmark: <code>{escape(str(s.path))}</code> "
+                f"(device: {escape(gbench_device(s.doc))})</h2>"
+            )
             out.append(table(headers, rows, ["bad" if r[-1] != "ok" else "" for r in rows]))
     if report.runs:
-        envs = "".join(f"<h3>{escape(s.label)}: <code>{escape(str(s.path))}</code></h3>"
-                       + table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]) for s in report.runs)
+        envs = "".join(
+            f"<h3>{escape(s.label)}: <code>{escape(str(s.path))}</code></h3>"
+            + table(["", ""], [[k, v] for k, v in environment_lines(s.doc)])
+            for s in report.runs
+        )
         out.append(f"<h2>Runs</h2><details><summary>Each run's environment</summary>{envs}</details>")
     out.append(_glossary("\n".join(out)))
     out.append("</body></html>")

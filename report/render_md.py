@@ -9,6 +9,7 @@ spans, fenced blocks, with the measuring machine's paths shortened (machine_path
 With several runs, the summary has a column per run and each experiment's table shows
 the runs side by side per comparison (side_by_side.py); the details give each run's own
 table under the experiment."""
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,19 @@ import textwrap
 from pathlib import Path
 
 from . import md_escape, side_by_side
-from .cells import (CLAIMS_HEADERS, claim_details, environment_lines, experiment_cells, experiment_headers,
-                    gbench_table, main_cells, main_headers, run_warning, short_run_line, tested_on)
+from .cells import (
+    CLAIMS_HEADERS,
+    claim_details,
+    environment_lines,
+    experiment_cells,
+    experiment_headers,
+    gbench_table,
+    main_cells,
+    main_headers,
+    run_warning,
+    short_run_line,
+    tested_on,
+)
 from .facts import FactTable, value_text
 from .gbench import device as gbench_device
 from .glossary import used
@@ -50,9 +62,10 @@ def prose(text: str, first: str = "", indent: str = "") -> list[str]:
     """Markdown text (already escaped) wrapped at WIDTH: `first` opens it ('- '), `indent`
     each further line; a further line's start never opens a block (md_escape.lead)."""
     guarded = _SPAN.sub(lambda m: m.group(1) + m.group(2).replace(" ", _KEEP) + m.group(1), text)
-    lines = textwrap.wrap(guarded, WIDTH, initial_indent=first, subsequent_indent=indent, break_long_words=False,
-                          break_on_hyphens=False) or [first.rstrip()]
-    out = [lines[0]] + [indent + _lead(line[len(indent):]) for line in lines[1:]]
+    lines = textwrap.wrap(
+        guarded, WIDTH, initial_indent=first, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+    ) or [first.rstrip()]
+    out = [lines[0]] + [indent + _lead(line[len(indent) :]) for line in lines[1:]]
     return [line.replace(_KEEP, " ") for line in out]
 
 
@@ -114,6 +127,7 @@ def ran(t: dict) -> bool:
 
 # ---------------------------------------------------------------- report.md
 
+
 def _runs_list(report) -> list[str]:
     out = []
     for s in report.sections:
@@ -142,8 +156,12 @@ def _summary(report) -> list[str]:
             out += item(f"{esc(', '.join(ids))}: {esc(why)}")
         out.append("")
     if not sm.has_mechanism:
-        out += ["No mechanism column: " + ("no run recorded" if sm.several else "this run recorded no")
-                + " profiler breakdowns.", ""]
+        out += [
+            "No mechanism column: "
+            + ("no run recorded" if sm.several else "this run recorded no")
+            + " profiler breakdowns.",
+            "",
+        ]
     return out
 
 
@@ -152,22 +170,37 @@ def _claims(report) -> list[str]:
     rows = []
     first = report.runs[0]
     for cr in first.claims:
-        tested = list(dict.fromkeys(t for s in report.runs for c in s.claims
-                                    if c.claim["id"] == cr.claim["id"] and (t := tested_on(c)) != "—"))
+        tested = list(
+            dict.fromkeys(
+                t
+                for s in report.runs
+                for c in s.claims
+                if c.claim["id"] == cr.claim["id"] and (t := tested_on(c)) != "—"
+            )
+        )
         if tested:
             rows.append([cr.claim["id"], "; ".join(tested), cr.source or "—"])
     if not rows:
         return []
-    return ["## Claims", "", "What each measured claim was tested on (the others are under Not measured):", "",
-            *md_table(CLAIMS_HEADERS, rows), ""]
+    return [
+        "## Claims",
+        "",
+        "What each measured claim was tested on (the others are under Not measured):",
+        "",
+        *md_table(CLAIMS_HEADERS, rows),
+        "",
+    ]
 
 
 def _not_run(report, names: list) -> list[str]:
     """Experiments no run ran (skipped, not run here), with their reasons, in one line."""
     parts = []
     for name in names:
-        reasons = list(dict.fromkeys(t.get("reason") or str(t.get("status")) for s in report.runs
-                                     if (t := s.table(name)) is not None))
+        reasons = list(
+            dict.fromkeys(
+                t.get("reason") or str(t.get("status")) for s in report.runs if (t := s.table(name)) is not None
+            )
+        )
         parts.append(f"{esc(name)} ({esc('; '.join(reasons))})")
     return prose("Not run: " + ", ".join(parts) + ".") + [""] if parts else []
 
@@ -217,8 +250,10 @@ def _experiment(report, name: object, out_dir: Path) -> list[str]:
 def render_main(report, out_dir: Path) -> str:
     out = ["# optbench report", "", *_runs_list(report), ""]
     if report.runs:
-        out += prose(f"Each run's environment, how each claim was tested, and each run's whole tables with their "
-                     f"notes: [{DETAILS}]({DETAILS}).") + [""]
+        out += prose(
+            f"Each run's environment, how each claim was tested, and each run's whole tables with their "
+            f"notes: [{DETAILS}]({DETAILS})."
+        ) + [""]
     for s in report.runs:
         if warn := run_warning(s.doc):
             out += prose(f"> **Warning** ({s.label}): {esc(warn)}") + [""]
@@ -242,6 +277,7 @@ def render_main(report, out_dir: Path) -> str:
 
 
 # ---------------------------------------------------------------- report_details.md
+
 
 def _how_tested(report) -> list[str]:
     out = ["## How each claim was tested", ""]
@@ -303,9 +339,11 @@ def _run_table(t: dict, plots: list, out_dir: Path) -> list[str]:
 
 def render_details(report, out_dir: Path) -> str:
     out = ["# optbench report: details", ""]
-    out += prose("The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
-                 "experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
-                 "its time went.") + [""]
+    out += prose(
+        "The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
+        "experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
+        "its time went."
+    ) + [""]
     if not report.runs:
         return _with_glossary(out)
     out += ["## Runs", ""]
@@ -318,8 +356,13 @@ def render_details(report, out_dir: Path) -> str:
         out += prose(esc(WHY_NOTE)) + [""]
     for name in report.experiments():
         first = next(t for s in report.runs if (t := s.table(name)) is not None)
-        out += [f"### {esc(name)}", "", *prose(f"{esc(first['title'])}. {_intro(first, False)}"),
-                *_status_lines(report, name), ""]
+        out += [
+            f"### {esc(name)}",
+            "",
+            *prose(f"{esc(first['title'])}. {_intro(first, False)}"),
+            *_status_lines(report, name),
+            "",
+        ]
         if (p := report.plot(name)) is not None:
             out += _plot_line(p, out_dir)
         for s in report.runs:

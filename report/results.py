@@ -2,6 +2,7 @@
 the variant params older files lack filled from their names (migrate.py).
 
 Input files are only ever read, never written."""
+
 from __future__ import annotations
 
 import gzip
@@ -61,7 +62,8 @@ def _finite_validator(jsonschema, schema: dict):
 
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine(
-        "number", lambda chk, v: base.TYPE_CHECKER.is_type(v, "number") and math.isfinite(v))
+        "number", lambda chk, v: base.TYPE_CHECKER.is_type(v, "number") and math.isfinite(v)
+    )
     plain_items = base.VALIDATORS["items"]
 
     def items(validator, sub, instance, where):
@@ -126,12 +128,13 @@ def schema_errors(doc: object) -> list[str]:
 def _read_text(p: Path) -> str:
     """The file's text (decompressed where it ends in .gz), refused above MAX_FILE_BYTES
     without reading more than that: a gzip bomb or /dev/zero stops there too."""
-    with (gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb")) as f:
+    with gzip.open(p, "rb") if p.suffix == ".gz" else open(p, "rb") as f:
         data = f.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         what = " uncompressed" if p.suffix == ".gz" else ""
-        raise ResultsError(f"{p}: larger than {MAX_FILE_BYTES >> 20} MiB{what}, the most the report reads "
-                           "(a run writes about 1 MB)")
+        raise ResultsError(
+            f"{p}: larger than {MAX_FILE_BYTES >> 20} MiB{what}, the most the report reads (a run writes about 1 MB)"
+        )
     return data.decode("utf-8")
 
 
@@ -167,10 +170,11 @@ def is_gbench(doc: object) -> bool:
 def check_results(doc: object, p: Path, validate: bool = True) -> dict:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
         hint = " (it is a Google Benchmark file)" if is_gbench(doc) else ""
-        raise ResultsError(f"{p}: not an optbench results file (no \"schema\": \"{SCHEMA_NAME}\"){hint}")
+        raise ResultsError(f'{p}: not an optbench results file (no "schema": "{SCHEMA_NAME}"){hint}')
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise ResultsError(
-            f"{p}: schema version {doc.get('schema_version')!r}; this report reads version {SCHEMA_VERSION}")
+            f"{p}: schema version {doc.get('schema_version')!r}; this report reads version {SCHEMA_VERSION}"
+        )
     if (bad := non_finite_at(doc)) is not None:
         raise ResultsError(f"{p}: not a finite number at {bad}: results files hold finite numbers only")
     if validate:

@@ -12,6 +12,7 @@ of each comparison (rounds_floor, at its confidence: document.Comparison.floor);
 the report computes one (multiplicity.rounds_floor) only for the ratios it computes.
 
 Pure text, no imports: fmt, tables, claims and compare all read it."""
+
 from __future__ import annotations
 
 
@@ -33,5 +34,7 @@ def why_no_ci(rounds: list[int | None], floors: list[int], confidence: float) ->
     """Why ratios from these rounds have no CI, for a verdict's reason or a claim's note."""
     known = {r for r in rounds if r is not None}
     unit = "round" if known == {1} else "rounds"
-    return (f"{rounds_text(rounds)} interleaved {unit}, below the rounds floor of {floor_text(floors)}: "
-            f"no {100 * confidence:.3g}% CI of the median ratio exists with fewer")
+    return (
+        f"{rounds_text(rounds)} interleaved {unit}, below the rounds floor of {floor_text(floors)}: "
+        f"no {100 * confidence:.3g}% CI of the median ratio exists with fewer"
+    )

@@ -9,6 +9,7 @@ used whenever it is installed.
 Both validators check an array of numbers (a variant's samples: millions, in a large
 file) through item_suspects(): at once, with numpy, and then item by item only where
 an item may be wrong, so that the messages stay each validator's own."""
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,7 @@ _TYPES = {
     "null": lambda v: v is None,
     # A JSON number is finite: NaN and Infinity (which Python's json reads) are not numbers here.
     "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
 }
 
 
@@ -102,8 +102,11 @@ def _walk(v: object, s: dict, path: str, root: dict, errs: list[str]) -> None:
             for i in item_suspects(s["items"], v, root):
                 _walk(v[i], s["items"], f"{path}/{i}" if path else str(i), root, errs)
     if _TYPES["number"](v):
-        errs.extend(f"{where}: {v!r} {words} {s[key]!r}" for key, (breaks, words) in _BOUNDS.items()
-                    if key in s and breaks(v, s[key]))
+        errs.extend(
+            f"{where}: {v!r} {words} {s[key]!r}"
+            for key, (breaks, words) in _BOUNDS.items()
+            if key in s and breaks(v, s[key])
+        )
     if isinstance(v, str) and "pattern" in s and not re.search(s["pattern"], v):
         errs.append(f"{where}: {v!r:.60} does not match {s['pattern']!r}")
 
@@ -156,8 +159,11 @@ def item_suspects(items: dict, v: Sequence, root: dict) -> Sequence[int]:
     if rules is None or not v:
         return range(len(v))
     numbers = set(map(type, v)) <= {int, float}
-    is_num = np.ones(len(v), dtype=bool) if numbers else np.fromiter(
-        (type(x) in (int, float) for x in v), dtype=bool, count=len(v))
+    is_num = (
+        np.ones(len(v), dtype=bool)
+        if numbers
+        else np.fromiter((type(x) in (int, float) for x in v), dtype=bool, count=len(v))
+    )
     try:
         a = np.fromiter(v if numbers else (x if ok else 0.0 for x, ok in zip(v, is_num)), dtype=float, count=len(v))
     except OverflowError:  # an integer beyond a double: each item is checked

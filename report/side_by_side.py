@@ -6,6 +6,7 @@ row), and "moved?": 'no' where the runs' CIs have a point in common, 'estimate: 
 apart' where they have none, '—' where fewer than two runs have a CI for it. The
 baseline rows (1×) are left out: they compare nothing. Each run's whole table (times,
 spread, why, notes) is in the details."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -56,8 +57,11 @@ def _cell(r: dict, processes: int | None) -> str:
 
 def moved(rows: list[dict | None]) -> str:
     """Whether the comparison's estimate moved between the runs: their CIs apart, or not."""
-    cis = [(r["ci_low"], r["ci_high"]) for r in rows
-           if r is not None and is_num(r.get("ci_low")) and is_num(r.get("ci_high"))]
+    cis = [
+        (r["ci_low"], r["ci_high"])
+        for r in rows
+        if r is not None and is_num(r.get("ci_low")) and is_num(r.get("ci_high"))
+    ]
     if len(cis) < 2:
         return DASH
     lo, hi = max(c[0] for c in cis), min(c[1] for c in cis)

@@ -12,6 +12,7 @@ two bootstrap distributions.
 
 Every bootstrap is resample(): its memory and time do not grow with the samples (a
 file may hold millions a variant), see MAX_RESAMPLED and BATCH_ELEMENTS."""
+
 from __future__ import annotations
 
 import math
@@ -82,7 +83,7 @@ def resample(arrays: tuple[np.ndarray, ...], stat, draw, resamples: int = RESAMP
     per = max(1, BATCH_ELEMENTS // m)
     for k in range(0, resamples, per):
         idx = draw(n, (min(per, resamples - k), m))
-        out[k:k + len(idx)] = stat(*(a[idx] for a in arrays), axis=-1)
+        out[k : k + len(idx)] = stat(*(a[idx] for a in arrays), axis=-1)
     if m < n:
         whole = stat(*arrays, axis=-1)
         out = whole + math.sqrt(m / n) * (out - whole)
@@ -156,8 +157,9 @@ def paired_ratio_of_medians_ci(num: list[float], den: list[float], confidence: f
     return float(lo), float(hi)
 
 
-def ratio_of_medians_ci(num: list[float], den: list[float], confidence: float = 0.95,
-                        resamples: int = RESAMPLES, seed: int = SEED) -> tuple[float, float]:
+def ratio_of_medians_ci(
+    num: list[float], den: list[float], confidence: float = 0.95, resamples: int = RESAMPLES, seed: int = SEED
+) -> tuple[float, float]:
     """Percentile bootstrap CI of median(num) / median(den), the two samples
     resampled independently (unpaired): scipy.stats.bootstrap's draws (num's, then den's),
     a side at a time, as the statistic is a ratio of the two sides' medians."""

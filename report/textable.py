@@ -1,4 +1,5 @@
 """Plain-text (aligned columns) and Markdown tables for terminal output."""
+
 from __future__ import annotations
 
 from .md_escape import inline

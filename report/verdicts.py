@@ -28,6 +28,7 @@ Besides:
                                        point is no evidence either way
   a point outside its own interval  -> inconclusive, named as the bug it is
 """
+
 from __future__ import annotations
 
 import math
@@ -51,7 +52,6 @@ DRAWN = (CONFIRMED, EXCEEDED, SMALLER, NO_EFFECT_VERDICT, SLOWER)  # verdicts th
 RANK = {SLOWER: 0, NO_EFFECT_VERDICT: 1, SMALLER: 2, CONFIRMED: 3, EXCEEDED: 4}
 AS_CLAIMED = "as claimed or more"
 _SPAN_NAMES = ("slower", "no effect", "smaller than claimed", "as claimed", "above the claim")
-
 
 
 @dataclass(frozen=True)
@@ -104,10 +104,17 @@ def _span(r: int, kind: str) -> str:
     return "faster" if kind == "direction" and r >= RANK[CONFIRMED] else _SPAN_NAMES[r]
 
 
-def decide(kind: str, low: float | None, high: float | None,
-           ci_low: float | None, ci_high: float | None, unavailable: str | list[str] | None = None,
-           too_few_rounds: str | None = None, point: float | None = None,
-           one_process: str | None = None) -> Verdict:
+def decide(
+    kind: str,
+    low: float | None,
+    high: float | None,
+    ci_low: float | None,
+    ci_high: float | None,
+    unavailable: str | list[str] | None = None,
+    too_few_rounds: str | None = None,
+    point: float | None = None,
+    one_process: str | None = None,
+) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
     `unavailable` (e.g. 'CPU run: no GPU', or a list of reasons) overrides everything: not
     measurable here.
@@ -119,8 +126,11 @@ def decide(kind: str, low: float | None, high: float | None,
     moves a ratio more than a process's own rounds scatter, so it decides nothing; a
     verdict from it would be easier with less information than one between processes."""
     if isinstance(unavailable, list):  # several reasons: all in the details, the first in the summary
-        return Verdict(NOT_MEASURABLE, "; ".join(unavailable), first_why=unavailable[0]) if unavailable else \
-            decide(kind, low, high, ci_low, ci_high, None, too_few_rounds, point, one_process)
+        return (
+            Verdict(NOT_MEASURABLE, "; ".join(unavailable), first_why=unavailable[0])
+            if unavailable
+            else decide(kind, low, high, ci_low, ci_high, None, too_few_rounds, point, one_process)
+        )
     if unavailable:
         return Verdict(NOT_MEASURABLE, unavailable)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):
@@ -145,11 +155,11 @@ def decide(kind: str, low: float | None, high: float | None,
             return Verdict(CONFIRMED, f"{ci} lies at or above the claimed {claimed}, its low end inside it", ranks)
         return Verdict(EXCEEDED, f"{ci} lies above the claimed {claimed}", ranks)
     if r_lo != r_hi:
-        return Verdict(INCONCLUSIVE, f"{ci} spans {_span(r_lo, kind)} to {_span(r_hi, kind)}: too wide to tell",
-                       ranks)
+        return Verdict(INCONCLUSIVE, f"{ci} spans {_span(r_lo, kind)} to {_span(r_hi, kind)}: too wide to tell", ranks)
     if r_lo == RANK[SLOWER]:
         return Verdict(SLOWER, f"{ci} lies below the no-effect band", ranks)
     if r_lo == RANK[NO_EFFECT_VERDICT]:
-        return Verdict(NO_EFFECT_VERDICT, f"{ci} lies inside the no-effect band "
-                                          f"[{NO_EFFECT[0]:.3f}, {NO_EFFECT[1]:.2f}]", ranks)
+        return Verdict(
+            NO_EFFECT_VERDICT, f"{ci} lies inside the no-effect band [{NO_EFFECT[0]:.3f}, {NO_EFFECT[1]:.2f}]", ranks
+        )
     return Verdict(SMALLER, f"faster, but {ci} lies below the claimed {claimed}", ranks)

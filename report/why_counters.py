@@ -9,6 +9,7 @@ baseline's work (the variant's count scaled by baseline work / variant work, as
 the times are). It leads the sentence as the mechanism only where the timed CI
 excludes 1 and the count moved the way the timing did (fewer where faster, more
 where slower); otherwise it is shown in brackets as what was counted."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -44,8 +45,12 @@ class Count:
 
     def moved_with(self, speedup: object) -> bool:
         """Fewer where the timing is faster, more where slower."""
-        return is_num(speedup) and speedup != 1.0 and self.after != self.before and \
-            (self.after < self.before) == (speedup > 1.0)
+        return (
+            is_num(speedup)
+            and speedup != 1.0
+            and self.after != self.before
+            and (self.after < self.before) == (speedup > 1.0)
+        )
 
     def text(self) -> str:
         """'fill operations 34 -> 0 per step'."""

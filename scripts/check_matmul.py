@@ -32,6 +32,7 @@ the bar are printed; --out writes the JSON.
     scripts/check_matmul.py build/cuda/benchmarks/optbench_bench --out check.json             # GPU: fp16 4096
     scripts/check_matmul.py build/cuda/benchmarks/optbench_bench --device cpu                  # CPU: fp32 512
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,10 +47,20 @@ import tempfile
 def optbench_median_s(bench: str, name: str, min_time: float, device: str, threads: int) -> float:
     env = {**os.environ, "OPTBENCH_DEVICE": device, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
-        subprocess.run([bench, f"--benchmark_filter=^{name}/manual_time$", "--benchmark_repetitions=5",
-                        f"--benchmark_min_time={min_time}", f"--benchmark_out={f.name}",
-                        "--benchmark_out_format=json"],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        subprocess.run(
+            [
+                bench,
+                f"--benchmark_filter=^{name}/manual_time$",
+                "--benchmark_repetitions=5",
+                f"--benchmark_min_time={min_time}",
+                f"--benchmark_out={f.name}",
+                "--benchmark_out_format=json",
+            ],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         data = json.load(open(f.name))
     rows = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
     if not rows:
@@ -60,8 +71,13 @@ def optbench_median_s(bench: str, name: str, min_time: float, device: str, threa
 
 def torch_median_s(device: str, n: int, dtype_name: str, threads: int, min_time: float) -> float:
     """One round of torch.utils.benchmark in a process of its own (see above)."""
-    out = subprocess.run([sys.executable, __file__, "--one-torch-round", device, str(n), dtype_name, str(threads),
-                          str(min_time)], check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--one-torch-round", device, str(n), dtype_name, str(threads), str(min_time)],
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     return float(out.stdout.split()[-1])
 
 
@@ -88,8 +104,14 @@ def rel_sd(xs: list[float]) -> float:
 
 def spread(xs: list[float]) -> dict:
     q = statistics.quantiles(xs, n=4) if len(xs) >= 2 else [xs[0]] * 3
-    return {"median_s": statistics.median(xs), "min_s": min(xs), "max_s": max(xs), "iqr_s": q[2] - q[0],
-            "rel_sd": rel_sd(xs), "rounds_s": xs}
+    return {
+        "median_s": statistics.median(xs),
+        "min_s": min(xs),
+        "max_s": max(xs),
+        "iqr_s": q[2] - q[0],
+        "rel_sd": rel_sd(xs),
+        "rounds_s": xs,
+    }
 
 
 def main() -> int:
@@ -124,23 +146,39 @@ def main() -> int:
         order = ("optbench", "torch") if r % 4 in (0, 3) else ("torch", "optbench")
         for who in order:
             if who == "optbench":
-                ours.append(optbench_median_s(args.bench, f"matmul/{dtype_name}/{n}", args.min_time / 5, args.device,
-                                              threads))
+                ours.append(
+                    optbench_median_s(args.bench, f"matmul/{dtype_name}/{n}", args.min_time / 5, args.device, threads)
+                )
             else:
                 theirs.append(torch_median_s(args.device, n, dtype_name, threads, args.min_time))
     med_ours, med_theirs = statistics.median(ours), statistics.median(theirs)
     diff = med_ours / med_theirs - 1.0
     noise = (rel_sd(ours) ** 2 + rel_sd(theirs) ** 2) ** 0.5
     bar = max(args.tolerance, args.noise_k * noise)
-    result = {"device": args.device, "n": n, "dtype": dtype_name, "threads": threads,
-              "rounds": args.rounds, "order": "ABBA",
-              "optbench": spread(ours), "torch_utils_benchmark": spread(theirs),
-              "optbench_median_s": med_ours, "torch_utils_benchmark_median_s": med_theirs,
-              "relative_difference": diff, "tolerance": args.tolerance, "noise_k": args.noise_k,
-              "combined_rel_sd": noise, "bar": bar, "passed": abs(diff) <= bar}
-    print(f"optbench {med_ours * 1e6:.1f} us (rel. sd {rel_sd(ours):.1%}), torch.utils.benchmark "
-          f"{med_theirs * 1e6:.1f} us (rel. sd {rel_sd(theirs):.1%}): {diff:+.2%}, bar {bar:.1%} "
-          f"({'passed' if result['passed'] else 'FAILED'})", file=sys.stderr)
+    result = {
+        "device": args.device,
+        "n": n,
+        "dtype": dtype_name,
+        "threads": threads,
+        "rounds": args.rounds,
+        "order": "ABBA",
+        "optbench": spread(ours),
+        "torch_utils_benchmark": spread(theirs),
+        "optbench_median_s": med_ours,
+        "torch_utils_benchmark_median_s": med_theirs,
+        "relative_difference": diff,
+        "tolerance": args.tolerance,
+        "noise_k": args.noise_k,
+        "combined_rel_sd": noise,
+        "bar": bar,
+        "passed": abs(diff) <= bar,
+    }
+    print(
+        f"optbench {med_ours * 1e6:.1f} us (rel. sd {rel_sd(ours):.1%}), torch.utils.benchmark "
+        f"{med_theirs * 1e6:.1f} us (rel. sd {rel_sd(theirs):.1%}): {diff:+.2%}, bar {bar:.1%} "
+        f"({'passed' if result['passed'] else 'FAILED'})",
+        file=sys.stderr,
+    )
     print(json.dumps(result, indent=1))
     if args.out:
         with open(args.out, "w") as f:

@@ -1,15 +1,14 @@
 #include "tests/crash_probe.h"
 
-#include "harness/scratch_dir.h"
-
 #include <ATen/ATen.h>
-
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include "harness/scratch_dir.h"
 
 namespace optbench::testing {
 namespace {

@@ -84,10 +84,16 @@ class FakeBackend final : public DeviceBackend {
 // the simulated device for the step's duration.
 class FakeWork final : public Workload {
  public:
-  FakeWork(SimClock& clock, double seconds, double noise, std::uint64_t seed, long fail_after = -1,
-           double value = 1.0, SimAllocator* memory = nullptr, std::int64_t step_bytes = 0)
-      : clock_(clock), seconds_(seconds), noise_(noise), rng_(seed), fail_after_(fail_after), value_(value),
-        mem_(memory), step_bytes_(step_bytes) {}
+  FakeWork(SimClock& clock, double seconds, double noise, std::uint64_t seed, long fail_after = -1, double value = 1.0,
+           SimAllocator* memory = nullptr, std::int64_t step_bytes = 0)
+      : clock_(clock),
+        seconds_(seconds),
+        noise_(noise),
+        rng_(seed),
+        fail_after_(fail_after),
+        value_(value),
+        mem_(memory),
+        step_bytes_(step_bytes) {}
   void step() override;
   at::Tensor output() override;
 

@@ -10,8 +10,8 @@
 namespace optbench::testing {
 
 inline bool schema_valid(const std::string& path) {
-  const std::string cmd = std::string("PYTHONPATH='") + source_dir() +
-                          "' '" + python_executable() + "' -m report validate '" + path + "' >/dev/null 2>&1";
+  const std::string cmd = std::string("PYTHONPATH='") + source_dir() + "' '" + python_executable() +
+                          "' -m report validate '" + path + "' >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
 }
 

@@ -2,7 +2,6 @@
 // nests, restores and clears the cast cache like Python's torch.autocast; the
 // scaler backs off on inf/NaN, skips that step, and grows after the interval.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "harness/compat/autocast.h"

@@ -3,7 +3,6 @@
 // handed to Python, the error line extracted from Python's output, and the
 // embedded script's failure path under a python3 without torch.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -192,7 +191,10 @@ TEST(AotInductor, ScriptHandsEveryWeightToPython) {
   const std::string saved = old ? old : "";
   setenv("PYTHONPATH", fake.path().c_str(), 1);
   const aoti::Package pkg = aoti::compile_package(python, net, {2, 3, 32, 32}, "cpu");
-  if (old) setenv("PYTHONPATH", saved.c_str(), 1); else unsetenv("PYTHONPATH");
+  if (old)
+    setenv("PYTHONPATH", saved.c_str(), 1);
+  else
+    unsetenv("PYTHONPATH");
   ASSERT_EQ(pkg.error, "");
   EXPECT_EQ(pkg.info.at("torch_version"), "0.0+fake");
   EXPECT_GT(pkg.info.at("package_bytes").get<double>(), 0);

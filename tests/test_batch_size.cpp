@@ -47,10 +47,10 @@ TEST(BatchSizeSweep, DerivesLargestFittingBestAndDiminishingReturns) {
   // Listed out of order on purpose; 1024 ran out of memory while being built,
   // 512 fit but ran out mid-sampling (its partial throughput must not count).
   const auto ok = VariantStatus::ok, oom = VariantStatus::oom;
-  const CaseResult r = sweep({variant(64, ok, 1000, 4e9), variant(128, ok, 1500, 8e9),
-                              variant(1024, oom, std::nullopt, 7.9e10), variant(256, ok, 1700, 1.6e10),
-                              variant(512, oom, 9000, 3.2e10), variant(2048, oom, std::nullopt, 1e9)},
-                             64);
+  const CaseResult r =
+      sweep({variant(64, ok, 1000, 4e9), variant(128, ok, 1500, 8e9), variant(1024, oom, std::nullopt, 7.9e10),
+             variant(256, ok, 1700, 1.6e10), variant(512, oom, 9000, 3.2e10), variant(2048, oom, std::nullopt, 1e9)},
+            64);
   const json d = c.derive(r);
   EXPECT_EQ(d.at("largest_fitting_batch").get<double>(), 256);
   EXPECT_EQ(d.at("smallest_oom_batch").get<double>(), 512);
@@ -94,7 +94,7 @@ TEST(BatchSizeSweep, EveryBatchMatchesTheSmallestBatchsFloat64TraceAndOtherDataD
   ASSERT_GE(c.variants.size(), 3u);
   for (std::size_t i = 0; i < c.variants.size(); ++i) {
     ASSERT_TRUE(c.variants[i].units) << "per-variant units: speedups compare samples/s";
-    EXPECT_EQ(c.variants[i].units->items, c.units.items * static_cast<double>(1 << i)); 
+    EXPECT_EQ(c.variants[i].units->items, c.units.items * static_cast<double>(1 << i));
   }
   auto base = c.variants[0].make();
   for (std::size_t i = 1; i < c.variants.size(); ++i) {
@@ -108,11 +108,12 @@ TEST(BatchSizeSweep, EveryBatchMatchesTheSmallestBatchsFloat64TraceAndOtherDataD
   const auto x = seeded_randn({b, 3, c.params["image"].get<std::int64_t>(), c.params["image"].get<std::int64_t>()},
                               torch::TensorOptions(), 99);
   const auto y = torch::randint(0, 10, {b}, torch::kLong);
-  TrainStep other([] {
-                    torch::manual_seed(0);
-                    return make_net(ResNet(std::vector<std::int64_t>{1, 1, 1, 1}, 10));
-                  },
-                  [x, y](std::int64_t) { return std::make_pair(x, y); }, TrainOptions{}, torch::kCPU);
+  TrainStep other(
+      [] {
+        torch::manual_seed(0);
+        return make_net(ResNet(std::vector<std::int64_t>{1, 1, 1, 1}, 10));
+      },
+      [x, y](std::int64_t) { return std::make_pair(x, y); }, TrainOptions{}, torch::kCPU);
   std::vector<Workload*> pair{base.get(), &other};
   EXPECT_NE(c.verify(pair).problem.find("deviates from float64"), std::string::npos);
 }

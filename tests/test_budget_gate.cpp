@@ -39,8 +39,8 @@ TEST(BudgetGate, EachEstimateIsHeldToTheTimeLeft) {
   EXPECT_DOUBLE_EQ(gate.left_s(), 6.0);
   // Preparing: the longest build (or declared set-up) and three of the slowest steps.
   const std::vector<PreparedCost> prepared = {{1.0, 0.5, 0.1, 10}, {2.0, 0.2, 0.2, 5}};
-  EXPECT_EQ(gate.refuse_prepare(0.0, prepared), "");               // 2 + 3 x 0.5
-  EXPECT_NE(gate.refuse_prepare(4.5, prepared), "");               // 4.5 + 1.5 is not below 6
+  EXPECT_EQ(gate.refuse_prepare(0.0, prepared), "");  // 2 + 3 x 0.5
+  EXPECT_NE(gate.refuse_prepare(4.5, prepared), "");  // 4.5 + 1.5 is not below 6
   // Rounds: the floor of rounds, each the live variants' samples (1 s + 1 s).
   EXPECT_EQ(gate.refuse_rounds(2, prepared), "");
   const std::string rounds = gate.refuse_rounds(6, prepared);
@@ -50,7 +50,7 @@ TEST(BudgetGate, EachEstimateIsHeldToTheTimeLeft) {
   EXPECT_EQ(gate.refuse_verification(5.9), "");
   EXPECT_NE(gate.refuse_verification(6.0), "");
   // A cold process: a start, a build and two steps, after the reserve.
-  EXPECT_TRUE(gate.fits_cold_process(prepared[0], 3.0));   // 3 + 1 + 1 + 0.5 + 0.1
+  EXPECT_TRUE(gate.fits_cold_process(prepared[0], 3.0));  // 3 + 1 + 1 + 0.5 + 0.1
   EXPECT_FALSE(gate.fits_cold_process(prepared[0], 3.5));
   // A profiled window: twice its estimate, plus CUPTI's set-up on a GPU.
   EXPECT_EQ(gate.refuse_breakdown_window(2.9, DeviceKind::cpu, 0.0), "");

@@ -24,11 +24,9 @@ using json = nlohmann::json;
 namespace {
 
 struct Fixture : SimulatedRun {
-
   Variant variant(std::string name, double seconds, std::uint64_t seed, double value = 1.0) {
-    return Variant{name, "does " + name, [=, this] {
-                     return std::make_unique<FakeWork>(clock, seconds, 0.01, seed, -1, value);
-                   }};
+    return Variant{name, "does " + name,
+                   [=, this] { return std::make_unique<FakeWork>(clock, seconds, 0.01, seed, -1, value); }};
   }
   CaseResult run(const Case& c, std::optional<double> deadline = std::nullopt) {
     return run_case(c, backend, cfg, {5.0, deadline, std::nullopt}, stop);
@@ -69,8 +67,12 @@ std::string write_results(const std::string& name, const std::vector<json>& case
   settings.measure = measure_config_for(RunProfile::quick);
   const json config = settings;
   ResultsWriter w(path, capture_environment(DeviceKind::cpu, {"test"}), config);
-  const auto idx = w.begin_experiment({{"name", "demo"}, {"title", "t"}, {"optimization", "o"},
-                                       {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}});
+  const auto idx = w.begin_experiment({{"name", "demo"},
+                                       {"title", "t"},
+                                       {"optimization", "o"},
+                                       {"claims", json::array()},
+                                       {"description", "d"},
+                                       {"devices", {"cpu"}}});
   for (const auto& c : cases) w.add_case(idx, c);
   w.end_experiment(idx, ExperimentStatus::ok);
   w.finish("complete");
@@ -149,9 +151,9 @@ TEST(CaseResult, ExperimentStatusesAreTheSchemasOwn) {
   const nlohmann::json schema = nlohmann::json::parse(in);
   const auto& want = schema.at("$defs").at("experiment").at("properties").at("status").at("enum");
   std::set<std::string> ours;
-  for (ExperimentStatus s : {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped,
-                             ExperimentStatus::failed, ExperimentStatus::interrupted, ExperimentStatus::not_run,
-                             ExperimentStatus::crashed, ExperimentStatus::hung}) {
+  for (ExperimentStatus s :
+       {ExperimentStatus::running, ExperimentStatus::ok, ExperimentStatus::skipped, ExperimentStatus::failed,
+        ExperimentStatus::interrupted, ExperimentStatus::not_run, ExperimentStatus::crashed, ExperimentStatus::hung}) {
     EXPECT_EQ(parse_experiment_status(to_string(s)), s);
     ours.insert(to_string(s));
   }

@@ -16,12 +16,10 @@ using json = nlohmann::json;
 namespace {
 
 struct Fixture : SimulatedRun {
-
   Variant variant(std::string name, double seconds, double noise, std::uint64_t seed, long fail_after = -1,
                   double value = 1.0) {
-    return Variant{name, "", [=, this] {
-                     return std::make_unique<FakeWork>(clock, seconds, noise, seed, fail_after, value);
-                   }};
+    return Variant{name, "",
+                   [=, this] { return std::make_unique<FakeWork>(clock, seconds, noise, seed, fail_after, value); }};
   }
   json run(const Case& c, double max_time = 5.0, std::optional<double> deadline = std::nullopt) {
     return to_json(run_case(c, backend, cfg, {max_time, deadline, std::nullopt}, stop));

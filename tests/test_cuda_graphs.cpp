@@ -5,7 +5,6 @@
 // accumulated across replays because they were not None before capture); and
 // the derived launch-overhead figures. The capture itself needs a GPU.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -23,7 +22,7 @@ namespace {
 const Experiment& experiment() { return *Registry::instance().match("^cuda_graphs$").at(0); }
 
 const RunContext kCpu{DeviceKind::cpu, RunProfile::quick};
-constexpr int kSteps = 6;   // the experiment's trace: 3 warm-up + 3 replayed steps
+constexpr int kSteps = 6;    // the experiment's trace: 3 warm-up + 3 replayed steps
 constexpr int kCapture = 3;  // the step that is captured (never run itself)
 
 SgdSpec tiny_spec() {

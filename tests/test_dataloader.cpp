@@ -7,7 +7,6 @@
 // alike, while the old one-batch samples, which found their batches ready,
 // broke them by several times.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <atomic>
@@ -52,8 +51,8 @@ LoaderSetup small_setup() {
   s.loop.cpu_train_threads = 1;
   s.loop.net = [] {
     torch::manual_seed(0);
-    return make_net(torch::nn::Sequential(torch::nn::AdaptiveAvgPool2d(4), torch::nn::Flatten(),
-                                          torch::nn::Linear(48, 10)));
+    return make_net(
+        torch::nn::Sequential(torch::nn::AdaptiveAvgPool2d(4), torch::nn::Flatten(), torch::nn::Linear(48, 10)));
   };
   s.workers = {0, 1, 2};
   s.prefetch_workers = 1;
@@ -74,8 +73,8 @@ json run_on_cpu(const Case& c) {
   // The rates, for whoever reads a failure (or wonders how close a bound came).
   std::cout << c.name << " (" << r.value("rounds", 0) << " rounds, " << r.value("stop_reason", "") << "):";
   for (const auto& v : r.value("variants", json::array()))
-    std::cout << " " << v.value("name", "") << " "
-              << v.value("throughput", json::object()).value("items_per_s", 0.0) << "/s;";
+    std::cout << " " << v.value("name", "") << " " << v.value("throughput", json::object()).value("items_per_s", 0.0)
+              << "/s;";
   std::cout << "\n";
   return r;
 }
@@ -142,8 +141,7 @@ TEST(DataLoader, FlipMirrorsTheCropAndDecodeChecksItsSize) {
   data::crop_flip_normalize(rgb.data(), 32, 20, {5, 3, true}, flipped.data());
   for (int c = 0; c < 3; ++c)
     for (int y = 0; y < 20; ++y)
-      for (int x = 0; x < 20; ++x)
-        ASSERT_EQ(flipped[(c * 20 + y) * 20 + x], plain[(c * 20 + y) * 20 + 19 - x]);
+      for (int x = 0; x < 20; ++x) ASSERT_EQ(flipped[(c * 20 + y) * 20 + x], plain[(c * 20 + y) * 20 + 19 - x]);
   // The crop starts where it says: the top-left byte of channel 0.
   EXPECT_NEAR(plain[0], (rgb[(5 * 32 + 3) * 3] / 255.0f - data::kMean[0]) / data::kStd[0], 1e-5);
   EXPECT_THROW(data::decode_like(1, 24, rgb), std::invalid_argument);
@@ -195,7 +193,7 @@ TEST(DataLoader, AWindowIsOneEpochAndTheLoaderIsIdleBetweenWindows) {
 // prefetch_1's 23% on the H100 (gpu-runs/2026-11-24).
 TEST(DataLoader, CasesPairEveryLoopWithItsDataOnlyLoopAndTheBoundOverOneWindow) {
   const LoaderSetup s = small_setup();
-  EXPECT_EQ(window_batches(s, {{0, 2, false}}), 8);                    // the minimum
+  EXPECT_EQ(window_batches(s, {{0, 2, false}}), 8);                  // the minimum
   EXPECT_EQ(window_batches(s, {{0, 2, false}, {4, 4, false}}), 64);  // 4 x the deepest's workers x prefetch
   for (const Case& c : {workers_case(s), prefetch_case(s)}) {
     ASSERT_GE(c.variants.size(), 3u);
@@ -211,8 +209,8 @@ TEST(DataLoader, CasesPairEveryLoopWithItsDataOnlyLoopAndTheBoundOverOneWindow) 
       EXPECT_EQ(data.name, train.name + "_data_only");
       EXPECT_EQ(data.params["workers"], train.params["workers"]);
       EXPECT_EQ(data.params["prefetch"], train.params["prefetch"]);
-      loaders.push_back({train.params["workers"].get<std::int64_t>(), train.params["prefetch"].get<std::int64_t>(),
-                         false});
+      loaders.push_back(
+          {train.params["workers"].get<std::int64_t>(), train.params["prefetch"].get<std::int64_t>(), false});
     }
     const double items = static_cast<double>(window_batches(s, loaders) * s.loop.batch);
     EXPECT_EQ(c.params["window_batches"], window_batches(s, loaders));
@@ -279,9 +277,8 @@ TEST(DataLoaderInvariants, NoLoopBeatsItsBoundsAndOneWorkerAtMostDoublesThroughp
     const double train = items_per_s(r, name), data_only = items_per_s(r, name + "_data_only");
     const double producers = std::min<double>(static_cast<double>(std::max<std::int64_t>(w, 1)), cores);
     const double can_produce = producers / per_sample;
-    EXPECT_LE(data_only, 1.5 * can_produce)
-        << name << ": " << data_only << " samples/s from " << producers << " thread(s) at " << per_sample
-        << " s per sample";
+    EXPECT_LE(data_only, 1.5 * can_produce) << name << ": " << data_only << " samples/s from " << producers
+                                            << " thread(s) at " << per_sample << " s per sample";
     EXPECT_LE(train, 1.5 * can_produce) << name << " trains faster than its threads can preprocess";
     EXPECT_LE(train, 2.0 * data_only) << name << " trains faster than its loader delivers";
     EXPECT_LE(train, 2.0 * bound) << name << " trains faster than with the data already in place";
@@ -326,8 +323,8 @@ TEST(DataLoaderInvariants, ThePrefetchRatioDoesNotMoveWithTheWindowLength) {
   c.timing = TimingMode::sync;
   for (std::int64_t w : {8, 64})
     for (std::int64_t p : {1, 8})
-      c.variants.push_back(loop_variant(s, "p" + std::to_string(p) + "_w" + std::to_string(w), "",
-                                        {1, p, false}, LoopKind::train, w));
+      c.variants.push_back(
+          loop_variant(s, "p" + std::to_string(p) + "_w" + std::to_string(w), "", {1, p, false}, LoopKind::train, w));
   c.units = *c.variants.front().units;
   double apart = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {

@@ -4,13 +4,12 @@
 // both gradient layouts, no_sync accumulation, a refused second backward, an
 // unused parameter left alone), and the launcher's process handling.
 // Multi-rank behaviour is tested by tests/ddp_gloo.sh.
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -47,11 +46,11 @@ std::string error_of(const Env& env) {
   return "";
 }
 
-const Env kTorchrun = {{"RANK", "3"},          {"WORLD_SIZE", "8"},         {"LOCAL_RANK", "1"},
-                       {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+const Env kTorchrun = {
+    {"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
 
-const Env kSlurm = {{"SLURM_STEP_ID", "0"},   {"SLURM_NTASKS", "4"},       {"SLURM_PROCID", "2"},
-                    {"SLURM_LOCALID", "0"},   {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "12345"}};
+const Env kSlurm = {{"SLURM_STEP_ID", "0"}, {"SLURM_NTASKS", "4"},       {"SLURM_PROCID", "2"},
+                    {"SLURM_LOCALID", "0"}, {"MASTER_ADDR", "10.0.0.1"}, {"MASTER_PORT", "12345"}};
 
 Env with(Env env, const std::string& k, const std::string& v) {
   env[k] = v;
@@ -100,8 +99,7 @@ TEST(Rendezvous, TorchrunErrorsNameTheVariable) {
   EXPECT_NE(error_of(with(kTorchrun, "MASTER_PORT", "70000")).find("MASTER_PORT=70000 is out of range"),
             std::string::npos);
   EXPECT_NE(error_of(with(kTorchrun, "MASTER_PORT", "29500x")).find("not an integer"), std::string::npos);
-  EXPECT_NE(error_of(with(kTorchrun, "LOCAL_RANK", "5")).find("LOCAL_RANK=5 is larger than RANK=3"),
-            std::string::npos);
+  EXPECT_NE(error_of(with(kTorchrun, "LOCAL_RANK", "5")).find("LOCAL_RANK=5 is larger than RANK=3"), std::string::npos);
   EXPECT_NE(error_of({{"RANK", "1"}}).find("WORLD_SIZE is not"), std::string::npos);
 }
 
@@ -196,12 +194,11 @@ TEST(BusBandwidth, NcclTestsFormula) {
 }
 
 TEST(GpuSlots, TwoRanksOnOneGpuAreNamed) {
-  EXPECT_EQ(gpu_sharing_problem({{0, "n1", "0000:1a:00.0"}, {1, "n1", "0000:1b:00.0"}, {2, "n2", "0000:1a:00.0"}}),
-            "");
+  EXPECT_EQ(gpu_sharing_problem({{0, "n1", "0000:1a:00.0"}, {1, "n1", "0000:1b:00.0"}, {2, "n2", "0000:1a:00.0"}}), "");
   const std::string p = gpu_sharing_problem({{0, "n1", "0000:1a:00.0"}, {1, "n1", "0000:1a:00.0"}});
   EXPECT_EQ(p.rfind("2 ranks on host n1 need 2 GPUs (found 1): ranks 0, 1 would share GPU 0000:1a:00.0", 0), 0u) << p;
-  const std::string q = gpu_sharing_problem(
-      {{0, "n1", "A"}, {1, "n1", "B"}, {2, "n1", "A"}, {3, "n1", "B"}, {4, "n2", "A"}});
+  const std::string q =
+      gpu_sharing_problem({{0, "n1", "A"}, {1, "n1", "B"}, {2, "n1", "A"}, {3, "n1", "B"}, {4, "n2", "A"}});
   EXPECT_NE(q.find("4 ranks on host n1 need 4 GPUs (found 2)"), std::string::npos) << q;
 }
 

@@ -71,8 +71,8 @@ TEST(FusedOptimizer, ThePythonTwinsImplementationsComputeTheSameUpdate) {
 TEST(FusedOptimizer, APlantedWrongLearningRateFailsThePythonTwin) {
   AdamWConfig wrong;
   wrong.lr *= 1.01;
-  const json r = run_on_cpu(python_optimizer_case(optimizer_mlp(4, 16, 4), DeviceKind::cpu,
-                                                  {AdamWConfig{}, AdamWConfig{}, wrong}, 2));
+  const json r = run_on_cpu(
+      python_optimizer_case(optimizer_mlp(4, 16, 4), DeviceKind::cpu, {AdamWConfig{}, AdamWConfig{}, wrong}, 2));
   EXPECT_EQ(status_of(r, "python_foreach"), "passed") << r.dump();
   EXPECT_EQ(status_of(r, "python_fused"), "failed") << r.dump();
 }

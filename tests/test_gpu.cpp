@@ -4,9 +4,8 @@
 // host-blocking copies, allocator statistics see a known allocation, and a
 // variant that runs out of memory while being prepared leaves the device free
 // for the variants after it; NVML records what nvidia-smi would show.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>

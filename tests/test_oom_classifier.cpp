@@ -1,9 +1,8 @@
 // A CPU allocation failure is an out-of-memory ("oom"), as a CUDA one is: the
 // batch-size sweep finds the memory limit on a CPU this way (ulimit -v).
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
+#include <gtest/gtest.h>
 
 #include "harness/device.h"
 

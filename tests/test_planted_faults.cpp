@@ -4,7 +4,6 @@
 // On the CPU: a small conv net with BatchNorm (so channels_last and the
 // autocast weight cache have something to act on), fp32 baseline.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -22,8 +21,8 @@ namespace {
 torch::nn::Sequential small_convnet() {
   namespace nn = torch::nn;
   return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 16, 3).padding(1)), nn::BatchNorm2d(16), nn::ReLU(),
-                        nn::Conv2d(nn::Conv2dOptions(16, 32, 3).stride(2).padding(1)), nn::BatchNorm2d(32),
-                        nn::ReLU(), nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(32, 10));
+                        nn::Conv2d(nn::Conv2dOptions(16, 32, 3).stride(2).padding(1)), nn::BatchNorm2d(32), nn::ReLU(),
+                        nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(32, 10));
 }
 
 const NetFactory kNet = [] {
@@ -94,8 +93,7 @@ TEST(PlantedFaults, GradScalerThatNeverStepsFails) {
 template <int kLog2>
 struct GrowGradBy : torch::autograd::Function<GrowGradBy<kLog2>> {
   static torch::Tensor forward(torch::autograd::AutogradContext*, const torch::Tensor& x) { return x.clone(); }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
-                                                 torch::autograd::variable_list g) {
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*, torch::autograd::variable_list g) {
     return {g[0] * std::ldexp(1.0, kLog2)};
   }
 };
@@ -159,7 +157,8 @@ TEST(PlantedFaults, ShortFitOfAFastLearnerCatchesTheFaults) {
   EXPECT_LT(clean.details["fit_steps"].get<int>(), TrainStep::kFitSteps) << "the fit did not end early";
   EXPECT_GE(clean.details["baseline_fit_loss_drop"].get<double>(), kFitClearDrop);
   // Each fault's own fit figure, whatever check fails first.
-  EXPECT_GT(run(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache)).details["fit_gap_of_baseline_drop"]
+  EXPECT_GT(run(opts(Precision::amp_bf16, PlantedFault::stale_autocast_cache))
+                .details["fit_gap_of_baseline_drop"]
                 .get<double>(),
             kFitBand);
   EXPECT_LT(run(opts(Precision::amp_fp16, PlantedFault::scaler_never_steps)).details["fit_loss_drop"].get<double>(),

@@ -37,8 +37,8 @@ TEST(ProfilingBreakdown, DeviceWindowSharesOverlapAndLaunches) {
       ev("cuLaunchKernel", EventKind::launch, 0.52, 0.58, 1, true),  // inside the runtime call: not a launch
       ev("cudaLaunchKernel", EventKind::launch, 3.9, 4.0),
       ev("cuLaunchKernelEx", EventKind::launch, 7.0, 7.1, 2, true),  // alone: a launch (Triton, AOTI)
-      ev("aten::item", EventKind::cpu_op, 6, 9),                      // the device idles meanwhile
-      ev("ampere_sgemm_128x64_nn", EventKind::kernel, 11, 12),        // after the window
+      ev("aten::item", EventKind::cpu_op, 6, 9),                     // the device idles meanwhile
+      ev("ampere_sgemm_128x64_nn", EventKind::kernel, 11, 12),       // after the window
   };
   Window w{0, 10 * ms, 2, true, 0.005, 0.25};
   const json b = breakdown(events, w);
@@ -69,9 +69,9 @@ TEST(ProfilingBreakdown, DeviceWindowSharesOverlapAndLaunches) {
 
 TEST(ProfilingBreakdown, CpuSelfTimeCountsNestedOperatorsOnce) {
   const std::vector<TraceEvent> events = {
-      ev("aten::linear", EventKind::cpu_op, 0, 10),  ev("aten::addmm", EventKind::cpu_op, 1, 9),
-      ev("aten::relu", EventKind::cpu_op, 10, 12),   ev("aten::clamp_min", EventKind::cpu_op, 10.5, 11.5),
-      ev("aten::copy_", EventKind::cpu_op, 14, 15),  ev("my_unknown_op", EventKind::cpu_op, 15, 16),
+      ev("aten::linear", EventKind::cpu_op, 0, 10), ev("aten::addmm", EventKind::cpu_op, 1, 9),
+      ev("aten::relu", EventKind::cpu_op, 10, 12),  ev("aten::clamp_min", EventKind::cpu_op, 10.5, 11.5),
+      ev("aten::copy_", EventKind::cpu_op, 14, 15), ev("my_unknown_op", EventKind::cpu_op, 15, 16),
   };
   Window w{0, 20 * ms, 1, false, 0.030, 0.25};
   const json b = breakdown(events, w);

@@ -102,7 +102,7 @@ TEST(ProfilingCategories, LaunchCallsAreKnownWithCuptiSuffixes) {
   for (const char* n : {"cudaLaunchKernel", "cudaLaunchKernelExC_v11060", "cudaGraphLaunch_ptsz", "cuLaunchKernelEx",
                         "cudaLaunchCooperativeKernel"})
     EXPECT_TRUE(is_launch_call(n)) << n;
-  for (const char* n : {"cudaMemcpyAsync", "cudaStreamSynchronize", "cudaEventRecord", "cudaGraphInstantiate",
-                        "cudaMalloc"})
+  for (const char* n :
+       {"cudaMemcpyAsync", "cudaStreamSynchronize", "cudaEventRecord", "cudaGraphInstantiate", "cudaMalloc"})
     EXPECT_FALSE(is_launch_call(n)) << n;
 }

@@ -7,7 +7,6 @@
 // it a tenth as often, and a frozen TorchScript graph's convolutions are
 // convolution time, not "other" or idle.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <filesystem>
@@ -62,8 +61,8 @@ TEST(ProfilingCounters, SyntheticTwoStepsCountExactly) {
     events.push_back(ev("aten::linear", EventKind::cpu_op, t + 5, t + 15, 10 * s));
     events.push_back(ev("aten::t", EventKind::cpu_op, t + 6, t + 7, 10 * s));  // shares linear's number
     events.push_back(ev("aten::addmm", EventKind::cpu_op, t + 8, t + 14, 10 * s + 1));
-    events.push_back(ev("autograd::engine::evaluate_function: AddmmBackward0", EventKind::cpu_op, t + 20, t + 30,
-                        10 * s + 1));
+    events.push_back(
+        ev("autograd::engine::evaluate_function: AddmmBackward0", EventKind::cpu_op, t + 20, t + 30, 10 * s + 1));
     events.push_back(ev("AddmmBackward0", EventKind::cpu_op, t + 21, t + 29, 10 * s + 1));
     events.push_back(ev("aten::mm", EventKind::cpu_op, t + 22, t + 28));
     events.push_back(ev(kOptimizerStepScope, EventKind::annotation, t + 40, t + 60));
@@ -73,7 +72,7 @@ TEST(ProfilingCounters, SyntheticTwoStepsCountExactly) {
   }
   events.push_back(ev("aten::mm", EventKind::cpu_op, 300, 310));  // after the window
   const json c = count_mechanisms(events, 0, 200 * us, 2, std::nullopt);
-  EXPECT_DOUBLE_EQ(c["op_calls_per_step"].get<double>(), 11);  // zero_ fill_ linear t addmm mm add_x3 item dense
+  EXPECT_DOUBLE_EQ(c["op_calls_per_step"].get<double>(), 11);      // zero_ fill_ linear t addmm mm add_x3 item dense
   EXPECT_DOUBLE_EQ(c["top_level_ops_per_step"].get<double>(), 7);  // zero_ linear mm add_x3 item
   EXPECT_DOUBLE_EQ(c["autograd_nodes_per_step"].get<double>(), 2);
   EXPECT_DOUBLE_EQ(c["backward_nodes_per_step"].get<double>(), 1);

@@ -3,9 +3,8 @@
 // reports no CUDA categories (a CPU build has no device timeline to invent), a
 // run writes one loadable Chrome trace per variant, and profiling is recorded
 // apart from the timed samples.
-#include <gtest/gtest.h>
-
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <atomic>
 #include <cmath>

@@ -35,8 +35,8 @@ TEST(ProfilingPlan, AtLeastFiveStepsAndFiftyMillisecondsAtMostAHundredAndHalfASe
   EXPECT_TRUE(fast.grow);
   EXPECT_TRUE(fast.warm_step);
   const auto mid = plan_window(c, 0.02, 2, 100.0, false);
-  EXPECT_EQ(mid.min_steps, 5);   // 50 ms is 3 steps: five at least
-  EXPECT_EQ(mid.steps, 25);      // 0.5 s
+  EXPECT_EQ(mid.min_steps, 5);  // 50 ms is 3 steps: five at least
+  EXPECT_EQ(mid.steps, 25);     // 0.5 s
   c.mode = BreakdownMode::on;
   const auto slow = plan_window(c, 0.2, 2, 1.0, false);
   EXPECT_EQ(slow.min_steps, 5);  // the minimum runs even past 0.5 s
@@ -55,7 +55,7 @@ TEST(ProfilingPlan, CudaAlwaysWarmsUpAndRunsItsMinimum) {
 }
 
 TEST(ProfilingPlan, WindowsShrinkToTheirShareOfTheCase) {
-  BreakdownConfig c;  // 20% of the case
+  BreakdownConfig c;                                   // 20% of the case
   const auto p = plan_window(c, 0.01, 2, 1.0, false);  // 0.1 s each: 4 steps and a warm one cost 0.095 s
   EXPECT_EQ(p.steps, 4);
   EXPECT_EQ(p.min_steps, 4) << "the share allows fewer than the rule's five: the window says so (its steps)";

@@ -44,10 +44,11 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
   ASSERT_GT(kernels, 0);
   ASSERT_GT(h2d, 0);
   Window w;
-  w.start_ns = std::min_element(events.begin(), events.end(),
-                                [](auto& a, auto& b) { return a.start_ns < b.start_ns; })->start_ns;
-  w.end_ns = std::max_element(events.begin(), events.end(),
-                              [](auto& a, auto& b) { return a.end_ns < b.end_ns; })->end_ns;
+  w.start_ns = std::min_element(events.begin(), events.end(), [](auto& a, auto& b) {
+                 return a.start_ns < b.start_ns;
+               })->start_ns;
+  w.end_ns =
+      std::max_element(events.begin(), events.end(), [](auto& a, auto& b) { return a.end_ns < b.end_ns; })->end_ns;
   w.steps = 1;
   w.device_timeline = true;
   const json b = breakdown(events, w);
@@ -85,12 +86,27 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
 // microseconds to nanoseconds.
 TEST(ProfilingRecordedGpu, EventsFromATraceKeepTheirKinds) {
   const json trace = {{"traceEvents",
-                       {{{"ph", "X"}, {"cat", "kernel"}, {"name", "ampere_sgemm_128x64_nn"}, {"ts", 10.0}, {"dur", 5.0},
-                         {"pid", 0}, {"tid", 7}},
-                        {{"ph", "X"}, {"cat", "cuda_driver"}, {"name", "cuLaunchKernel"}, {"ts", 9.0}, {"dur", 0.5},
-                         {"pid", 1}, {"tid", 2}},
-                        {{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaMemcpyAsync"}, {"ts", 9.0}, {"dur", 0.5},
-                         {"pid", 1}, {"tid", "2"}},
+                       {{{"ph", "X"},
+                         {"cat", "kernel"},
+                         {"name", "ampere_sgemm_128x64_nn"},
+                         {"ts", 10.0},
+                         {"dur", 5.0},
+                         {"pid", 0},
+                         {"tid", 7}},
+                        {{"ph", "X"},
+                         {"cat", "cuda_driver"},
+                         {"name", "cuLaunchKernel"},
+                         {"ts", 9.0},
+                         {"dur", 0.5},
+                         {"pid", 1},
+                         {"tid", 2}},
+                        {{"ph", "X"},
+                         {"cat", "cuda_runtime"},
+                         {"name", "cudaMemcpyAsync"},
+                         {"ts", 9.0},
+                         {"dur", 0.5},
+                         {"pid", 1},
+                         {"tid", "2"}},
                         {{"ph", "i"}, {"cat", "cpu_instant_event"}, {"name", "x"}, {"ts", 9.0}},
                         {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "w"}, {"ts", 0.0}, {"dur", 20.0}}}}};
   const auto ev = events_from_chrome_trace(trace);

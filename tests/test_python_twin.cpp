@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <csignal>
-
 #include <string>
 
 #include "harness/build_info.h"
@@ -19,8 +18,16 @@ using json = nlohmann::json;
 namespace {
 
 json adamw_spec(const std::string& impl) {
-  return {{"family", "adamw_step"}, {"inner_steps", 2}, {"device", "cpu"}, {"shapes", {{3, 4}, {4}}},
-          {"impl", impl}, {"lr", 1e-3}, {"beta1", 0.9}, {"beta2", 0.999}, {"eps", 1e-8}, {"weight_decay", 1e-2},
+  return {{"family", "adamw_step"},
+          {"inner_steps", 2},
+          {"device", "cpu"},
+          {"shapes", {{3, 4}, {4}}},
+          {"impl", impl},
+          {"lr", 1e-3},
+          {"beta1", 0.9},
+          {"beta2", 0.999},
+          {"eps", 1e-8},
+          {"weight_decay", 1e-2},
           {"check_steps", 5}};
 }
 

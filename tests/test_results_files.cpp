@@ -48,8 +48,8 @@ std::string slurp(const std::string& p) {
 }
 
 json experiment_info() {
-  return {{"name", "demo"}, {"title", "t"}, {"optimization", "o"}, {"claims", json::array()}, {"description", "d"},
-          {"devices", {"cpu"}}};
+  return {{"name", "demo"},          {"title", "t"},       {"optimization", "o"},
+          {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}};
 }
 
 json a_case(const std::string& name, std::size_t padding = 0) {

@@ -40,8 +40,12 @@ TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
   EXPECT_EQ(read(path)["status"], "running");
   EXPECT_TRUE(schema_valid(path));
 
-  const auto idx = w.begin_experiment({{"name", "demo"}, {"title", "t"}, {"optimization", "o"},
-                                       {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}});
+  const auto idx = w.begin_experiment({{"name", "demo"},
+                                       {"title", "t"},
+                                       {"optimization", "o"},
+                                       {"claims", json::array()},
+                                       {"description", "d"},
+                                       {"devices", {"cpu"}}});
   EXPECT_EQ(read(path)["experiments"][0]["status"], "running");
   EXPECT_TRUE(schema_valid(path));
 

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 
 #include <cstring>
-
 #include <string>
 #include <vector>
 
@@ -19,9 +18,15 @@ std::vector<std::string> sequence(TimingMode mode, std::int64_t iters) {
   std::vector<std::string> log;
   double t = 0;
   SampleOps ops;
-  ops.host_now = [&] { log.push_back("clock"); return t; };
+  ops.host_now = [&] {
+    log.push_back("clock");
+    return t;
+  };
   ops.begin = [&] { log.push_back("begin"); };
-  ops.step = [&] { log.push_back("step"); t += 1; };
+  ops.step = [&] {
+    log.push_back("step");
+    t += 1;
+  };
   ops.wait_step = [&] { log.push_back("wait_step"); };
   ops.end = [&] { log.push_back("end"); };
   ops.wait_end = [&] { log.push_back("wait_end"); };

@@ -2,9 +2,8 @@
 
 #include <cmath>
 #include <fstream>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "harness/stats.h"
 
@@ -37,8 +36,8 @@ TEST(Golden, RoundsFloorMatchesThePythonOne) {
 
 TEST(Golden, PairedSpeedupMatchesThePythonEstimator) {
   for (const auto& c : stats_golden()["paired_speedup"]) {
-    const Estimate e = paired_speedup(c["baseline"].get<std::vector<double>>(),
-                                      c["variant"].get<std::vector<double>>(), c["confidence"]);
+    const Estimate e = paired_speedup(c["baseline"].get<std::vector<double>>(), c["variant"].get<std::vector<double>>(),
+                                      c["confidence"]);
     EXPECT_DOUBLE_EQ(e.value, c["speedup"].get<double>()) << c["baseline"].size() << " rounds";
     EXPECT_DOUBLE_EQ(e.low, c["ci_low"].get<double>()) << c["baseline"].size() << " rounds";
     EXPECT_DOUBLE_EQ(e.high, c["ci_high"].get<double>()) << c["baseline"].size() << " rounds";

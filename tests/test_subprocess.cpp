@@ -2,7 +2,6 @@
 // captured, exit status and signal death seen, a child that outlives neither
 // this process nor another child's pipes.
 #include <gtest/gtest.h>
-
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>

@@ -3,7 +3,6 @@
 // the tolerance the experiment holds them to), freezing really folds the
 // BatchNorms away, and a module with one weight changed fails the comparison.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "harness/registry.h"

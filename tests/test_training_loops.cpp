@@ -3,7 +3,6 @@
 // what each mode says, the host-sync loop reads the loss as often as it claims,
 // and the loss computed on the host or the device gives the same training.
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include "harness/compat/zero_grad.h"

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 #include "harness/two_level.h"

@@ -5,7 +5,6 @@
 // are noise: on a fresh ResNet-50 at 32 px, fp32 and fp32 channels_last left
 // float64 by 0.4%-8% depending on the labels, which made the old check fail at random).
 #include <gtest/gtest.h>
-
 #include <torch/torch.h>
 
 #include <limits>

@@ -157,13 +157,13 @@ class AlignedDims final : public Experiment {
     for (const Precision& p : precisions(d)) {
       for (std::int64_t o : odd) {
         out.push_back(pair_case("matmul_" + p.name + "_" + std::to_string(o) + "_vs_" + std::to_string(n),
-                                {{"shape", "square"}, {"odd", o}, {"aligned", n}},
-                                matmul_variant(o, o, o, p, d), matmul_variant(n, n, n, p, d), p));
+                                {{"shape", "square"}, {"odd", o}, {"aligned", n}}, matmul_variant(o, o, o, p, d),
+                                matmul_variant(n, n, n, p, d), p));
       }
       out.push_back(pair_case("matmul_" + p.name + "_tall_k" + std::to_string(k - 1) + "_vs_" + std::to_string(k),
                               {{"shape", "tall"}, {"m", tall_mn}, {"odd", k - 1}, {"aligned", k}},
-                              matmul_variant(tall_mn, tall_mn, k - 1, p, d),
-                              matmul_variant(tall_mn, tall_mn, k, p, d), p));
+                              matmul_variant(tall_mn, tall_mn, k - 1, p, d), matmul_variant(tall_mn, tall_mn, k, p, d),
+                              p));
     }
     // Layers in a training step: half precision on a GPU (where alignment matters
     // for tensor cores), fp32 on a CPU.

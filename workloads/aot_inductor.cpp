@@ -7,6 +7,7 @@
 // Needs a Python whose torch is this LibTorch's release; otherwise recorded as
 // skipped with the reason.
 #include <ATen/record_function.h>
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -20,8 +21,6 @@
 #include "workloads/aoti/package_cache.h"
 #include "workloads/common.h"
 #include "workloads/models/convnet.h"
-
-#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 
 namespace optbench::workloads {
 namespace {
@@ -70,15 +69,14 @@ class EagerInference final : public Workload {
 
 class AotiInference final : public Workload {
  public:
-  AotiInference(std::shared_ptr<aoti::Package> pkg, std::int64_t batch, std::int64_t image,
-                const torch::Device& device)
+  AotiInference(std::shared_ptr<aoti::Package> pkg, std::int64_t batch, std::int64_t image, const torch::Device& device)
       : pkg_(std::move(pkg)) {
     const auto t0 = std::chrono::steady_clock::now();
 #if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 7  // 2.6's loader has no such argument
     // Single-threaded: the default pooled runner waits for the previous run to
     // finish on the GPU before it enqueues the next, which eager never does.
     loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(pkg_->path, "model",
-                                                                         /*run_single_threaded=*/true);
+                                                                        /*run_single_threaded=*/true);
 #else
     loader_ = std::make_unique<torch::inductor::AOTIModelPackageLoader>(pkg_->path);
 #endif
@@ -106,17 +104,18 @@ class AotiInference final : public Workload {
 class AotInductor final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"aot_inductor",
-            "AOTInductor (torch.compile ahead of time) vs eager, from C++",
-            "torch.export + torch._inductor.aoti_compile_and_package, run by AOTIModelPackageLoader",
-            {"torch_compile"},
-            "Inference of a ConvNet (Conv2d+BatchNorm+ReLU blocks, global pooling, an MLP head), fp32 with TF32 off, "
-            "under torch::NoGradGuard: the C++ frontend module (baseline) vs an AOTInductor package compiled from "
-            "Python with the same weights (Inductor defaults, static shapes) and run by "
-            "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
-            "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
-            "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was "
-            "configured with)."};
+    ExperimentInfo i{
+        "aot_inductor",
+        "AOTInductor (torch.compile ahead of time) vs eager, from C++",
+        "torch.export + torch._inductor.aoti_compile_and_package, run by AOTIModelPackageLoader",
+        {"torch_compile"},
+        "Inference of a ConvNet (Conv2d+BatchNorm+ReLU blocks, global pooling, an MLP head), fp32 with TF32 off, "
+        "under torch::NoGradGuard: the C++ frontend module (baseline) vs an AOTInductor package compiled from "
+        "Python with the same weights (Inductor defaults, static shapes) and run by "
+        "torch::inductor::AOTIModelPackageLoader. Outputs must match the eager ones at fp32 tolerance. Export "
+        "and cold compile times are in the case notes, package load time in the variant's metrics. Needs "
+        "a Python with the same torch release as this LibTorch ($OPTBENCH_PYTHON, else the one the build was "
+        "configured with)."};
     i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
     return i;
   }
@@ -143,16 +142,19 @@ class AotInductor final : public Experiment {
       Case c;
       c.name = "convnet_b" + std::to_string(batch) + "_" + std::to_string(spec.image) + "px";
       c.params = {{"batch", batch}, {"model", to_json(spec)}, {"dtype", "float32"}};
-      c.units = WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch), static_cast<double>(batch),
-                          "images"};
+      c.units =
+          WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch), static_cast<double>(batch), "images"};
       c.variants.push_back(Variant{"eager", "C++ frontend torch::nn::Sequential", [base, batch, device] {
                                      return std::make_unique<EagerInference>(base, batch, device);
                                    }});
       c.tolerance = convnet_tolerance(ctx.device);
-      const aoti::PackageKey key{{batch, 3, spec.image, spec.image}, to_string(ctx.device), TORCH_VERSION,
-                                 python_torch_version(), device_name(ctx.device)};
-      auto pkg = std::make_shared<aoti::Package>(aoti::cached_package(
-          aoti::cache_root(), aoti::python_executable(), base->get(), key, ctx.budget_left_s));
+      const aoti::PackageKey key{{batch, 3, spec.image, spec.image},
+                                 to_string(ctx.device),
+                                 TORCH_VERSION,
+                                 python_torch_version(),
+                                 device_name(ctx.device)};
+      auto pkg = std::make_shared<aoti::Package>(
+          aoti::cached_package(aoti::cache_root(), aoti::python_executable(), base->get(), key, ctx.budget_left_s));
       if (!pkg->error.empty()) {
         c.skip_reason = is_budget_reason(pkg->error) ? pkg->error : "AOTInductor compilation failed: " + pkg->error;
       } else {
@@ -161,10 +163,9 @@ class AotInductor final : public Experiment {
         c.notes["python"] = aoti::python_executable();
         c.notes["inductor_configs"] = "defaults (torch.compile's default mode), static shapes";
         const std::int64_t image = spec.image;
-        c.variants.push_back(Variant{"aot_inductor", "AOTInductor package, AOTIModelPackageLoader::run",
-                                     [pkg, batch, image, device] {
-                                       return std::make_unique<AotiInference>(pkg, batch, image, device);
-                                     }});
+        c.variants.push_back(Variant{
+            "aot_inductor", "AOTInductor package, AOTIModelPackageLoader::run",
+            [pkg, batch, image, device] { return std::make_unique<AotiInference>(pkg, batch, image, device); }});
       }
       out.push_back(std::move(c));
     }

@@ -110,8 +110,12 @@ Case sweep_case(const SweepSpec& s, DeviceKind d) {
   Case c;
   c.name = s.model + "_" + std::to_string(s.side) + "px_" + to_string(s.opts.precision) +
            (s.opts.channels_last ? "_channels_last" : "");
-  c.params = {{"model", s.model}, {"image", s.side}, {"precision", to_string(s.opts.precision)},
-              {"channels_last", s.opts.channels_last}, {"batches", s.batches}, {"optimizer", "SGD momentum 0.9"}};
+  c.params = {{"model", s.model},
+              {"image", s.side},
+              {"precision", to_string(s.opts.precision)},
+              {"channels_last", s.opts.channels_last},
+              {"batches", s.batches},
+              {"optimizer", "SGD momentum 0.9"}};
   c.units = units_for(s, b0);
   for (const std::int64_t b : s.batches) {
     TORCH_CHECK(b % b0 == 0, "every batch must be a multiple of the smallest");
@@ -125,34 +129,39 @@ Case sweep_case(const SweepSpec& s, DeviceKind d) {
       auto y = y0.repeat({b / b0});
       return std::make_unique<TrainStep>(factory, [x, y](std::int64_t) { return std::make_pair(x, y); }, o, device);
     };
-    c.variants.push_back({"batch_" + std::to_string(b), "batch size " + std::to_string(b), make,
-                          VariantRole::optimized, units_for(s, b), {{"batch", b}}});
+    c.variants.push_back({"batch_" + std::to_string(b),
+                          "batch size " + std::to_string(b),
+                          make,
+                          VariantRole::optimized,
+                          units_for(s, b),
+                          {{"batch", b}}});
   }
   c.verify = verify_loss_traces;
   c.derive = sweep_summary;
-  c.notes = {
-      {"data_note", "batch b = the same " + std::to_string(b0) + " images repeated b/" + std::to_string(b0) +
-                        " times, resident on the device; the loss trace of every batch must match the smallest "
-                        "batch's float64 trace"},
-      {"memory_note", "peak = what a variant adds while it is built and warmed up (weights, momentum, its batch, "
-                      "activations). Variants are built smallest first and the smaller ones' weights and batches "
-                      "stay resident, so the largest batch that fits is found with slightly less than the whole "
-                      "device"}};
+  c.notes = {{"data_note", "batch b = the same " + std::to_string(b0) + " images repeated b/" + std::to_string(b0) +
+                               " times, resident on the device; the loss trace of every batch must match the smallest "
+                               "batch's float64 trace"},
+             {"memory_note",
+              "peak = what a variant adds while it is built and warmed up (weights, momentum, its batch, "
+              "activations). Variants are built smallest first and the smaller ones' weights and batches "
+              "stay resident, so the largest batch that fits is found with slightly less than the whole "
+              "device"}};
   return c;
 }
 
 class BatchSize final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"batch_size",
-            "Batch-size sweep: samples/s and peak memory up to the largest batch that fits",
-            "a larger training batch size",
-            {"batch_size"},
-            "ResNet-50 training steps (224x224, AMP bf16, channels_last, SGD) at batch 16, 32, ... doubling past "
-            "what any current GPU holds; batches that run out of memory are recorded as oom and the sweep goes on. "
-            "Speedups compare samples/s with the smallest batch; derived: the largest batch that fit, the batch with "
-            "the best samples/s and the smallest batch within 10% of it, with samples/s and peak memory per batch. "
-            "On a CPU, a small ResNet on 32x32 images in fp32 at batch 8, 16, 32."};
+    ExperimentInfo i{
+        "batch_size",
+        "Batch-size sweep: samples/s and peak memory up to the largest batch that fits",
+        "a larger training batch size",
+        {"batch_size"},
+        "ResNet-50 training steps (224x224, AMP bf16, channels_last, SGD) at batch 16, 32, ... doubling past "
+        "what any current GPU holds; batches that run out of memory are recorded as oom and the sweep goes on. "
+        "Speedups compare samples/s with the smallest batch; derived: the largest batch that fit, the batch with "
+        "the best samples/s and the smallest batch within 10% of it, with samples/s and peak memory per batch. "
+        "On a CPU, a small ResNet on 32x32 images in fp32 at batch 8, 16, 32."};
     i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
     return i;
   }

@@ -3,13 +3,13 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <cmath>
-#include <cstdio>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "harness/device.h"
 #include "harness/experiment.h"

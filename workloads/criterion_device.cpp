@@ -110,8 +110,8 @@ class CriterionDevice final : public Experiment {
     const torch::Device device = torch_device(d);
     std::vector<Case> out;
 
-    const std::int64_t batch = gpu ? 512 : 16, in = gpu ? 1024 : 32, hidden = gpu ? 4096 : 64,
-                       depth = gpu ? 4 : 2, classes = 1000;
+    const std::int64_t batch = gpu ? 512 : 16, in = gpu ? 1024 : 32, hidden = gpu ? 4096 : 64, depth = gpu ? 4 : 2,
+                       classes = 1000;
     const auto features = seeded_randn({batch, in}, torch::TensorOptions().device(device), 41);
     torch::manual_seed(42);
     const auto labels = torch::randint(0, classes, {batch}, torch::kLong);  // on the host
@@ -128,8 +128,13 @@ class CriterionDevice final : public Experiment {
     };
     const double mlp_params = static_cast<double>(in * hidden + (depth - 1) * hidden * hidden + hidden * classes);
     out.push_back(make_case("mlp_classifier_b" + std::to_string(batch) + "_c" + std::to_string(classes),
-                            {{"model", "mlp"}, {"batch", batch}, {"in", in}, {"hidden", hidden}, {"depth", depth},
-                             {"classes", classes}, {"output_bytes", batch * classes * 4}},
+                            {{"model", "mlp"},
+                             {"batch", batch},
+                             {"in", in},
+                             {"hidden", hidden},
+                             {"depth", depth},
+                             {"classes", classes},
+                             {"output_bytes", batch * classes * 4}},
                             mlp, features, labels,
                             WorkUnits{0, 6.0 * mlp_params * batch, static_cast<double>(batch), "samples"}, d));
 
@@ -141,15 +146,19 @@ class CriterionDevice final : public Experiment {
     out.push_back(make_case(
         "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) + "_v" +
             std::to_string(g.vocab),
-        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq},
-         {"vocab", g.vocab}, {"output_bytes", gb * g.seq * g.vocab * 4}},
+        {{"model", "gpt"},
+         {"batch", gb},
+         {"layers", g.layers},
+         {"hidden", g.hidden},
+         {"seq", g.seq},
+         {"vocab", g.vocab},
+         {"output_bytes", gb * g.seq * g.vocab * 4}},
         [g] {
           torch::manual_seed(0);
           return make_net(Gpt(g));
         },
         tokens, next,
-        WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
-        d));
+        WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d));
     return out;
   }
 
@@ -169,8 +178,9 @@ class CriterionDevice final : public Experiment {
                   variant("criterion_on_device", "targets and loss on the device", false)};
     // Only the loss's reduction order differs (CPU vs GPU kernels).
     c.tolerance = Tolerance{1e-5, 1e-7};
-    c.notes = {{"timing", "the baseline's device-to-host copy blocks the host; events bracket the whole step, GPU "
-                          "idle time included"}};
+    c.notes = {{"timing",
+                "the baseline's device-to-host copy blocks the host; events bracket the whole step, GPU "
+                "idle time included"}};
     return c;
   }
 };

@@ -292,17 +292,18 @@ Case graph_case(std::string name, nlohmann::json params, const SgdSpec& spec, Wo
 class CudaGraphs final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"cuda_graphs",
-            "Whole training step captured in a CUDA graph vs launched eagerly",
-            "at::cuda::CUDAGraph: forward, loss, backward and optimizer step captured once, replayed every step",
-            {"cuda_graphs"},
-            "A training step (forward, cross-entropy, backward, SGD with momentum; fp32, TF32 off) launched op by "
-            "op (baseline) vs captured once into a CUDA graph after 3 warm-up steps on a side stream and replayed "
-            "on the current stream with the batch copied into static inputs. Two sizes: a small MLP on a small "
-            "batch (launch-bound) and a GPT block stack at a realistic size (not). Derived: launch overhead saved "
-            "per step and the steps after which capture pays off. Verified: per-step losses and the distance each "
-            "parameter moved, eager vs warm-up + replays, from the same fresh weights.",
-            {DeviceKind::cuda}};
+    ExperimentInfo i{
+        "cuda_graphs",
+        "Whole training step captured in a CUDA graph vs launched eagerly",
+        "at::cuda::CUDAGraph: forward, loss, backward and optimizer step captured once, replayed every step",
+        {"cuda_graphs"},
+        "A training step (forward, cross-entropy, backward, SGD with momentum; fp32, TF32 off) launched op by "
+        "op (baseline) vs captured once into a CUDA graph after 3 warm-up steps on a side stream and replayed "
+        "on the current stream with the batch copied into static inputs. Two sizes: a small MLP on a small "
+        "batch (launch-bound) and a GPT block stack at a realistic size (not). Derived: launch overhead saved "
+        "per step and the steps after which capture pays off. Verified: per-step losses and the distance each "
+        "parameter moved, eager vs warm-up + replays, from the same fresh weights.",
+        {DeviceKind::cuda}};
     i.mechanism_counters = {"kernel_launches_per_step", "op_calls_per_step"};
     return i;
   }
@@ -322,19 +323,29 @@ class CudaGraphs final : public Experiment {
     const MlpSpec m = gpu ? MlpSpec{32, 256, 8, 10} : MlpSpec{8, 16, 2, 4};
     SgdSpec mlp{mlp_factory(m), make_batches({m.batch, m.width}, {m.batch}, m.classes, device)};
     const double mlp_params = m.depth * (m.width * m.width) + m.width * m.classes;
-    out.push_back(graph_case(
-        "mlp_b" + std::to_string(m.batch) + "_w" + std::to_string(m.width) + "_d" + std::to_string(m.depth),
-        {{"model", "mlp"}, {"batch", m.batch}, {"width", m.width}, {"depth", m.depth}, {"classes", m.classes},
-         {"expected", "launch-bound"}},
-        mlp, WorkUnits{0, 6.0 * mlp_params * m.batch, static_cast<double>(m.batch), "samples"}, device));
+    out.push_back(
+        graph_case("mlp_b" + std::to_string(m.batch) + "_w" + std::to_string(m.width) + "_d" + std::to_string(m.depth),
+                   {{"model", "mlp"},
+                    {"batch", m.batch},
+                    {"width", m.width},
+                    {"depth", m.depth},
+                    {"classes", m.classes},
+                    {"expected", "launch-bound"}},
+                   mlp, WorkUnits{0, 6.0 * mlp_params * m.batch, static_cast<double>(m.batch), "samples"}, device));
 
     const GptConfig g = gpu ? GptConfig{4, 1024, 16, 512, 8192} : GptConfig{1, 16, 2, 8, 32};
     const std::int64_t gb = gpu ? 8 : 2;
     SgdSpec gpt{gpt_factory(g), make_batches({gb, g.seq, g.hidden}, {gb, g.seq}, g.vocab, device)};
     out.push_back(graph_case(
         "gpt_blocks_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq),
-        {{"model", "gpt blocks (no embedding)"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden},
-         {"heads", g.heads}, {"seq", g.seq}, {"vocab", g.vocab}, {"expected", "compute-bound"}},
+        {{"model", "gpt blocks (no embedding)"},
+         {"batch", gb},
+         {"layers", g.layers},
+         {"hidden", g.hidden},
+         {"heads", g.heads},
+         {"seq", g.seq},
+         {"vocab", g.vocab},
+         {"expected", "compute-bound"}},
         gpt, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
         device));
     return out;

@@ -140,14 +140,14 @@ class CudnnBenchmark final : public Experiment {
 
     Case fixed_case = paired("fixed_shape_b64_224", {{"batch", batch}, {"shape", "fixed"}, {"precision", "tf32"}},
                              units, fixed, Precision::tf32, false);
-    Case amp_case = paired("fixed_shape_amp_fp16_channels_last_b64_224",
-                           {{"batch", batch}, {"shape", "fixed"}, {"precision", "amp_fp16"},
-                            {"memory_format", "channels_last"}},
-                           units, fixed, Precision::amp_fp16, true);
-    Case varying_case = paired("new_shape_every_step_b16",
-                               {{"batch", small_batch}, {"shape", "new every step, 160-224 px"}, {"precision", "tf32"}},
-                               WorkUnits{0, 0, static_cast<double>(small_batch), "images"}, varying, Precision::tf32,
-                               false);
+    Case amp_case =
+        paired("fixed_shape_amp_fp16_channels_last_b64_224",
+               {{"batch", batch}, {"shape", "fixed"}, {"precision", "amp_fp16"}, {"memory_format", "channels_last"}},
+               units, fixed, Precision::amp_fp16, true);
+    Case varying_case =
+        paired("new_shape_every_step_b16",
+               {{"batch", small_batch}, {"shape", "new every step, 160-224 px"}, {"precision", "tf32"}},
+               WorkUnits{0, 0, static_cast<double>(small_batch), "images"}, varying, Precision::tf32, false);
 
     Case det_case;
     det_case.name = "deterministic_cost_b64_224";
@@ -155,9 +155,9 @@ class CudnnBenchmark final : public Experiment {
     det_case.units = units;
     det_case.isolate = true;
     det_case.notes = {{"isolation", why_isolated}};
-    det_case.variants = {train_variant("deterministic", "cudnn.deterministic = True", fixed, opts(false, true), d),
-                         train_variant("nondeterministic", "cudnn.deterministic = False (default)", fixed,
-                                       opts(false, false), d)};
+    det_case.variants = {
+        train_variant("deterministic", "cudnn.deterministic = True", fixed, opts(false, true), d),
+        train_variant("nondeterministic", "cudnn.deterministic = False (default)", fixed, opts(false, false), d)};
     det_case.verify = verify_loss_traces;
     if (ctx.profile == RunProfile::quick) return {amp_case, det_case};  // info().quick_leaves_out says why
     return {fixed_case, amp_case, varying_case, det_case};

@@ -270,14 +270,14 @@ class DataParallelExperiment final : public Experiment {
     if (world > 1) {
       const bool dp_possible = !gpu || visible >= world;
       if (dp_possible) {
-        t.variants.push_back(spread(
-            {"data_parallel",
-             gpu ? "rank 0 alone: torch::nn::parallel::data_parallel over GPUs 0.." + std::to_string(world - 1) +
-                       " (scatter, replicate, gather every step)"
-                 : "rank 0 alone: a DataParallel-equivalent over " + std::to_string(world) +
-                       " replicas in one process (copied every step, a thread each, gradients summed back)",
-             train(s, Mode::data_parallel, GradLayout::copy, no_job, world, false)},
-            "data_parallel", world));
+        t.variants.push_back(
+            spread({"data_parallel",
+                    gpu ? "rank 0 alone: torch::nn::parallel::data_parallel over GPUs 0.." + std::to_string(world - 1) +
+                              " (scatter, replicate, gather every step)"
+                        : "rank 0 alone: a DataParallel-equivalent over " + std::to_string(world) +
+                              " replicas in one process (copied every step, a thread each, gradients summed back)",
+                    train(s, Mode::data_parallel, GradLayout::copy, no_job, world, false)},
+                   "data_parallel", world));
         devices["data_parallel"] = world;
       } else {
         t.notes["data_parallel"] = "not run: rank 0 sees " + std::to_string(visible) + " GPU(s), DataParallel over " +
@@ -291,17 +291,17 @@ class DataParallelExperiment final : public Experiment {
                                      "; " + ddp_words + ", " + avg_words,
                                  train(s, Mode::ddp, GradLayout::copy, job("ddp"), world, world == 1)},
                                 "ddp", world));
-    t.variants.push_back(spread({"ddp_bucket_view",
-                                 "as ddp, but " + view_words + ": no copy back, no separate gradient tensors",
-                                 train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world,
-                                       world == 1)},
-                                "ddp", world));
+    t.variants.push_back(
+        spread({"ddp_bucket_view", "as ddp, but " + view_words + ": no copy back, no separate gradient tensors",
+                train(s, Mode::ddp, GradLayout::bucket_view, job("ddp_bucket_view"), world, world == 1)},
+               "ddp", world));
     devices["ddp"] = devices["ddp_bucket_view"] = world;
     if (world > 1) {
-      t.notes["ran_on"] = "single_device" + std::string(devices.count("data_parallel") ? " and data_parallel" : "") +
-                          ": rank 0 alone (the other ranks wait on the host, outside any collective); ddp*: " +
-                          std::to_string(world) + " processes, one " + dev_words + " each (" + backend +
-                          "), every step started on all ranks together (handshake through the store)";
+      t.notes["ran_on"] =
+          "single_device" + std::string(devices.count("data_parallel") ? " and data_parallel" : "") +
+          ": rank 0 alone (the other ranks wait on the host, outside any collective); ddp*: " + std::to_string(world) +
+          " processes, one " + dev_words + " each (" + backend +
+          "), every step started on all ranks together (handshake through the store)";
       if (!gpu)
         t.notes["data_parallel_on_cpu"] =
             "DataParallel needs GPUs: on the CPU data_parallel is a DP-equivalent in one process (its threads share "
@@ -321,30 +321,34 @@ class DataParallelExperiment final : public Experiment {
       Case c;
       c.process_bound = true;
       c.name = "resnet50_train_ws1";
-      c.params = {{"batch", rs.batch}, {"image", rs.image}, {"classes", rs.classes},
-                  {"parameters", ddp::parameter_count(rs)}, {"bucket_cap_bytes", rs.bucket_cap_bytes},
-                  {"world_size", 1}, {"backend", backend}, {"device", to_string(kind)}};
+      c.params = {{"batch", rs.batch},
+                  {"image", rs.image},
+                  {"classes", rs.classes},
+                  {"parameters", ddp::parameter_count(rs)},
+                  {"bucket_cap_bytes", rs.bucket_cap_bytes},
+                  {"world_size", 1},
+                  {"backend", backend},
+                  {"device", to_string(kind)}};
       c.timing = TimingMode::sync;
       c.units = units_for(rs, static_cast<double>(rs.batch));
       c.verify = verify_first_step();
       auto rjob = [&](const std::string& v) { return ddp::Job{kExperiment, c.name, v}; };
-      c.variants = {
-          spread({"single_device", "one GPU, no communication",
-                  train(rs, Mode::single_device, GradLayout::copy, no_job, 1, false)},
-                 "single", 1),
-          spread({"ddp", "DDP at world size 1 (nccl group of one); " + ddp_words,
-                  train(rs, Mode::ddp, GradLayout::copy, rjob("ddp"), 1, true)},
-                 "ddp", 1),
-          spread({"ddp_bucket_view", "as ddp, but " + view_words,
-                  train(rs, Mode::ddp, GradLayout::bucket_view, rjob("ddp_bucket_view"), 1, true)},
-                 "ddp", 1)};
+      c.variants = {spread({"single_device", "one GPU, no communication",
+                            train(rs, Mode::single_device, GradLayout::copy, no_job, 1, false)},
+                           "single", 1),
+                    spread({"ddp", "DDP at world size 1 (nccl group of one); " + ddp_words,
+                            train(rs, Mode::ddp, GradLayout::copy, rjob("ddp"), 1, true)},
+                           "ddp", 1),
+                    spread({"ddp_bucket_view", "as ddp, but " + view_words,
+                            train(rs, Mode::ddp, GradLayout::bucket_view, rjob("ddp_bucket_view"), 1, true)},
+                           "ddp", 1)};
       c.notes["ran_on"] = "one process, one GPU: DDP's overhead on a model whose step users know";
       c.derive = [](const CaseResult& r) { return derive_scaling(r, {{"ddp", 1}, {"ddp_bucket_view", 1}}); };
       c.skip_reason = !unavailable.empty() ? unavailable
                       : !gpu               ? "CUDA only (a ResNet-50 training step takes seconds on a CPU)"
-                      : world > 1          ? "world size 1 only (DDP's overhead); mlp_train_ws" +
-                                        std::to_string(world) + " is the N-rank comparison"
-                                           : "";
+                      : world > 1 ? "world size 1 only (DDP's overhead); mlp_train_ws" + std::to_string(world) +
+                                        " is the N-rank comparison"
+                                  : "";
       if (!c.skip_reason.empty()) c.notes = json::object();
       out.push_back(c);
     }
@@ -357,21 +361,21 @@ class DataParallelExperiment final : public Experiment {
     a.params["bytes"] = grad_bytes;
     a.timing = TimingMode::sync;
     a.units.bytes = grad_bytes;
-    a.variants = {Variant{"allreduce",
-                          "all-reduce (sum) of the gradient bytes in one fp32 buffer across " +
-                              std::to_string(world) + " processes",
-                          [grad_bytes, name = a.name] {
-                            return std::make_unique<AllreduceBench>(static_cast<std::int64_t>(grad_bytes),
-                                                                    ddp::Job{kExperiment, name, "allreduce"});
-                          }}};
+    a.variants = {Variant{
+        "allreduce",
+        "all-reduce (sum) of the gradient bytes in one fp32 buffer across " + std::to_string(world) + " processes",
+        [grad_bytes, name = a.name] {
+          return std::make_unique<AllreduceBench>(static_cast<std::int64_t>(grad_bytes),
+                                                  ddp::Job{kExperiment, name, "allreduce"});
+        }}};
     a.verify = verify_first_step();
     if (world > 1)
       a.notes["ran_on"] = std::to_string(world) + " processes, one " + dev_words + " each (" + backend + ")";
     a.derive = [grad_bytes, world](const CaseResult& r) { return derive_busbw(r, grad_bytes, world); };
     a.skip_reason = !unavailable.empty() ? unavailable
-                    : world < 2 ? "all-reduce bandwidth needs 2+ ranks: run under optbench launch --nproc N, "
-                                  "torchrun or srun"
-                                : "";
+                    : world < 2          ? "all-reduce bandwidth needs 2+ ranks: run under optbench launch --nproc N, "
+                                           "torchrun or srun"
+                                         : "";
     if (!a.skip_reason.empty()) a.notes = json::object();
     out.push_back(a);
 
@@ -395,13 +399,15 @@ class DataParallelExperiment final : public Experiment {
     d.notes["ran_on"] = "one process, " + std::to_string(dp_devices) + " GPUs";
     d.derive = [dp_devices](const CaseResult& r) { return derive_scaling(r, {{"data_parallel", dp_devices}}); };
     if (!gpu) {
-      d.skip_reason = "torch::nn::parallel::data_parallel needs CUDA devices; the CPU DP-equivalent runs under "
-                      "optbench launch --nproc N (in mlp_train_wsN)";
+      d.skip_reason =
+          "torch::nn::parallel::data_parallel needs CUDA devices; the CPU DP-equivalent runs under "
+          "optbench launch --nproc N (in mlp_train_wsN)";
     } else if (world > 1) {
       d.skip_reason = "under a launch, mlp_train_ws" + std::to_string(world) + " holds data_parallel";
     } else if (dp_devices < 2) {
-      d.skip_reason = "DataParallel vs DDP needs 2+ GPUs (one visible): run optbench launch --nproc N on a node "
-                      "with N GPUs for the comparison";
+      d.skip_reason =
+          "DataParallel vs DDP needs 2+ GPUs (one visible): run optbench launch --nproc N on a node "
+          "with N GPUs for the comparison";
     }
     if (!d.skip_reason.empty()) d.notes = json::object();
     out.push_back(d);

@@ -27,7 +27,8 @@ torch::nn::Sequential make_mlp(const MlpSpec& s, const torch::Device& device) {
 class EvalStep final : public Workload {
  public:
   EvalStep(const MlpSpec& s, const torch::Device& device, GradMode mode)
-      : net_(make_mlp(s, device)), x_(seeded_randn({s.batch, s.width}, torch::TensorOptions().device(device), 1)),
+      : net_(make_mlp(s, device)),
+        x_(seeded_randn({s.batch, s.width}, torch::TensorOptions().device(device), 1)),
         mode_(mode) {}
 
   void step() override { out_ = forward(); }
@@ -45,7 +46,8 @@ class EvalStep final : public Workload {
         c10::InferenceMode g;
         return net_->forward(x_);
       }
-      case GradMode::enabled: break;
+      case GradMode::enabled:
+        break;
     }
     // Evaluation code that forgets no_grad: the input requires no grad but the
     // parameters do, so autograd records the graph and keeps activations.
@@ -60,12 +62,13 @@ class EvalStep final : public Workload {
 class EvalNoGrad final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"eval_no_grad",
-            "Evaluation with autograd off (no_grad / inference_mode)",
-            "torch::NoGradGuard or c10::InferenceMode around evaluation",
-            {"no_grad_eval"},
-            "Forward passes of an MLP in eval mode with grad recording on (baseline), under NoGradGuard, and under "
-            "InferenceMode. Outputs must be identical; memory shows the activations autograd keeps."};
+    ExperimentInfo i{
+        "eval_no_grad",
+        "Evaluation with autograd off (no_grad / inference_mode)",
+        "torch::NoGradGuard or c10::InferenceMode around evaluation",
+        {"no_grad_eval"},
+        "Forward passes of an MLP in eval mode with grad recording on (baseline), under NoGradGuard, and under "
+        "InferenceMode. Outputs must be identical; memory shows the activations autograd keeps."};
     i.mechanism_counters = {"autograd_nodes_per_step"};
     return i;
   }

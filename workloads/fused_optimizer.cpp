@@ -21,18 +21,20 @@ namespace {
 class FusedOptimizer final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"fused_optimizer",
-            "Kernel fusion in the optimizer: AdamW per tensor vs foreach vs fused",
-            "multi-tensor (_foreach_) and fused (_fused_adamw_) AdamW instead of a loop over parameters",
-            {"kernel_fusion"},
-            "AdamW as the C++ frontend's loop over parameters (baseline), as multi-tensor _foreach_ ops and as the "
-            "fused kernel: the optimizer step alone on a deep MLP of many small tensors and on two large tensors "
-            "(GB/s of the update's 28 bytes per parameter), and the whole training step of the MLP. The parameters "
-            "after 5 steps must match the loop's. Beside the step-alone cases their Python twins: "
-            "torch.optim.AdamW(foreach=False / foreach=True / fused=True) over the same shapes in the build's "
-            "Python, where a Python user's loop also pays the interpreter per tensor."};
-    i.quick_leaves_out = "the Python twin of the two large tensors (each Python variant starts an interpreter that "
-                         "imports torch, ~1.5 s): the many-small-tensors twin, where the Python loop weighs most, runs";
+    ExperimentInfo i{
+        "fused_optimizer",
+        "Kernel fusion in the optimizer: AdamW per tensor vs foreach vs fused",
+        "multi-tensor (_foreach_) and fused (_fused_adamw_) AdamW instead of a loop over parameters",
+        {"kernel_fusion"},
+        "AdamW as the C++ frontend's loop over parameters (baseline), as multi-tensor _foreach_ ops and as the "
+        "fused kernel: the optimizer step alone on a deep MLP of many small tensors and on two large tensors "
+        "(GB/s of the update's 28 bytes per parameter), and the whole training step of the MLP. The parameters "
+        "after 5 steps must match the loop's. Beside the step-alone cases their Python twins: "
+        "torch.optim.AdamW(foreach=False / foreach=True / fused=True) over the same shapes in the build's "
+        "Python, where a Python user's loop also pays the interpreter per tensor."};
+    i.quick_leaves_out =
+        "the Python twin of the two large tensors (each Python variant starts an interpreter that "
+        "imports torch, ~1.5 s): the many-small-tensors twin, where the Python loop weighs most, runs";
     i.mechanism_counters = {"optimizer_ops_per_step", "kernel_launches_per_step"};
     return i;
   }

@@ -32,14 +32,15 @@ nlohmann::json memory_vs_baseline(const CaseResult& r) {
 class GradAccumulation final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"grad_accumulation",
-            "Gradient accumulation: k micro-batches of b vs one batch of k*b",
-            "k forward/backward passes on micro-batches (loss / k), one optimizer step",
-            {"grad_accumulation"},
-            "FP32 (TF32 off) training steps of a GPT stack with the same samples per optimizer step: one batch of "
-            "k*b (baseline) vs k = 2, 4, 8 accumulated micro-batches, each loss divided by k, gradients reset once "
-            "per cycle. samples/s and peak device memory; the first step's gradients from the same fresh weights "
-            "must equal the large batch's (per-tensor max |diff| / max |grad|)."};
+    ExperimentInfo i{
+        "grad_accumulation",
+        "Gradient accumulation: k micro-batches of b vs one batch of k*b",
+        "k forward/backward passes on micro-batches (loss / k), one optimizer step",
+        {"grad_accumulation"},
+        "FP32 (TF32 off) training steps of a GPT stack with the same samples per optimizer step: one batch of "
+        "k*b (baseline) vs k = 2, 4, 8 accumulated micro-batches, each loss divided by k, gradients reset once "
+        "per cycle. samples/s and peak device memory; the first step's gradients from the same fresh weights "
+        "must equal the large batch's (per-tensor max |diff| / max |grad|)."};
     i.mechanism_counters = {"op_calls_per_step", "optimizer_steps_per_step"};
     return i;
   }
@@ -70,8 +71,8 @@ class GradAccumulation final : public Experiment {
     Case c;
     c.name = "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) +
              "_batch" + std::to_string(batch);
-    c.params = {{"model", "gpt"}, {"batch", batch},     {"layers", g.layers}, {"hidden", g.hidden},
-                {"seq", g.seq},   {"vocab", g.vocab},   {"precision", "fp32, TF32 off"}};
+    c.params = {{"model", "gpt"}, {"batch", batch},   {"layers", g.layers},           {"hidden", g.hidden},
+                {"seq", g.seq},   {"vocab", g.vocab}, {"precision", "fp32, TF32 off"}};
     c.units = WorkUnits{0, gpt_train_flops_per_token(g) * batch * g.seq, static_cast<double>(batch), "samples"};
     c.variants = {variant(1), variant(2), variant(4), variant(8)};
     // FP32 sums in a different order (k smaller GEMMs): rounding-level differences only.
@@ -82,8 +83,9 @@ class GradAccumulation final : public Experiment {
     std::snprintf(check, sizeof check,
                   "first step from the same fresh weights; per-tensor max |diff| / max |grad| <= %g", bound);
     c.notes = {{"gradient_check", check},
-               {"memory_note", "peak memory includes weights, gradients and momentum (the same in every variant); "
-                               "the difference is activations"}};
+               {"memory_note",
+                "peak memory includes weights, gradients and momentum (the same in every variant); "
+                "the difference is activations"}};
     return {c};
   }
 };

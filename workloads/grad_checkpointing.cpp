@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "harness/case_result.h"
 #include "harness/compat/numerics_flags.h"
 #include "harness/compat/zero_grad.h"
-#include "harness/case_result.h"
 #include "harness/registry.h"
 #include "workloads/common.h"
 #include "workloads/models/transformer.h"
@@ -185,16 +185,17 @@ json memory_vs_time(const CaseResult& r) {
 class GradCheckpointing final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"grad_checkpointing",
-            "Gradient checkpointing: peak memory saved vs time paid",
-            "activation checkpointing (torch.utils.checkpoint, reentrant): blocks re-run in backward instead of "
-            "storing their activations",
-            {"grad_checkpointing"},
-            "fp32 training steps (TF32 off) of a GPT-style stack: all activations stored (baseline) vs every block "
-            "checkpointed, every 2nd block checkpointed, and pairs of blocks as one checkpoint. Per variant: peak "
-            "device memory saved and step time paid relative to the baseline (derived), block forwards counted per "
-            "step; first-step gradients and a 3-step loss trace must equal the baseline's within fp32 tolerance. "
-            "Peak memory is measured on GPUs only."};
+    ExperimentInfo i{
+        "grad_checkpointing",
+        "Gradient checkpointing: peak memory saved vs time paid",
+        "activation checkpointing (torch.utils.checkpoint, reentrant): blocks re-run in backward instead of "
+        "storing their activations",
+        {"grad_checkpointing"},
+        "fp32 training steps (TF32 off) of a GPT-style stack: all activations stored (baseline) vs every block "
+        "checkpointed, every 2nd block checkpointed, and pairs of blocks as one checkpoint. Per variant: peak "
+        "device memory saved and step time paid relative to the baseline (derived), block forwards counted per "
+        "step; first-step gradients and a 3-step loss trace must equal the baseline's within fp32 tolerance. "
+        "Peak memory is measured on GPUs only."};
     i.mechanism_counters = {"op_calls_per_step"};
     return i;
   }
@@ -211,8 +212,8 @@ class GradCheckpointing final : public Experiment {
     Case c;
     c.name = "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) +
              "_b" + std::to_string(batch);
-    c.params = {{"model", "gpt"}, {"layers", g.layers}, {"hidden", g.hidden}, {"heads", g.heads}, {"seq", g.seq},
-                {"vocab", g.vocab}, {"batch", batch}, {"precision", "fp32 (TF32 off)"}};
+    c.params = {{"model", "gpt"}, {"layers", g.layers}, {"hidden", g.hidden}, {"heads", g.heads},
+                {"seq", g.seq},   {"vocab", g.vocab},   {"batch", batch},     {"precision", "fp32 (TF32 off)"}};
     c.units = WorkUnits{0, gpt_train_flops_per_token(g) * batch * g.seq, static_cast<double>(batch * g.seq), "tokens"};
     auto variant = [&](std::string name, std::string desc, std::optional<CheckpointPlan> plan) {
       return Variant{std::move(name), std::move(desc),
@@ -222,16 +223,19 @@ class GradCheckpointing final : public Experiment {
                   variant("checkpoint_every_block", "each block checkpointed on its own", CheckpointPlan{1, 1}),
                   variant("checkpoint_every_2nd_block", "blocks 0, 2, 4, ... checkpointed, the others stored",
                           CheckpointPlan{1, 2}),
-                  variant("checkpoint_pairs_of_blocks", "two consecutive blocks per checkpoint (as "
-                          "checkpoint_sequential with layers/2 segments)", CheckpointPlan{2, 1})};
+                  variant("checkpoint_pairs_of_blocks",
+                          "two consecutive blocks per checkpoint (as "
+                          "checkpoint_sequential with layers/2 segments)",
+                          CheckpointPlan{2, 1})};
     c.tolerance = Tolerance{kLossRtol, 1e-7};  // the loss traces
     c.verify = verify_gradients;
     c.derive = memory_vs_time;
     const double state_bytes = 3.0 * 4.0 * (g.layers * 12.0 * g.hidden * g.hidden + 2.0 * g.vocab * g.hidden);
     c.notes = {{"model_state_bytes_approx", state_bytes},
-               {"memory_note", "peak = what the variant adds at peak (weights, gradients, momentum, activations); "
-                               "model_state_bytes_approx is the weights+gradients+momentum part, the same in every "
-                               "variant"},
+               {"memory_note",
+                "peak = what the variant adds at peak (weights, gradients, momentum, activations); "
+                "model_state_bytes_approx is the weights+gradients+momentum part, the same in every "
+                "variant"},
                {"checkpoint_note", "reentrant checkpoint (use_reentrant=True semantics); blocks have no dropout"}};
     return {c};
   }

@@ -69,14 +69,15 @@ class ReadLossLoop final : public Workload {
 class HostSync final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"host_sync",
-            "Host synchronisation in the training loop: loss.item() every step vs every 10 vs never",
-            "read the loss on the host rarely (every 10 steps) or not in the loop at all",
-            {"host_sync"},
-            "FP32 (TF32 off) training steps of small GPT stacks, timed back to back: the loss read with .item() "
-            "after every step (baseline: the host waits for the GPU each step), every 10th step, and never. The "
-            "losses of one timed unit (20 steps) from the same fresh weights must match. On a CPU .item() is not a "
-            "device sync: no effect expected."};
+    ExperimentInfo i{
+        "host_sync",
+        "Host synchronisation in the training loop: loss.item() every step vs every 10 vs never",
+        "read the loss on the host rarely (every 10 steps) or not in the loop at all",
+        {"host_sync"},
+        "FP32 (TF32 off) training steps of small GPT stacks, timed back to back: the loss read with .item() "
+        "after every step (baseline: the host waits for the GPU each step), every 10th step, and never. The "
+        "losses of one timed unit (20 steps) from the same fresh weights must match. On a CPU .item() is not a "
+        "device sync: no effect expected."};
     i.mechanism_counters = {"host_reads_per_step"};
     return i;
   }
@@ -115,23 +116,27 @@ class HostSync final : public Experiment {
     Case c;
     c.name = "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) +
              "_b" + std::to_string(batch);
-    c.params = {{"model", "gpt"},   {"batch", batch},
-                {"layers", g.layers}, {"hidden", g.hidden},
-                {"seq", g.seq},       {"vocab", g.vocab},
-                {"precision", "fp32, TF32 off"}, {"steps_per_unit", kStepsPerUnit}};
+    c.params = {{"model", "gpt"},
+                {"batch", batch},
+                {"layers", g.layers},
+                {"hidden", g.hidden},
+                {"seq", g.seq},
+                {"vocab", g.vocab},
+                {"precision", "fp32, TF32 off"},
+                {"steps_per_unit", kStepsPerUnit}};
     const double tokens = static_cast<double>(kStepsPerUnit * batch * g.seq);
     c.units = WorkUnits{0, gpt_train_flops_per_token(g) * tokens, tokens, "tokens"};
     c.variants = {variant("item_every_step", "loss.item() after every step", 1),
                   variant("item_every_10", "loss.item() every 10th step", 10),
                   variant("no_item", "the loss stays on the device", 0)};
     c.tolerance = Tolerance{1e-5, 1e-7};  // the same kernels: equal up to nondeterministic reductions
-    c.notes = {{"timing", std::to_string(kStepsPerUnit) +
-                              " training steps per timed unit, back to back between two events. Each sample "
-                              "starts from a synchronised device, so every variant pays one drain per unit; "
-                              "item_every_10's read at step 20 coincides with it, its read at step 10 does not"},
-               {"verification", "the losses of one unit from fresh weights, every step's, rtol 1e-5"},
-               {"cpu_note",
-                "on a CPU, .item() is not a device synchronisation: no effect expected (claim is GPU-only)"}};
+    c.notes = {
+        {"timing", std::to_string(kStepsPerUnit) +
+                       " training steps per timed unit, back to back between two events. Each sample "
+                       "starts from a synchronised device, so every variant pays one drain per unit; "
+                       "item_every_10's read at step 20 coincides with it, its read at step 10 does not"},
+        {"verification", "the losses of one unit from fresh weights, every step's, rtol 1e-5"},
+        {"cpu_note", "on a CPU, .item() is not a device synchronisation: no effect expected (claim is GPU-only)"}};
     return c;
   }
 };

@@ -26,10 +26,14 @@ std::vector<Precision> precisions_for(DeviceKind d) {
 // The precision word of the params vocabulary (harness/results.schema.json).
 const char* precision_param(Precision p) {
   switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::amp_fp16: return "fp16";
-    case Precision::amp_bf16: return "bf16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::amp_fp16:
+      return "fp16";
+    case Precision::amp_bf16:
+      return "bf16";
   }
   return "?";
 }
@@ -59,8 +63,8 @@ Case training_case(std::string name, nlohmann::json params, NetFactory factory, 
   for (std::size_t i = 1; i < c.variants.size(); ++i)
     if (c.variants[i].params.value("default_fp32", false)) c.also_compare_against.push_back(c.variants[i].name);
   c.verify = verify_loss_traces;
-  c.notes = {{"tf32_note",
-              "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
+  c.notes = {
+      {"tf32_note", "fp32 = TF32 off for matmul and cuDNN; amp_* keep the defaults (matmul TF32 off, cuDNN TF32 on)"}};
   return c;
 }
 
@@ -121,7 +125,11 @@ class MixedPrecision final : public Experiment {
     for (Precision p : precisions_for(d)) gv.push_back({p, false});
     out.push_back(training_case(
         "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq),
-        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq},
+        {{"model", "gpt"},
+         {"batch", gb},
+         {"layers", g.layers},
+         {"hidden", g.hidden},
+         {"seq", g.seq},
          {"vocab", g.vocab}},
         [g] {
           torch::manual_seed(0);
@@ -129,15 +137,16 @@ class MixedPrecision final : public Experiment {
         },
         fixed_batch(torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d)),
                     torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d))),
-        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"},
-        d, false));
+        gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d,
+        false));
     // Without native bf16 a CPU emulates it: AMP bf16 steps took 6-19x FP32's on an
     // AVX2-only VM (results/2026-11-27_..._standard_bf16_emulated.json), minutes a
     // run for a figure that says nothing of AMP on a GPU (both claims are about GPUs).
     if (!gpu && cpu_has_native_bf16() == false)
       for (auto& c : out)
-        c.skip_reason = "this CPU has no native bf16 (AVX512-BF16 or AMX): AMP bf16 would be emulated, many times "
-                        "slower than FP32, which says nothing of AMP on a GPU (the claims are about GPUs)";
+        c.skip_reason =
+            "this CPU has no native bf16 (AVX512-BF16 or AMX): AMP bf16 would be emulated, many times "
+            "slower than FP32, which says nothing of AMP on a GPU (the claims are about GPUs)";
     return out;
   }
 };

@@ -6,12 +6,12 @@
 // torch the build uses, beside it and labelled as Python's: persistent_workers
 // False (its default) vs True. The same number of workers, batches and samples
 // in every variant; every epoch must deliver every sample.
+#include <algorithm>
+#include <thread>
+
 #include "harness/build_info.h"
 #include "harness/registry.h"
 #include "workloads/data/epoch_loops.h"
-
-#include <algorithm>
-#include <thread>
 
 namespace optbench::workloads {
 namespace {
@@ -46,8 +46,9 @@ Case epochs_case(std::string name, const EpochSpec& base, bool python) {
     // the CI-like VM (time_s.build / 2 in results/2026-11-27_*_standard*.json).
     c.setup_s = 1.7;
     c.notes = {{"python", py},
-               {"label", "Python's DataLoader, not optbench's loader: shown beside the LibTorch case because "
-                         "Python's workers are processes"}};
+               {"label",
+                "Python's DataLoader, not optbench's loader: shown beside the LibTorch case because "
+                "Python's workers are processes"}};
   } else {
     c.variants = {variant("new_workers", "a new loader each epoch: worker threads started and joined", false),
                   variant("persistent_workers", "one loader kept across epochs: worker threads kept", true)};

@@ -207,13 +207,13 @@ class PinnedMemory final : public Experiment {
     c.params = {{"bytes", rows * cols * 4}, {"matmul", "4096x4096x4096 fp32"}};
     c.timing = TimingMode::sync;
     c.units = {static_cast<double>(rows * cols * 4), 2.0 * rows * cols * cols, 1, "batches"};
-    c.variants = {v("pageable_serial", "blocking pageable copy, then compute", Pipeline::pageable_serial),
-                  v("pinned_serial", "pinned non_blocking copy on the same stream", Pipeline::pinned_serial),
-                  v("pinned_overlap", "pinned copy of the next batch on a side stream, overlapped",
-                    Pipeline::pinned_overlap),
-                  v("copy_only", "the pinned copy alone", Pipeline::copy_only, VariantRole::reference),
-                  v("compute_only", "the compute alone (data already on the device)", Pipeline::compute_only,
-                    VariantRole::reference)};
+    c.variants = {
+        v("pageable_serial", "blocking pageable copy, then compute", Pipeline::pageable_serial),
+        v("pinned_serial", "pinned non_blocking copy on the same stream", Pipeline::pinned_serial),
+        v("pinned_overlap", "pinned copy of the next batch on a side stream, overlapped", Pipeline::pinned_overlap),
+        v("copy_only", "the pinned copy alone", Pipeline::copy_only, VariantRole::reference),
+        v("compute_only", "the compute alone (data already on the device)", Pipeline::compute_only,
+          VariantRole::reference)};
     // Every pipeline multiplies the same data by the same weight.
     c.verify = [](std::vector<Workload*>& w) -> std::string {
       const auto a = w[0]->output(), b = w[1]->output();
@@ -232,8 +232,8 @@ class PinnedMemory final : public Experiment {
       if (!(copy > 0 && compute > 0 && overlap > 0)) return nlohmann::json::object();
       // Hidden share: the part of the copy that did not add to the step time.
       const double hidden = std::clamp((copy + compute - overlap) / copy, 0.0, 1.0);
-      return {{"copy_s", copy}, {"compute_s", compute}, {"overlapped_step_s", overlap},
-              {"copy_hidden_fraction", hidden}};
+      return {
+          {"copy_s", copy}, {"compute_s", compute}, {"overlapped_step_s", overlap}, {"copy_hidden_fraction", hidden}};
     };
     return c;
   }

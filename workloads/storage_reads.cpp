@@ -149,8 +149,8 @@ class StorageReads final : public Experiment {
       sw.workers = w;
       Case c;
       c.name = "workers_" + std::to_string(w);
-      c.params = {{"workers", w}, {"files", files}, {"bytes_per_file", bytes}, {"batch", s.batch},
-                  {"image", image.size}, {"folder", parent}};
+      c.params = {{"workers", w},     {"files", files},      {"bytes_per_file", bytes},
+                  {"batch", s.batch}, {"image", image.size}, {"folder", parent}};
       c.timing = TimingMode::sync;
       c.units = WorkUnits{static_cast<double>(files * bytes), 0, static_cast<double>(files), "samples"};
       auto variant = [&](std::string name, std::string desc, ByteSource src) {
@@ -163,10 +163,12 @@ class StorageReads final : public Experiment {
                             ByteSource::storage),
                     variant("in_ram", "the same bytes held in RAM", ByteSource::ram)};
       c.verify = verify_reads;
-      c.notes = {{"eviction", "posix_fadvise(POSIX_FADV_DONTNEED) on each file before its read, after the files were "
-                              "written and synced; not O_DIRECT, which no DataLoader uses"},
-                 {"read_bandwidth", "metrics.read_bytes_per_s_per_thread: bytes over the time spent reading, per "
-                                    "reading thread"}};
+      c.notes = {{"eviction",
+                  "posix_fadvise(POSIX_FADV_DONTNEED) on each file before its read, after the files were "
+                  "written and synced; not O_DIRECT, which no DataLoader uses"},
+                 {"read_bandwidth",
+                  "metrics.read_bytes_per_s_per_thread: bytes over the time spent reading, per "
+                  "reading thread"}};
       out.push_back(std::move(c));
     }
     return out;

@@ -13,9 +13,9 @@
 // the build's Python as a Python user runs them: eager, torch.jit.script,
 // torch.jit.trace, and scripted + frozen + optimize_for_inference.
 #include <ATen/record_function.h>
-#include <torch/torch.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/torch.h>
 
 #include "harness/build_info.h"
 #include "harness/compat/numerics_flags.h"
@@ -102,10 +102,15 @@ Case python_twin_case(const std::shared_ptr<SharedConvNet>& base, std::int64_t b
     Variant v{std::move(name), std::move(desc), [base, batch, device, inner, jit, py] {
                 nlohmann::json layers = nlohmann::json::array();
                 for (const LayerSpec& l : base->get().layers) layers.push_back(to_json(l));
-                return std::make_unique<PythonTwin>(
-                    py, nlohmann::json{{"family", "convnet_inference"}, {"inner_steps", inner}, {"device", device},
-                                       {"layers", layers}, {"batch", batch}, {"image", base->spec().image},
-                                       {"seed", kWeightSeed}, {"input_seed", kInputSeed}, {"jit", jit}});
+                return std::make_unique<PythonTwin>(py, nlohmann::json{{"family", "convnet_inference"},
+                                                                       {"inner_steps", inner},
+                                                                       {"device", device},
+                                                                       {"layers", layers},
+                                                                       {"batch", batch},
+                                                                       {"image", base->spec().image},
+                                                                       {"seed", kWeightSeed},
+                                                                       {"input_seed", kInputSeed},
+                                                                       {"jit", jit}});
               }};
     v.params = {{"jit", jit}, {"runtime", "python"}};
     return v;
@@ -113,37 +118,40 @@ Case python_twin_case(const std::shared_ptr<SharedConvNet>& base, std::int64_t b
   c.variants = {variant("python_eager", "torch.nn.Sequential called from Python under torch.no_grad()", "eager"),
                 variant("python_script", "torch.jit.script of the same module", "script"),
                 variant("python_trace", "torch.jit.trace of the same module on the case's input", "trace"),
-                variant("python_frozen", "torch.jit.script, then torch.jit.freeze + optimize_for_inference",
-                        "frozen")};
+                variant("python_frozen", "torch.jit.script, then torch.jit.freeze + optimize_for_inference", "frozen")};
   c.tolerance = convnet_tolerance(d);
-  c.notes = {{"runtime", "the build's Python (optbench::python_executable()), one process per variant driven "
-                         "over a pipe (workloads/python/step_server.py); its torch version is in each variant's "
-                         "metrics"},
+  c.notes = {{"runtime",
+              "the build's Python (optbench::python_executable()), one process per variant driven "
+              "over a pipe (workloads/python/step_server.py); its torch version is in each variant's "
+              "metrics"},
              {"sample", "one step = " + std::to_string(inner) + " forwards, called one after another in Python"},
-             {"weights", "seeded in Python as make_convnet seeds them in C++, not copied: the twin's variants are "
-                         "verified against the twin's eager output"}};
+             {"weights",
+              "seeded in Python as make_convnet seeds them in C++, not copied: the twin's variants are "
+              "verified against the twin's eager output"}};
   return c;
 }
 
 class TorchScript final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"torchscript",
-            "TorchScript vs eager inference, and freeze + optimize_for_inference",
-            "a TorchScript module (torch.jit.script), and one frozen with torch::jit::freeze + "
-            "torch::jit::optimize_for_inference",
-            {"torchscript"},
-            "Inference of a ConvNet (Conv2d+BatchNorm+ReLU blocks, global pooling, an MLP head) under "
-            "torch::NoGradGuard in every variant, fp32 with TF32 off: the C++ frontend module (baseline), the same "
-            "network as a TorchScript module with copied weights (profiling executor, default fusers), and that "
-            "module after torch::jit::freeze + optimize_for_inference (BatchNorm folded into the convolutions). "
-            "Outputs must match the eager ones at fp32 tolerance. Script compile, freeze and optimise times are in "
-            "each variant's metrics with the ops left in the forward graph; first_run_s includes the profiling "
-            "run. Beside each case its Python twin: the same network and sizes in the build's Python, eager vs "
-            "torch.jit.script vs torch.jit.trace (and frozen), where the claim's Python users are."};
+    ExperimentInfo i{
+        "torchscript",
+        "TorchScript vs eager inference, and freeze + optimize_for_inference",
+        "a TorchScript module (torch.jit.script), and one frozen with torch::jit::freeze + "
+        "torch::jit::optimize_for_inference",
+        {"torchscript"},
+        "Inference of a ConvNet (Conv2d+BatchNorm+ReLU blocks, global pooling, an MLP head) under "
+        "torch::NoGradGuard in every variant, fp32 with TF32 off: the C++ frontend module (baseline), the same "
+        "network as a TorchScript module with copied weights (profiling executor, default fusers), and that "
+        "module after torch::jit::freeze + optimize_for_inference (BatchNorm folded into the convolutions). "
+        "Outputs must match the eager ones at fp32 tolerance. Script compile, freeze and optimise times are in "
+        "each variant's metrics with the ops left in the forward graph; first_run_s includes the profiling "
+        "run. Beside each case its Python twin: the same network and sizes in the build's Python, eager vs "
+        "torch.jit.script vs torch.jit.trace (and frozen), where the claim's Python users are."};
     i.mechanism_counters = {"op_calls_per_step"};
-    i.quick_leaves_out = "the Python twin of the larger batch (each Python variant starts an interpreter that "
-                         "imports torch, ~1.5 s): the batch-1 twin, where interpreter overhead weighs most, runs";
+    i.quick_leaves_out =
+        "the Python twin of the larger batch (each Python variant starts an interpreter that "
+        "imports torch, ~1.5 s): the batch-1 twin, where interpreter overhead weighs most, runs";
     return i;
   }
 
@@ -167,11 +175,11 @@ class TorchScript final : public Experiment {
       Case c;
       c.name = "convnet_b" + std::to_string(batch) + "_" + std::to_string(spec.image) + "px";
       c.params = {{"batch", batch}, {"model", to_json(spec)}, {"dtype", "float32"}};
-      c.units = WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch), static_cast<double>(batch),
-                          "images"};
+      c.units =
+          WorkUnits{0, convnet_forward_flops(spec) * static_cast<double>(batch), static_cast<double>(batch), "images"};
       c.variants = {variant("eager", "C++ frontend torch::nn::Sequential", Mode::eager, "eager"),
-                    variant("scripted", "torch::jit::Module with the same weights, TorchScript forward",
-                            Mode::scripted, "script"),
+                    variant("scripted", "torch::jit::Module with the same weights, TorchScript forward", Mode::scripted,
+                            "script"),
                     variant("frozen_optimized", "scripted, then torch::jit::freeze + optimize_for_inference",
                             Mode::frozen_optimized, "frozen")};
       c.tolerance = convnet_tolerance(ctx.device);

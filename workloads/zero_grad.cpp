@@ -45,13 +45,14 @@ BatchSource fixed_batch(torch::Tensor x, torch::Tensor y) {
 class ZeroGrad final : public Experiment {
  public:
   ExperimentInfo info() const override {
-    ExperimentInfo i{"zero_grad",
-            "zero_grad: set_to_none vs zeroing in place",
-            "optimizer.zero_grad(set_to_none=True)",
-            {"zero_grad_set_to_none"},
-            "FP32 training steps (forward, loss, backward, SGD with momentum) of models with many parameter tensors: "
-            "gradients zeroed in place before each backward (baseline) vs set to none. The loss of 3 steps from the "
-            "same fresh weights must match."};
+    ExperimentInfo i{
+        "zero_grad",
+        "zero_grad: set_to_none vs zeroing in place",
+        "optimizer.zero_grad(set_to_none=True)",
+        {"zero_grad_set_to_none"},
+        "FP32 training steps (forward, loss, backward, SGD with momentum) of models with many parameter tensors: "
+        "gradients zeroed in place before each backward (baseline) vs set to none. The loss of 3 steps from the "
+        "same fresh weights must match."};
     i.mechanism_counters = {"fills_per_step"};
     return i;
   }
@@ -72,7 +73,11 @@ class ZeroGrad final : public Experiment {
     out.push_back(zero_grad_case(
         "gpt_l" + std::to_string(g.layers) + "_h" + std::to_string(g.hidden) + "_s" + std::to_string(g.seq) + "_b" +
             std::to_string(gb),
-        {{"model", "gpt"}, {"batch", gb}, {"layers", g.layers}, {"hidden", g.hidden}, {"seq", g.seq},
+        {{"model", "gpt"},
+         {"batch", gb},
+         {"layers", g.layers},
+         {"hidden", g.hidden},
+         {"seq", g.seq},
          {"vocab", g.vocab}},
         [g] {
           torch::manual_seed(0);

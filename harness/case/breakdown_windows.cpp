@@ -41,8 +41,7 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     slowest = std::max(slowest, median(v.primary));
   }
   const bool cuda = run.backend.kind() == DeviceKind::cuda;
-  const profiling::WindowPlan plan =
-      profiling::plan_window(bc, slowest, alive, run.backend.now() - run.t_case, cuda);
+  const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, run.backend.now() - run.t_case, cuda);
   double cost_scale = 1.0;  // measured over estimated, from this case's windows: they are alike
   auto estimate_s = [&](int steps) { return profiling::window_cost_s(steps, plan.warm_step, slowest) * cost_scale; };
   for (auto& v : run.vs) {
@@ -52,8 +51,8 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
       continue;
     }
     std::string why;
-    const int steps = run.gate.breakdown_window_steps(plan.min_steps, plan.steps, estimate_s, run.backend.kind(),
-                                                      reserve_s, why);
+    const int steps =
+        run.gate.breakdown_window_steps(plan.min_steps, plan.steps, estimate_s, run.backend.kind(), reserve_s, why);
     if (steps == 0) {
       v.result.breakdown = {{"status", "skipped"}, {"reason", why}};
       continue;

@@ -17,8 +17,9 @@ void describe_variant(CaseRun& run, std::size_t i) {
   VariantResult& r = v.result;
   r.name = v.spec->name;
   r.description = v.spec->description;
-  r.role = i == 0 ? RoleInCase::baseline
-           : v.spec->role == VariantRole::reference ? RoleInCase::reference : RoleInCase::optimized;
+  r.role = i == 0                                   ? RoleInCase::baseline
+           : v.spec->role == VariantRole::reference ? RoleInCase::reference
+                                                    : RoleInCase::optimized;
   r.timing_mode = v.mode;
   r.primary_metric = primary_metric(run.backend, v.mode);
   r.process = run.isolate ? ProcessKind::fresh : ProcessKind::shared;
@@ -41,8 +42,8 @@ void prepare_variants(CaseRun& run) {
   const Case& c = run.c;
   const MeasureConfig& cfg = run.cfg;
   // Held batches are capped so the launch queue cannot fill while the stream waits.
-  const std::int64_t max_iters = c.hold_stream ? std::min<std::int64_t>(cfg.max_iters_per_sample, 256)
-                                               : cfg.max_iters_per_sample;
+  const std::int64_t max_iters =
+      c.hold_stream ? std::min<std::int64_t>(cfg.max_iters_per_sample, 256) : cfg.max_iters_per_sample;
   for (std::size_t i = 0; i < run.vs.size(); ++i) {
     describe_variant(run, i);
     VariantState& v = run.vs[i];
@@ -59,8 +60,8 @@ void prepare_variants(CaseRun& run) {
     const double warmup_max_s = run.gate.warmup_max_s(run.limits.max_time_s, run.vs.size(), cfg.warmup_max_s);
     const PrepareSpec spec{v.mode, c.hold_stream, cfg.warmup_min_s, warmup_max_s, cfg.target_sample_s, max_iters};
     try {
-      v.runner = run.isolate ? make_child_runner(*run.limits.origin, c.name, i)
-                             : make_in_process_runner(*v.spec, run.backend);
+      v.runner =
+          run.isolate ? make_child_runner(*run.limits.origin, c.name, i) : make_in_process_runner(*v.spec, run.backend);
       v.prep = v.runner->prepare(spec);
       v.prepared = true;
       record_preparation(v);

@@ -9,8 +9,8 @@
 namespace optbench::compat {
 
 struct NumericsFlags {
-  bool tf32_matmul = false;      // cuBLAS may use TF32 for fp32 matmul
-  bool tf32_cudnn = true;        // cuDNN may use TF32 for fp32 convolution
+  bool tf32_matmul = false;  // cuBLAS may use TF32 for fp32 matmul
+  bool tf32_cudnn = true;    // cuDNN may use TF32 for fp32 convolution
   bool cudnn_benchmark = false;
   bool cudnn_deterministic = false;
   bool deterministic_algorithms = false;

@@ -1,8 +1,8 @@
-#include "harness/cuda/blocking_kernel.h"
-
 #include <atomic>
 #include <stdexcept>
 #include <string>
+
+#include "harness/cuda/blocking_kernel.h"
 
 namespace optbench::cuda {
 namespace {
@@ -45,8 +45,7 @@ void BlockingKernel::block(cudaStream_t stream, double timeout_s) {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   void* dev = nullptr;
   check(cudaHostGetDevicePointer(&dev, const_cast<int*>(flags_), 0), "cudaHostGetDevicePointer");
-  hold_stream<<<1, 1, 0, stream>>>(static_cast<volatile int*>(dev),
-                                   static_cast<unsigned long long>(timeout_s * 1e9));
+  hold_stream<<<1, 1, 0, stream>>>(static_cast<volatile int*>(dev), static_cast<unsigned long long>(timeout_s * 1e9));
   check(cudaGetLastError(), "launching the blocking kernel");
 }
 

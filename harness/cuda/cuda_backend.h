@@ -1,9 +1,8 @@
 #pragma once
 // CUDA implementation of DeviceBackend (built only with a CUDA LibTorch).
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/device.h"
 

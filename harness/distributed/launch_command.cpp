@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "harness/cli_numbers.h"
-#include "harness/distributed/self_check.h"
 #include "harness/distributed/launcher.h"
+#include "harness/distributed/self_check.h"
 
 namespace optbench::distributed {
 namespace {
@@ -16,13 +16,13 @@ class Commands final : public DistributedCommands {
  public:
   explicit Commands(CLI::App& app) {
     launch_ = app.add_subcommand(
-        "launch",
-        "Start N ranks of optbench here, torchrun-style: optbench launch --nproc 2 -- run data_parallel");
+        "launch", "Start N ranks of optbench here, torchrun-style: optbench launch --nproc 2 -- run data_parallel");
     launch_->add_option("--nproc,--nproc-per-node", launch_opts_.nproc, "Number of ranks (processes)")
         ->required()
         ->check(cli::whole_number(1, 1024));
-    launch_->add_option("--timeout", launch_opts_.timeout_s,
-                        "Stop every rank and fail after this many seconds (default: no limit)")
+    launch_
+        ->add_option("--timeout", launch_opts_.timeout_s,
+                     "Stop every rank and fail after this many seconds (default: no limit)")
         ->check(cli::finite_number(true));
     launch_->add_option("--grace", launch_opts_.grace_s, "Seconds between SIGTERM and SIGKILL when stopping ranks")
         ->check(cli::finite_number(true));
@@ -71,8 +71,6 @@ class Commands final : public DistributedCommands {
 
 }  // namespace
 
-std::unique_ptr<DistributedCommands> add_distributed_commands(CLI::App& app) {
-  return std::make_unique<Commands>(app);
-}
+std::unique_ptr<DistributedCommands> add_distributed_commands(CLI::App& app) { return std::make_unique<Commands>(app); }
 
 }  // namespace optbench::distributed

@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -155,8 +155,7 @@ std::vector<std::string> child_environment(const LaunchOptions& o, int rank, int
   if (!std::getenv("OMP_NUM_THREADS")) ours.push_back("OMP_NUM_THREADS=" + std::to_string(default_threads(o.nproc)));
   std::vector<std::string> env = environment_with(ours);
   const std::string agent_store = "TORCHELASTIC_USE_AGENT_STORE=";  // we host no agent store
-  env.erase(std::remove_if(env.begin(), env.end(),
-                           [&](const std::string& e) { return e.rfind(agent_store, 0) == 0; }),
+  env.erase(std::remove_if(env.begin(), env.end(), [&](const std::string& e) { return e.rfind(agent_store, 0) == 0; }),
             env.end());
   return env;
 }
@@ -334,8 +333,7 @@ struct Supervision {
   }
 
   int code() const {
-    return exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1),
-                     interrupted);
+    return exit_code(children, timed_out, failure.empty() ? 0 : (first_failure != 0 ? first_failure : 1), interrupted);
   }
 
   // One line: how the launch ended and where every rank's output is.

@@ -12,10 +12,10 @@ namespace optbench::distributed {
 
 struct LaunchOptions {
   int nproc = 1;
-  double timeout_s = 0;   // for the whole job; 0: none
-  double grace_s = 10;    // between SIGTERM and SIGKILL when stopping ranks
+  double timeout_s = 0;  // for the whole job; 0: none
+  double grace_s = 10;   // between SIGTERM and SIGKILL when stopping ranks
   std::string master_addr = "127.0.0.1";
-  int master_port = 0;    // 0: a free port
+  int master_port = 0;  // 0: a free port
   std::string executable = "/proc/self/exe";
   std::vector<std::string> args;  // the program's arguments (argv[1:])
 };

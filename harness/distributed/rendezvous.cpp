@@ -35,15 +35,13 @@ long long parse_int(const std::string& value, const char* name, long long lo, lo
 
 void fill_master(RendezvousInfo& r, const GetEnv& env, const std::string& context) {
   r.master_addr = require(env, "MASTER_ADDR", context);
-  r.master_port = static_cast<std::uint16_t>(
-      parse_int(require(env, "MASTER_PORT", context), "MASTER_PORT", 1, 65535));
+  r.master_port = static_cast<std::uint16_t>(parse_int(require(env, "MASTER_PORT", context), "MASTER_PORT", 1, 65535));
 }
 
-void check_consistent(const RendezvousInfo& r, const char* rank_name, const char* size_name,
-                      const char* local_name) {
+void check_consistent(const RendezvousInfo& r, const char* rank_name, const char* size_name, const char* local_name) {
   if (r.rank >= r.world_size)
-    throw RendezvousError(std::string(rank_name) + "=" + std::to_string(r.rank) + " is not below " + size_name +
-                          "=" + std::to_string(r.world_size));
+    throw RendezvousError(std::string(rank_name) + "=" + std::to_string(r.rank) + " is not below " + size_name + "=" +
+                          std::to_string(r.world_size));
   if (r.local_rank > r.rank)
     throw RendezvousError(std::string(local_name) + "=" + std::to_string(r.local_rank) + " is larger than " +
                           rank_name + "=" + std::to_string(r.rank) + " (a local rank counts ranks on one node)");
@@ -69,8 +67,9 @@ std::optional<RendezvousInfo> parse_rendezvous_env(const GetEnv& env) {
     return r;
   }
   if (get(env, "RANK") || get(env, "LOCAL_RANK"))
-    throw RendezvousError("RANK or LOCAL_RANK is set but WORLD_SIZE is not (set all of RANK, WORLD_SIZE, LOCAL_RANK, "
-                          "MASTER_ADDR, MASTER_PORT, or none)");
+    throw RendezvousError(
+        "RANK or LOCAL_RANK is set but WORLD_SIZE is not (set all of RANK, WORLD_SIZE, LOCAL_RANK, "
+        "MASTER_ADDR, MASTER_PORT, or none)");
 
   if (get(env, "SLURM_STEP_ID") || get(env, "SLURM_STEPID")) {
     const auto ntasks = get(env, "SLURM_NTASKS");
@@ -81,12 +80,12 @@ std::optional<RendezvousInfo> parse_rendezvous_env(const GetEnv& env) {
     r.world_size = static_cast<int>(parse_int(*ntasks, "SLURM_NTASKS", 1, kMaxRanks));
     if (r.world_size == 1) return std::nullopt;
     r.rank = static_cast<int>(parse_int(require(env, "SLURM_PROCID", context), "SLURM_PROCID", 0, kMaxRanks));
-    r.local_rank =
-        static_cast<int>(parse_int(require(env, "SLURM_LOCALID", context), "SLURM_LOCALID", 0, kMaxRanks));
+    r.local_rank = static_cast<int>(parse_int(require(env, "SLURM_LOCALID", context), "SLURM_LOCALID", 0, kMaxRanks));
     check_consistent(r, "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID");
     fill_master(r, env,
-                context + "; export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1) and "
-                          "a MASTER_PORT in the job script");
+                context +
+                    "; export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n1) and "
+                    "a MASTER_PORT in the job script");
     return r;
   }
   return std::nullopt;
@@ -106,8 +105,8 @@ std::string gpu_sharing_problem(const std::vector<GpuSlot>& slots) {
       if (users.size() < 2) continue;
       std::string list;
       for (int r : users) list += (list.empty() ? "" : ", ") + std::to_string(r);
-      return std::to_string(ranks) + " ranks on host " + host + " need " + std::to_string(ranks) +
-             " GPUs (found " + std::to_string(gpus.size()) + "): ranks " + list + " would share GPU " + gpu +
+      return std::to_string(ranks) + " ranks on host " + host + " need " + std::to_string(ranks) + " GPUs (found " +
+             std::to_string(gpus.size()) + "): ranks " + list + " would share GPU " + gpu +
              " (NCCL needs one GPU per rank; start fewer ranks, e.g. --nproc " + std::to_string(gpus.size()) + ")";
     }
   }

@@ -24,8 +24,8 @@ struct RendezvousInfo {
   int local_rank = 0;
   std::string master_addr = "127.0.0.1";
   std::uint16_t master_port = 0;
-  bool agent_store = false;   // the TCPStore is hosted by someone else (torchrun's agent)
-  std::string source;         // "torchrun" (or OPTBENCH_LAUNCHER's value) | "slurm" | "local"
+  bool agent_store = false;  // the TCPStore is hosted by someone else (torchrun's agent)
+  std::string source;        // "torchrun" (or OPTBENCH_LAUNCHER's value) | "slurm" | "local"
 };
 
 // Thrown for missing, malformed or inconsistent variables; the message names them.

@@ -1,16 +1,14 @@
 #include "harness/distributed/session.h"
 
-#include <unistd.h>
-
 #include <ATen/ATen.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/registry.h"
 #include "harness/seeding.h"
@@ -145,9 +143,11 @@ void Session::connect() {
     const int count = static_cast<int>(c10::cuda::device_count());
     if (count < 1) throw std::runtime_error(who + ": no CUDA device is visible");
     if (info_.local_rank >= count && count != 1)
-      throw std::runtime_error(who + ": " + std::to_string(info_.local_rank + 1) + "+ ranks on this node need as many "
-                               "GPUs (found " + std::to_string(count) + "): LOCAL_RANK=" +
-                               std::to_string(info_.local_rank) + " has none (NCCL needs one GPU per rank)");
+      throw std::runtime_error(who + ": " + std::to_string(info_.local_rank + 1) +
+                               "+ ranks on this node need as many "
+                               "GPUs (found " +
+                               std::to_string(count) + "): LOCAL_RANK=" + std::to_string(info_.local_rank) +
+                               " has none (NCCL needs one GPU per rank)");
     const int index = count == 1 ? 0 : info_.local_rank;
     c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
     device_ = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index));
@@ -197,9 +197,10 @@ void Session::connect() {
                                std::to_string(info_.world_size));
   } catch (const std::exception& e) {
     throw std::runtime_error(who + ": " + backend_ + " rendezvous through " + where + " failed (are all " +
-                             std::to_string(info_.world_size) + " ranks started, with the same MASTER_ADDR and "
-                             "MASTER_PORT? waited up to " + seconds(timeout_s) + "): " +
-                             first_line(e.what()));
+                             std::to_string(info_.world_size) +
+                             " ranks started, with the same MASTER_ADDR and "
+                             "MASTER_PORT? waited up to " +
+                             seconds(timeout_s) + "): " + first_line(e.what()));
   }
 }
 
@@ -304,7 +305,7 @@ void Session::command(const std::string& c) {
 }
 
 std::int64_t Session::announce(const std::string& experiment, const std::string& case_name,
-                              const std::string& variant) {
+                               const std::string& variant) {
   if (info_.rank != 0) return g_job.load();
   check_usable();
   const std::int64_t n = next_job_++;
@@ -354,8 +355,8 @@ int Session::serve(const RunContext& ctx) {
     // Rank 0 may time other variants for long between two commands: this
     // client waits as long as rank 0's heartbeat moves (Rank0Watch,
     // harness/distributed/liveness.h).
-    command_store_ = compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false,
-                                            info_.world_size, timeout_);
+    command_store_ =
+        compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false, info_.world_size, timeout_);
     const Rank0Watch watch(
         compat::make_tcp_store(info_.master_addr, info_.master_port, /*is_server=*/false, info_.world_size, timeout_),
         info_.rank, timeout_);
@@ -444,8 +445,7 @@ void fault_injection_point(int rank) {
   const std::int64_t n = spec.job >= 0 ? in_job : total;
   if (n != spec.step || (spec.job >= 0 && g_job.load() != spec.job)) return;
   if (spec.mode == "hang") {
-    std::fprintf(stderr, "optbench: rank %d: injected fault: hanging at step %lld\n", rank,
-                 static_cast<long long>(n));
+    std::fprintf(stderr, "optbench: rank %d: injected fault: hanging at step %lld\n", rank, static_cast<long long>(n));
     std::fflush(stderr);
     for (;;) pause();
   }

@@ -101,7 +101,7 @@ class Session {
   std::string backend_;
   std::chrono::milliseconds timeout_;
   compat::StorePtr store_;
-  compat::StorePtr command_store_;  // ranks > 0: a second client, waiting for rank 0's commands
+  compat::StorePtr command_store_;        // ranks > 0: a second client, waiting for rank 0's commands
   std::unique_ptr<Heartbeat> heartbeat_;  // in a group of several: this rank's sign of life
   compat::CollectivesPtr pg_;
   std::atomic<bool> broken_{false};

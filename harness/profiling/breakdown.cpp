@@ -27,8 +27,10 @@ Spans merged(Spans s) {
   Spans out;
   for (const auto& x : s) {
     if (x.second <= x.first) continue;
-    if (!out.empty() && x.first <= out.back().second) out.back().second = std::max(out.back().second, x.second);
-    else out.push_back(x);
+    if (!out.empty() && x.first <= out.back().second)
+      out.back().second = std::max(out.back().second, x.second);
+    else
+      out.push_back(x);
   }
   return out;
 }
@@ -179,16 +181,27 @@ Collected collect(const std::vector<TraceEvent>& events, const Window& w) {
     if (lo >= hi) continue;
     const Span s{lo, hi};
     switch (e.kind) {
-      case EventKind::cpu_op: c.ops.emplace_back(&e, s); break;
+      case EventKind::cpu_op:
+        c.ops.emplace_back(&e, s);
+        break;
       case EventKind::annotation:
         if (e.name == kStepScope) c.step_times.emplace_back(e.start_ns, static_cast<double>(e.duration_ns()) * 1e-9);
         if (auto scope = compiled_scope(e, s)) c.compiled.push_back(*scope);
         break;
-      case EventKind::kernel: c.kernels.push_back(s); break;
-      case EventKind::memcpy: c.copies.push_back(s); break;
-      case EventKind::memset: c.memsets.push_back(s); break;
-      case EventKind::launch: c.launches.emplace_back(&e, s); break;
-      default: break;
+      case EventKind::kernel:
+        c.kernels.push_back(s);
+        break;
+      case EventKind::memcpy:
+        c.copies.push_back(s);
+        break;
+      case EventKind::memset:
+        c.memsets.push_back(s);
+        break;
+      case EventKind::launch:
+        c.launches.emplace_back(&e, s);
+        break;
+      default:
+        break;
     }
     if (w.device_timeline &&
         (e.kind == EventKind::kernel || e.kind == EventKind::memcpy || e.kind == EventKind::memset))
@@ -347,8 +360,7 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   credit_host(c, w);
   json j = {{"status", "ok"},
             {"device", w.device_timeline ? "cuda" : "cpu"},
-            {"basis", w.device_timeline ? "device time of kernels, copies and memsets"
-                                        : "self time of CPU operators"},
+            {"basis", w.device_timeline ? "device time of kernels, copies and memsets" : "self time of CPU operators"},
             {"steps", w.steps}};
   add_window(j, c, w);
   const double cat_total = add_categories(j, c);
@@ -357,9 +369,9 @@ json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   else
     add_host_shares(j, c);
   j["step_s"] = step_seconds(c.step_times);
-  j["counters"] = count_mechanisms(
-      events, c.window.first, c.window.second, w.steps,
-      w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
+  j["counters"] =
+      count_mechanisms(events, c.window.first, c.window.second, w.steps,
+                       w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
   j["top"] = ranked(c.by_name, cat_total, c.steps, 5);
   j["other_names"] = other_names(c.by_name);
   return j;

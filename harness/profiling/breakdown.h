@@ -9,10 +9,9 @@
 // time in no operator (framework overhead, waiting for data). Pure arithmetic
 // on events, so it is tested without a profiler.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/profiling/trace_event.h"
 
@@ -21,9 +20,9 @@ namespace optbench::profiling {
 struct Window {
   std::uint64_t start_ns = 0, end_ns = 0;  // the window's own annotation, on the events' clock
   int steps = 1;
-  bool device_timeline = false;            // CUDA: kernels and copies exist
-  std::optional<double> timed_step_s;      // the variant's timed median step, to state the profiler's overhead
-  double tolerance = 0.25;                 // |overhead| within which the breakdown "agrees" with the timing
+  bool device_timeline = false;        // CUDA: kernels and copies exist
+  std::optional<double> timed_step_s;  // the variant's timed median step, to state the profiler's overhead
+  double tolerance = 0.25;             // |overhead| within which the breakdown "agrees" with the timing
 };
 
 // The "breakdown" object of a variant's results (schema in harness/results.schema.json).

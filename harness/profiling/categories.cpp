@@ -75,29 +75,43 @@ Category copy_direction(std::string_view name) {
 
 const char* category_key(Category c) {
   switch (c) {
-    case Category::gemm: return "gemm";
-    case Category::conv: return "conv";
-    case Category::attention: return "attention";
-    case Category::elementwise: return "elementwise";
-    case Category::reduction_norm: return "reduction_norm";
-    case Category::optimizer: return "optimizer";
-    case Category::memcpy_h2d: return "memcpy_h2d";
-    case Category::memcpy_d2h: return "memcpy_d2h";
-    case Category::memcpy_d2d: return "memcpy_d2d";
-    case Category::memcpy_host: return "memcpy_host";
-    case Category::memset: return "memset";
-    case Category::collective: return "collective";
-    case Category::compiled: return "compiled";
-    case Category::other: return "other";
+    case Category::gemm:
+      return "gemm";
+    case Category::conv:
+      return "conv";
+    case Category::attention:
+      return "attention";
+    case Category::elementwise:
+      return "elementwise";
+    case Category::reduction_norm:
+      return "reduction_norm";
+    case Category::optimizer:
+      return "optimizer";
+    case Category::memcpy_h2d:
+      return "memcpy_h2d";
+    case Category::memcpy_d2h:
+      return "memcpy_d2h";
+    case Category::memcpy_d2d:
+      return "memcpy_d2d";
+    case Category::memcpy_host:
+      return "memcpy_host";
+    case Category::memset:
+      return "memset";
+    case Category::collective:
+      return "collective";
+    case Category::compiled:
+      return "compiled";
+    case Category::other:
+      return "other";
   }
   return "other";
 }
 
 const std::array<Category, kCategoryCount>& all_categories() {
   static const std::array<Category, kCategoryCount> all = {
-      Category::gemm,       Category::conv,       Category::attention,  Category::elementwise, Category::reduction_norm,
-      Category::optimizer,  Category::memcpy_h2d, Category::memcpy_d2h, Category::memcpy_d2d,  Category::memcpy_host,
-      Category::memset,     Category::collective, Category::compiled,   Category::other};
+      Category::gemm,      Category::conv,       Category::attention,  Category::elementwise, Category::reduction_norm,
+      Category::optimizer, Category::memcpy_h2d, Category::memcpy_d2h, Category::memcpy_d2d,  Category::memcpy_host,
+      Category::memset,    Category::collective, Category::compiled,   Category::other};
   return all;
 }
 

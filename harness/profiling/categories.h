@@ -25,10 +25,10 @@ enum class Category {
   memcpy_h2d,      // device timeline copies by direction
   memcpy_d2h,
   memcpy_d2d,
-  memcpy_host,     // a copy (or dtype cast: copy_ does both) done by the CPU: never called H2D
+  memcpy_host,  // a copy (or dtype cast: copy_ does both) done by the CPU: never called H2D
   memset,
-  collective,      // NCCL kernels, c10d/Gloo collectives
-  compiled,        // CPU: compiled code no operator record covers (AOTInductor's run, a TorchScript graph's own work)
+  collective,  // NCCL kernels, c10d/Gloo collectives
+  compiled,    // CPU: compiled code no operator record covers (AOTInductor's run, a TorchScript graph's own work)
   other,
 };
 

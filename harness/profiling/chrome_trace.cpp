@@ -29,11 +29,16 @@ std::vector<TraceEvent> events_from_chrome_trace(const nlohmann::json& trace) {
     const std::string cat = e.value("cat", "");
     TraceEvent t;
     t.name = e.value("name", "");
-    if (cat == "cpu_op") t.kind = EventKind::cpu_op;
-    else if (cat == "user_annotation") t.kind = EventKind::annotation;
-    else if (cat == "kernel") t.kind = EventKind::kernel;
-    else if (cat == "gpu_memcpy") t.kind = EventKind::memcpy;
-    else if (cat == "gpu_memset") t.kind = EventKind::memset;
+    if (cat == "cpu_op")
+      t.kind = EventKind::cpu_op;
+    else if (cat == "user_annotation")
+      t.kind = EventKind::annotation;
+    else if (cat == "kernel")
+      t.kind = EventKind::kernel;
+    else if (cat == "gpu_memcpy")
+      t.kind = EventKind::memcpy;
+    else if (cat == "gpu_memset")
+      t.kind = EventKind::memset;
     else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       t.kind = is_launch_call(t.name) ? EventKind::launch : EventKind::runtime;
       t.driver = cat == "cuda_driver";

@@ -5,9 +5,8 @@
 // cuda_runtime, cuda_driver), times in microseconds, an operator's autograd
 // sequence number from its args. So the breakdown can be computed on a
 // trace recorded elsewhere, e.g. a GPU's trace checked on a CPU-only machine.
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "harness/profiling/trace_event.h"
 

@@ -35,16 +35,15 @@ struct Open {
 
 const std::vector<std::string>& counter_keys() {
   static const std::vector<std::string> keys = {
-      "op_calls_per_step",       "top_level_ops_per_step", "autograd_nodes_per_step",  "backward_nodes_per_step",
-      "fills_per_step",          "host_reads_per_step",    "optimizer_steps_per_step", "optimizer_ops_per_step",
-      "kernel_launches_per_step"};
+      "op_calls_per_step",        "top_level_ops_per_step", "autograd_nodes_per_step",
+      "backward_nodes_per_step",  "fills_per_step",         "host_reads_per_step",
+      "optimizer_steps_per_step", "optimizer_ops_per_step", "kernel_launches_per_step"};
   return keys;
 }
 
 bool is_operator(const std::string& name) {
   const auto sep = name.find("::");
-  if (sep == std::string::npos || sep == 0 || name.find("::", sep + 2) != std::string::npos ||
-      sep + 2 == name.size())
+  if (sep == std::string::npos || sep == 0 || name.find("::", sep + 2) != std::string::npos || sep + 2 == name.size())
     return false;
   const std::string_view ns(name.data(), sep);
   if (ns == "autograd" || ns == "torch" || ns == "optbench") return false;
@@ -68,7 +67,7 @@ json count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start
       return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns > b->end_ns;
     });
     std::vector<Open> stack;
-    auto inside = [&](bool Open::*flag) {
+    auto inside = [&](bool Open::* flag) {
       return std::any_of(stack.begin(), stack.end(), [&](const Open& o) { return o.*flag; });
     };
     for (const TraceEvent* e : evs) {

@@ -21,11 +21,10 @@
 // Experiments name the counter that carries their claim
 // (ExperimentInfo::mechanism_counters); the report leads its why with it.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/profiling/trace_event.h"
 

@@ -29,17 +29,29 @@ TraceEvent convert(const KinetoEvent& k) {
   e.thread = k.startThreadId();
   e.sequence = k.sequenceNr();
   switch (static_cast<libkineto::ActivityType>(k.activityType())) {
-    case libkineto::ActivityType::CPU_OP: e.kind = EventKind::cpu_op; break;
-    case libkineto::ActivityType::USER_ANNOTATION: e.kind = EventKind::annotation; break;
-    case libkineto::ActivityType::CONCURRENT_KERNEL: e.kind = EventKind::kernel; break;
-    case libkineto::ActivityType::GPU_MEMCPY: e.kind = EventKind::memcpy; break;
-    case libkineto::ActivityType::GPU_MEMSET: e.kind = EventKind::memset; break;
+    case libkineto::ActivityType::CPU_OP:
+      e.kind = EventKind::cpu_op;
+      break;
+    case libkineto::ActivityType::USER_ANNOTATION:
+      e.kind = EventKind::annotation;
+      break;
+    case libkineto::ActivityType::CONCURRENT_KERNEL:
+      e.kind = EventKind::kernel;
+      break;
+    case libkineto::ActivityType::GPU_MEMCPY:
+      e.kind = EventKind::memcpy;
+      break;
+    case libkineto::ActivityType::GPU_MEMSET:
+      e.kind = EventKind::memset;
+      break;
     case libkineto::ActivityType::CUDA_RUNTIME:
     case libkineto::ActivityType::CUDA_DRIVER:
       e.kind = is_launch_call(e.name) ? EventKind::launch : EventKind::runtime;
       e.driver = static_cast<libkineto::ActivityType>(k.activityType()) == libkineto::ActivityType::CUDA_DRIVER;
       break;
-    default: e.kind = EventKind::other; break;
+    default:
+      e.kind = EventKind::other;
+      break;
   }
   return e;
 }
@@ -115,14 +127,10 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
 }
 
 json to_json(const WindowRequest& r) {
-  return {{"steps", r.steps},
-          {"min_steps", r.min_steps},
-          {"target_se", r.target_se},
-          {"grow", r.grow},
-          {"warm_step", r.warm_step},
-          {"timed_step_s", r.timed_step_s ? json(*r.timed_step_s) : json(nullptr)},
-          {"tolerance", r.tolerance},
-          {"trace_path", r.trace_path}};
+  return {{"steps", r.steps},         {"min_steps", r.min_steps},
+          {"target_se", r.target_se}, {"grow", r.grow},
+          {"warm_step", r.warm_step}, {"timed_step_s", r.timed_step_s ? json(*r.timed_step_s) : json(nullptr)},
+          {"tolerance", r.tolerance}, {"trace_path", r.trace_path}};
 }
 
 WindowRequest window_request_from_json(const json& j) {

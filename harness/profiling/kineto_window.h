@@ -5,10 +5,9 @@
 // (breakdown.h) and, when asked, saves the Chrome trace (Perfetto,
 // chrome://tracing) beside it.
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 
@@ -18,7 +17,7 @@ struct WindowRequest {
   int steps = 3;      // at most
   int min_steps = 0;  // at least (0: exactly `steps`); between them the window_steps.h rule
   double target_se = 0.02;
-  bool grow = true;   // ignored on CUDA, where a window runs min_steps (window_steps.h says why)
+  bool grow = true;  // ignored on CUDA, where a window runs min_steps (window_steps.h says why)
   // One step under the profiler before the window: the profiler's own first-use
   // costs (CUPTI's set-up, the first record of each operator) stay out of it.
   // Always on CUDA, whatever is asked.

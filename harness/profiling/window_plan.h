@@ -28,19 +28,19 @@ std::vector<std::string> breakdown_mode_words();  // every to_string, for --brea
 
 struct BreakdownConfig {
   BreakdownMode mode = BreakdownMode::auto_;
-  std::string trace_dir;   // non-empty: a Chrome trace per variant (--trace-dir)
-  std::string trace_run;   // the run's results file stem, first in each trace's name: two runs never share one
-  double max_share = 0.2;  // of the case's time, for BreakdownMode::auto_
-  double tolerance = 0.25; // the bound on |overhead|: within it the breakdown "agrees" with the timing
+  std::string trace_dir;    // non-empty: a Chrome trace per variant (--trace-dir)
+  std::string trace_run;    // the run's results file stem, first in each trace's name: two runs never share one
+  double max_share = 0.2;   // of the case's time, for BreakdownMode::auto_
+  double tolerance = 0.25;  // the bound on |overhead|: within it the breakdown "agrees" with the timing
 };
 
 // The window-sizing rule above, in numbers.
 struct WindowRule {
   int min_steps = 5;
-  double min_s = 0.05;       // of timed steps, at least
-  double target_se = 0.02;   // the mean step's standard error, relative to it
+  double min_s = 0.05;      // of timed steps, at least
+  double target_se = 0.02;  // the mean step's standard error, relative to it
   int max_steps = 100;
-  double max_s = 0.5;        // of timed steps, at most (the steps min_steps and min_s ask for always run)
+  double max_s = 0.5;  // of timed steps, at most (the steps min_steps and min_s ask for always run)
 };
 inline constexpr WindowRule kWindowRule{};
 

@@ -47,9 +47,8 @@ WindowSteps run_window_steps(const std::function<void()>& step, const DeviceBack
 }
 
 nlohmann::json to_json(const StepRule& r, const WindowSteps& s, bool warm_step) {
-  return {{"min_steps", r.min_steps}, {"max_steps", r.max_steps}, {"target_se", r.target_se},
-          {"grow", r.grow},           {"warm_step", warm_step},   {"stopped", s.stopped},
-          {"step_se", s.se}};
+  return {{"min_steps", r.min_steps}, {"max_steps", r.max_steps}, {"target_se", r.target_se}, {"grow", r.grow},
+          {"warm_step", warm_step},   {"stopped", s.stopped},     {"step_se", s.se}};
 }
 
 }  // namespace optbench::profiling

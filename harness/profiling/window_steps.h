@@ -6,10 +6,9 @@
 // touches the profiler, so the rule is tested on the simulated clock
 // (tests/fake_backend.h).
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/device.h"
 

@@ -20,17 +20,25 @@ class CliResult:
 @pytest.fixture
 def cli(capsys):
     """Run `python3 -m report ARGS` in-process; returns rc, stdout, stderr."""
+
     def run(*args):
         rc = main([str(a) for a in args])
         cap = capsys.readouterr()
         return CliResult(rc, cap.out, cap.err)
+
     return run
 
 
 def run_subprocess(*args):
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    p = subprocess.run([sys.executable, "-m", "report", *map(str, args)], capture_output=True, text=True,
-                       env=env, cwd=str(REPO), timeout=120)
+    p = subprocess.run(
+        [sys.executable, "-m", "report", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(REPO),
+        timeout=120,
+    )
     return CliResult(p.returncode, p.stdout, p.stderr)
 
 
@@ -45,9 +53,25 @@ def real_results(tmp_path_factory):
     if not binary or not Path(binary).is_file() or not os.access(binary, os.X_OK):
         pytest.skip("OPTBENCH_BIN is not set or not an executable file")
     out = tmp_path_factory.mktemp("real") / "cpu.json"
-    p = subprocess.run([binary, "run", "--quick", "--device", "cpu", "--no-progress", "--max-time", "0.3",
-                        "--filter", "aligned_dims|dataloader|eval_no_grad|pinned_memory|cudnn_benchmark",
-                        "--out", str(out)], capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            binary,
+            "run",
+            "--quick",
+            "--device",
+            "cpu",
+            "--no-progress",
+            "--max-time",
+            "0.3",
+            "--filter",
+            "aligned_dims|dataloader|eval_no_grad|pinned_memory|cudnn_benchmark",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     # 1 = a verification failed; the file is still written.
     assert p.returncode in (0, 1), p.stderr[-2000:]
     assert out.is_file()

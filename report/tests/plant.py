@@ -3,6 +3,7 @@ time scaled by a factor moves its samples, its per-process medians, and every
 recorded speedup it takes part in (the first process's ratio and interval, each
 further process's, and a recorded estimate), so that what the gate reads (the
 samples for a time, document.Comparison.estimate for a speedup) moves by the factor."""
+
 from __future__ import annotations
 
 import copy

@@ -23,8 +23,10 @@ def bad_files(tmp_path):
         "version": (json.dumps({"schema": "optbench-results", "schema_version": 2}), "schema version 2"),
         "foreign": (json.dumps({"name": "something else", "benchmarks": 3}), "not an optbench results file"),
         "list": ("[1, 2, 3]", "not an optbench results file"),
-        "invalid": (json.dumps({"schema": "optbench-results", "schema_version": 1, "status": "complete"}),
-                    "does not match the results schema"),
+        "invalid": (
+            json.dumps({"schema": "optbench-results", "schema_version": 1, "status": "complete"}),
+            "does not match the results schema",
+        ),
     }
     out = {}
     for name, (text, msg) in files.items():

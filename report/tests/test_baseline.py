@@ -1,4 +1,5 @@
 """`report baseline`: the newest complete results file from the same device."""
+
 import json
 
 import synth

@@ -2,6 +2,7 @@
 "Results"): issue 32's between-run test. Each comparison was measured in several
 processes, and its one estimate (estimate.py) is the processes' geometric mean with
 Student's t interval; these tests read what the files hold."""
+
 from __future__ import annotations
 
 import json
@@ -42,8 +43,11 @@ def test_every_comparison_records_its_spread_between_processes(runs):
             for c in e.get("cases", []):
                 for cm in c.get("comparisons", []):
                     if c["status"] == "ok" and cm.get("speedup") is not None:
-                        assert len(cm.get("repeats") or []) == d["config"]["measure"]["processes"] - 1, \
-                            (e["name"], c["name"], cm["variant"])
+                        assert len(cm.get("repeats") or []) == d["config"]["measure"]["processes"] - 1, (
+                            e["name"],
+                            c["name"],
+                            cm["variant"],
+                        )
 
 
 def test_the_named_comparisons_overlap_between_the_two_runs(runs):
@@ -74,8 +78,10 @@ def test_moved_says_no_only_with_the_same_verdict_and_overlapping_intervals(runs
     for row in sm.rows + sm.unjudged:
         a, b = (x[row.claim] for x in by_id)
         if row.moved == "no":
-            assert a.verdict.verdict == b.verdict.verdict or \
-                outcome(a.verdict.verdict) == outcome(b.verdict.verdict) != INCONCLUSIVE
+            assert (
+                a.verdict.verdict == b.verdict.verdict
+                or outcome(a.verdict.verdict) == outcome(b.verdict.verdict) != INCONCLUSIVE
+            )
             for key, (lo, hi) in a.intervals().items():
                 assert max(lo, b.intervals()[key][0]) <= min(hi, b.intervals()[key][1]), (row.claim, key)
         elif (a.verdict.verdict == INCONCLUSIVE) != (b.verdict.verdict == INCONCLUSIVE):
@@ -95,6 +101,7 @@ def test_moved_says_no_only_with_the_same_verdict_and_overlapping_intervals(runs
 
 def test_no_why_contradicts_its_timing_in_either_run(runs):
     from report.why_audit import audit
+
     for d in runs:
         a = audit(d)
         assert a.findings == [], [(f.row, f.problem) for f in a.findings]

@@ -2,6 +2,7 @@
 point inside its own range and interval, picks fixed before the data, unlike cases
 judged apart with a verdict that never gets easier with less information, a stress
 case shown apart, a GPU claim measured on a CPU shown with its label."""
+
 from __future__ import annotations
 
 import gzip
@@ -20,8 +21,11 @@ from report.fmt import sig
 from report.results import load_results
 from report.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 
-COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted(FIXTURES.glob("*.json.gz")) \
+COMMITTED = (
+    sorted((REPO / "results").glob("*.json"))
+    + sorted(FIXTURES.glob("*.json.gz"))
     + sorted(FIXTURES.glob("*/*.json.gz"))
+)
 CPU_RUN = REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes.json"
 H100_RUN = FIXTURES / "h100_full.json.gz"
 
@@ -75,8 +79,11 @@ def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
                 if cm.baseline_name != e.baseline:
                     continue  # AMP against TF32, DDP against DataParallel: formed by the claim
                 est = cm.estimate
-                assert (e.speedup, e.ci_low, e.ci_high) == (est.speedup, est.ci_low if est.has_ci else None,
-                                                            est.ci_high if est.has_ci else None), (path.name, e.label)
+                assert (e.speedup, e.ci_low, e.ci_high) == (
+                    est.speedup,
+                    est.ci_low if est.has_ci else None,
+                    est.ci_high if est.has_ci else None,
+                ), (path.name, e.label)
                 checked += 1
             if r.decisive is not None or len(r.pooled) == 1:
                 row = r.decisive or r.pooled[0]
@@ -109,7 +116,8 @@ def test_torchscript_judges_script_and_trace_each(judged):
     doc, results = judged[CPU_RUN]
     ts = _by_id(results)["torchscript"]
     assert sorted((e.case, e.variant) for e in ts.evidence) == [
-        (c, v) for c in ("python_convnet_b1_32px", "python_convnet_b8_32px") for v in ("python_script", "python_trace")]
+        (c, v) for c in ("python_convnet_b1_32px", "python_convnet_b8_32px") for v in ("python_script", "python_trace")
+    ]
     assert all(e.verdict is not None for e in ts.evidence)
     assert ts.verdict.verdict in (*DRAWN, INCONCLUSIVE)
 
@@ -142,14 +150,16 @@ def test_unlike_alignment_cases_are_each_judged(judged):
     _, results = judged[H100_RUN]
     r = _by_id(results)["tensor_core_alignment"]
     assert r.apart and len(r.evidence) == 17
-    assert all(e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and e.verdict.why == ONE_PROCESS
-               for e in r.evidence)
+    assert all(
+        e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and e.verdict.why == ONE_PROCESS for e in r.evidence
+    )
     assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in r.verdict.why
     # the one-process rule held them back: between processes, the same intervals each draw a
     # verdict, the weakest confirmed on the 4104 case
     c = r.claim
-    between = [decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict
-               for e in r.evidence]
+    between = [
+        decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict for e in r.evidence
+    ]
     assert all(v in DRAWN for v in between)
     weakest = min(range(len(between)), key=lambda i: (RANK[between[i]], r.evidence[i].ci_low))
     assert between[weakest] == CONFIRMED and r.evidence[weakest].case == "matmul_fp16_4104_vs_4096"
@@ -181,8 +191,10 @@ def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
         wider = list(rows)
         wider[i] = (rows[i][0] / grow, rows[i][1] * grow, rows[i][2])
         after, res = _claim_verdict(wider)
-        assert after.verdict in (before.verdict, INCONCLUSIVE) or \
-            (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
+        assert after.verdict in (before.verdict, INCONCLUSIVE) or (before.verdict, after.verdict) == (
+            EXCEEDED,
+            CONFIRMED,
+        )
         # confirmed only where every row is as claimed or more; the figure is the decisive row's
         if after.verdict in (CONFIRMED, EXCEEDED):
             assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)

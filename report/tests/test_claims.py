@@ -9,17 +9,37 @@ import synth
 from conftest import REPO
 from report.claims import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
 from report.results import load_results
-from report.verdicts import (ALL, CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SMALLER,
-                             decide)
+from report.verdicts import (
+    ALL,
+    CONFIRMED,
+    DRAWN,
+    EXCEEDED,
+    INCONCLUSIVE,
+    NO_EFFECT_VERDICT,
+    NOT_MEASURABLE,
+    SMALLER,
+    decide,
+)
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 
 REQUIRED = {
-    "pin_memory": (1.10, 1.20), "num_workers": (1.20, 1.50), "batch_size": None, "cudnn_benchmark": (1.05, 1.15),
-    "criterion_on_device": (1.01, 1.03), "no_grad_eval": None, "prefetch_factor": (1.10, 1.20),
-    "torch_compile": (1.10, 1.40), "amp": (1.8, 2.2), "torchscript": (1.05, 1.15),
-    "tensor_core_alignment": None, "ddp_scaling": None, "fp16_tensor_cores": (2.0, 4.0), "kernel_fusion": None,
-    "persistent_workers": None, "reduce_cpu_bottlenecks": None,
+    "pin_memory": (1.10, 1.20),
+    "num_workers": (1.20, 1.50),
+    "batch_size": None,
+    "cudnn_benchmark": (1.05, 1.15),
+    "criterion_on_device": (1.01, 1.03),
+    "no_grad_eval": None,
+    "prefetch_factor": (1.10, 1.20),
+    "torch_compile": (1.10, 1.40),
+    "amp": (1.8, 2.2),
+    "torchscript": (1.05, 1.15),
+    "tensor_core_alignment": None,
+    "ddp_scaling": None,
+    "fp16_tensor_cores": (2.0, 4.0),
+    "kernel_fusion": None,
+    "persistent_workers": None,
+    "reduce_cpu_bottlenecks": None,
 }
 
 
@@ -113,21 +133,34 @@ def window_loops(case):
     loop each variant is, and its workers, prefetch depth and pinning."""
     for v in case["variants"]:
         name = v["name"]
-        v["params"] = {"loop": "no_loader" if name == "no_loader" else
-                       "data_only" if name.endswith("_data_only") else "train"}
+        v["params"] = {
+            "loop": "no_loader" if name == "no_loader" else "data_only" if name.endswith("_data_only") else "train"
+        }
         if name == "no_loader":
             continue
         setting = name.removesuffix("_data_only")
-        workers, prefetch = (int(setting.split("_")[1]), 2) if setting.startswith("workers_") else \
-            (4, int(setting.split("_")[1])) if setting.startswith("prefetch_") else (8, 2)
+        workers, prefetch = (
+            (int(setting.split("_")[1]), 2)
+            if setting.startswith("workers_")
+            else (4, int(setting.split("_")[1]))
+            if setting.startswith("prefetch_")
+            else (8, 2)
+        )
         v["params"].update(workers=workers, prefetch=prefetch, pinned=setting == "pinned")
     return case
 
 
-def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0), prefetch=(1.0, 1.0, 0.8, 0.7),
-               gpu=synth.H100, processes=None):
+def loader_doc(
+    pin=(1.15, 1.0),
+    copies=(4.0, 6.0),
+    workers=(3.0, 1.6, 1.05, 1.0),
+    prefetch=(1.0, 1.0, 0.8, 0.7),
+    gpu=synth.H100,
+    processes=None,
+):
     """A dataloader run (workers, prefetch, pin cases with data-only references) and raw copies;
     processes=K: every case measured in K processes (synth.in_processes)."""
+
     def loader_case(name, base, rest):
         vs = [(base[0], synth.lognormal(base[1], 0.01, 20, 1))]
         roles = {}
@@ -138,24 +171,37 @@ def loader_doc(pin=(1.15, 1.0), copies=(4.0, 6.0), workers=(3.0, 1.6, 1.05, 1.0)
         vs.append(("no_loader", synth.lognormal(0.1, 0.01, 20, 99)))
         roles["no_loader"] = "reference"
         return synth.case(name, vs, roles=roles)
+
     w = [(f"workers_{n}", t) for n, t in zip((1, 2, 4), workers[1:])]
-    cases = [loader_case("workers", ("workers_0", workers[0]), w),
-             loader_case("prefetch_w4", ("prefetch_1", prefetch[0]),
-                         [(f"prefetch_{n}", t) for n, t in zip((2, 4, 8), prefetch[1:])])]
+    cases = [
+        loader_case("workers", ("workers_0", workers[0]), w),
+        loader_case(
+            "prefetch_w4", ("prefetch_1", prefetch[0]), [(f"prefetch_{n}", t) for n, t in zip((2, 4, 8), prefetch[1:])]
+        ),
+    ]
     if pin:
         cases.append(loader_case("pin_w8", ("unpinned", pin[0]), [("pinned", pin[1])]))
     for c in cases:
         window_loops(c)
     cases[0]["derived"] = {"workers_0": {"data_wait_fraction": 0.62}, "fewest_workers_within_10pct_of_best": 4}
-    copy_cases = [synth.case(f"h2d_{i}MiB", [("pageable", synth.lognormal(s, 0.01, 20, 200 + i)),
-                                             ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))],
-                             params={"direction": "h2d", "bytes": 2 ** (20 + i)})
-                  for i, s in enumerate(copies)]
+    copy_cases = [
+        synth.case(
+            f"h2d_{i}MiB",
+            [("pageable", synth.lognormal(s, 0.01, 20, 200 + i)), ("pinned", synth.lognormal(1.0, 0.01, 20, 300 + i))],
+            params={"direction": "h2d", "bytes": 2 ** (20 + i)},
+        )
+        for i, s in enumerate(copies)
+    ]
     if processes:
         for c in cases + copy_cases:  # after window_loops: the comparisons are the same either way
             synth.in_processes(c, processes)
-    return synth.document([synth.experiment("dataloader", cases, ["num_workers", "prefetch_factor", "pin_memory"]),
-                           synth.experiment("pinned_memory", copy_cases, ["pin_memory"])], gpu=gpu)
+    return synth.document(
+        [
+            synth.experiment("dataloader", cases, ["num_workers", "prefetch_factor", "pin_memory"]),
+            synth.experiment("pinned_memory", copy_cases, ["pin_memory"]),
+        ],
+        gpu=gpu,
+    )
 
 
 def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
@@ -199,18 +245,28 @@ def mp_doc(cases, processes=None):
     processes=K: measured in K processes."""
     out = []
     for i, (name, (params, times)) in enumerate(cases.items()):
-        out.append(synth.case(name, [(v, synth.lognormal(t, 0.005, 20, 10 * i + j))
-                                     for j, (v, t) in enumerate(times.items())], params=params,
-                              processes=processes))
+        out.append(
+            synth.case(
+                name,
+                [(v, synth.lognormal(t, 0.005, 20, 10 * i + j)) for j, (v, t) in enumerate(times.items())],
+                params=params,
+                processes=processes,
+            )
+        )
     return synth.document([synth.experiment("mixed_precision", out, ["amp", "fp16_tensor_cores"])], gpu=synth.H100)
 
 
 def test_amp_is_judged_against_default_fp32_with_strict_beside():
-    doc = mp_doc({
-        "resnet50_b128_224": ({"model": "resnet50"}, {"fp32": 4.8, "tf32": 2.0, "amp_fp16": 1.0, "amp_bf16": 1.2,
-                                                      "amp_fp16_channels_last": 0.6}),
-        "gpt": ({"model": "gpt"}, {"fp32": 3.0, "tf32": 1.2, "amp_fp16": 1.5, "amp_bf16": 1.6}),
-    }, processes=3)
+    doc = mp_doc(
+        {
+            "resnet50_b128_224": (
+                {"model": "resnet50"},
+                {"fp32": 4.8, "tf32": 2.0, "amp_fp16": 1.0, "amp_bf16": 1.2, "amp_fp16_channels_last": 0.6},
+            ),
+            "gpt": ({"model": "gpt"}, {"fp32": 3.0, "tf32": 1.2, "amp_fp16": 1.5, "amp_bf16": 1.6}),
+        },
+        processes=3,
+    )
     r = evaluate_claim(claim("amp"), doc)
     rows = {(e.case, e.variant): e for e in r.evidence}
     # fp16 and bf16 each their own row (channels_last is another technique)
@@ -243,13 +299,23 @@ def ddp_doc(cases, gpu=synth.H100):
 
 
 def test_ddp_at_world_size_one_needs_two_gpus():
-    doc = ddp_doc([
-        synth.case("mlp_train_ws1", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
-                                     ("ddp", synth.lognormal(1.3, 0.01, 20, 2))], params={"world_size": 1}),
-        synth.case("data_parallel_1gpu", [("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
-                                          ("data_parallel", synth.lognormal(1.0, 0.01, 20, 4))],
-                   params={"gpus_used": 1, "world_size": 1}),
-    ])
+    doc = ddp_doc(
+        [
+            synth.case(
+                "mlp_train_ws1",
+                [("single_device", synth.lognormal(1.0, 0.01, 20, 1)), ("ddp", synth.lognormal(1.3, 0.01, 20, 2))],
+                params={"world_size": 1},
+            ),
+            synth.case(
+                "data_parallel_1gpu",
+                [
+                    ("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
+                    ("data_parallel", synth.lognormal(1.0, 0.01, 20, 4)),
+                ],
+                params={"gpus_used": 1, "world_size": 1},
+            ),
+        ]
+    )
     r = evaluate_claim(claim("ddp_scaling"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE
     assert r.verdict.why.startswith("needs 2+ GPUs")
@@ -257,18 +323,29 @@ def test_ddp_at_world_size_one_needs_two_gpus():
 
 
 def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
-    doc = ddp_doc([
-        synth.case("mlp_train_ws2", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
-                                     ("ddp", synth.lognormal(1.1, 0.01, 20, 2))], params={"world_size": 2}),
-        synth.case("data_parallel_2gpu", [("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
-                                          ("data_parallel", synth.lognormal(0.8, 0.01, 20, 4))],
-                   params={"gpus_used": 2, "world_size": 2}),
-    ])
+    doc = ddp_doc(
+        [
+            synth.case(
+                "mlp_train_ws2",
+                [("single_device", synth.lognormal(1.0, 0.01, 20, 1)), ("ddp", synth.lognormal(1.1, 0.01, 20, 2))],
+                params={"world_size": 2},
+            ),
+            synth.case(
+                "data_parallel_2gpu",
+                [
+                    ("single_device", synth.lognormal(1.0, 0.01, 20, 3)),
+                    ("data_parallel", synth.lognormal(0.8, 0.01, 20, 4)),
+                ],
+                params={"gpus_used": 2, "world_size": 2},
+            ),
+        ]
+    )
     # DDP's step does 2 x the items (a batch per rank); DataParallel splits one batch over both GPUs.
     doc["experiments"][0]["cases"][0]["variants"][1]["units"] = {"items": 64.0}
     # what workloads/ddp.cpp derives: (64 / 1.1) / (2 x 32 / 1.0)
     doc["experiments"][0]["cases"][0]["derived"] = {
-        "variants": {"ddp": {"devices": 2, "scaling_efficiency": 0.909, "scaling_efficiency_ci": [0.9, 0.92]}}}
+        "variants": {"ddp": {"devices": 2, "scaling_efficiency": 0.909, "scaling_efficiency_ci": [0.9, 0.92]}}
+    }
     r = evaluate_claim(claim("ddp_scaling"), doc)
     # DDP against DataParallel is read off one process's samples (claims._ddp_vs_dp): no verdict
     e = r.evidence[0]
@@ -282,9 +359,15 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
 
 def test_ddp_against_data_parallel_in_one_case_is_paired():
     """Whatever the variants are called: what they are is in their params."""
-    c = synth.case("mlp_train_ws4", [("one", synth.lognormal(1.0, 0.01, 20, 1)),
-                                     ("dp", synth.lognormal(0.5, 0.01, 20, 2)),
-                                     ("dist", synth.lognormal(0.3, 0.01, 20, 3))], params={"world_size": 4})
+    c = synth.case(
+        "mlp_train_ws4",
+        [
+            ("one", synth.lognormal(1.0, 0.01, 20, 1)),
+            ("dp", synth.lognormal(0.5, 0.01, 20, 2)),
+            ("dist", synth.lognormal(0.3, 0.01, 20, 3)),
+        ],
+        params={"world_size": 4},
+    )
     for v, (how, n) in zip(c["variants"], (("single", 1), ("data_parallel", 4), ("ddp", 4))):
         v["params"] = {"parallelism": how, "devices": n}
     c["derived"] = {"variants": {"dp": {"scaling_efficiency": 0.5}, "dist": {"scaling_efficiency": 0.83}}}
@@ -298,11 +381,16 @@ def test_ddp_against_data_parallel_in_one_case_is_paired():
 def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
     """The layout being built for issue 14: one mlp_train_wsN case holds single_device,
     data_parallel (over N GPUs in rank 0) and the DDP variants; no gpus_used param."""
-    c = synth.case("mlp_train_ws2", [("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
-                                     ("data_parallel", synth.lognormal(0.8, 0.01, 20, 2)),
-                                     ("ddp", synth.lognormal(0.6, 0.01, 20, 3)),
-                                     ("ddp_bucket_view", synth.lognormal(0.55, 0.01, 20, 4))],
-                   params={"world_size": 2, "processes": 2})
+    c = synth.case(
+        "mlp_train_ws2",
+        [
+            ("single_device", synth.lognormal(1.0, 0.01, 20, 1)),
+            ("data_parallel", synth.lognormal(0.8, 0.01, 20, 2)),
+            ("ddp", synth.lognormal(0.6, 0.01, 20, 3)),
+            ("ddp_bucket_view", synth.lognormal(0.55, 0.01, 20, 4)),
+        ],
+        params={"world_size": 2, "processes": 2},
+    )
     c["derived"] = {"variants": {"data_parallel": {"devices": 2}, "ddp": {"devices": 2}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
     assert one_process(r.verdict) and all(one_process(e.verdict) for e in r.evidence)
@@ -314,10 +402,16 @@ def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
 
 
 def test_confirmed_and_range_over_cases():
-    cases = [window_loops(synth.case(f"pin_w{i}", [("unpinned", synth.lognormal(b, 0.01, 20, i)),
-                                                   ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))],
-                                     processes=3))
-             for i, b in enumerate((1.15, 1.14, 1.16))]
+    cases = [
+        window_loops(
+            synth.case(
+                f"pin_w{i}",
+                [("unpinned", synth.lognormal(b, 0.01, 20, i)), ("pinned", synth.lognormal(1.0, 0.01, 20, 100 + i))],
+                processes=3,
+            )
+        )
+        for i, b in enumerate((1.15, 1.14, 1.16))
+    ]
     doc = synth.document([synth.experiment("dataloader", cases, ["pin_memory"])], gpu=synth.H100)
     r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == CONFIRMED
@@ -328,8 +422,16 @@ def test_confirmed_and_range_over_cases():
 
 def test_exceeded_and_no_effect():
     for speedup, verdict in ((2.0, EXCEEDED), (1.0, NO_EFFECT_VERDICT)):
-        c = window_loops(synth.case("workers", [("workers_0", synth.lognormal(speedup, 0.01, 20, 0)),
-                                                ("workers_2", synth.lognormal(1.0, 0.01, 20, 100))], processes=3))
+        c = window_loops(
+            synth.case(
+                "workers",
+                [
+                    ("workers_0", synth.lognormal(speedup, 0.01, 20, 0)),
+                    ("workers_2", synth.lognormal(1.0, 0.01, 20, 100)),
+                ],
+                processes=3,
+            )
+        )
         doc = synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=synth.H100)
         assert evaluate_claim(claim("num_workers"), doc).verdict.verdict == verdict
 
@@ -375,8 +477,9 @@ def test_verification_failures_are_left_out():
 
 
 def test_skipped_experiment_and_no_experiment():
-    doc = synth.document([synth.experiment("dataloader", [], ["pin_memory"], status="skipped",
-                                           reason="needs a GPU")], gpu=synth.H100)
+    doc = synth.document(
+        [synth.experiment("dataloader", [], ["pin_memory"], status="skipped", reason="needs a GPU")], gpu=synth.H100
+    )
     results = {r.claim["id"]: r for r in evaluate(doc)}
     assert results["pin_memory"].verdict.verdict == NOT_MEASURABLE
     assert "needs a GPU" in results["pin_memory"].verdict.why
@@ -385,9 +488,14 @@ def test_skipped_experiment_and_no_experiment():
 
 
 def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
-    c = synth.case("m", [("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)),
-                         ("no_grad", synth.lognormal(1.0, 0.01, 20, 2)),
-                         ("inference_mode", synth.lognormal(0.9, 0.01, 20, 3))])
+    c = synth.case(
+        "m",
+        [
+            ("grad_enabled", synth.lognormal(1.1, 0.01, 20, 1)),
+            ("no_grad", synth.lognormal(1.0, 0.01, 20, 2)),
+            ("inference_mode", synth.lognormal(0.9, 0.01, 20, 3)),
+        ],
+    )
     for v, mode in zip(c["variants"], ("enabled", "no_grad", "inference_mode")):
         v["params"] = {"grad_mode": mode}
     doc = synth.document([synth.experiment("eval_no_grad", [c], ["no_grad_eval"])], gpu=synth.H100)
@@ -400,6 +508,7 @@ def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
 
 def test_claims_json_is_valid_json_with_known_methods():
     from report.claims import METHODS
+
     d = json.loads(CLAIMS_PATH.read_text(encoding="utf-8"))
     for c in d["claims"]:
         assert c.get("method", "match") in METHODS
@@ -430,14 +539,23 @@ def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = N
     """torchscript cases: eager 1.0 against scripted and frozen_optimized (times, per case), C++
     only as files from before the Python twin; twin: {jit: speedup} adds the Python twin case;
     processes=K: every case measured in K processes."""
-    out = [synth.case(f"convnet_b{i}", [("eager", synth.lognormal(1.0, 0.005, 20, 10 * i)),
-                                        ("scripted", synth.lognormal(1.0 / scripted, 0.005, 20, 10 * i + 1)),
-                                        ("frozen_optimized", synth.lognormal(1.0 / frozen, 0.005, 20, 10 * i + 2))])
-           for i in range(cases)]
+    out = [
+        synth.case(
+            f"convnet_b{i}",
+            [
+                ("eager", synth.lognormal(1.0, 0.005, 20, 10 * i)),
+                ("scripted", synth.lognormal(1.0 / scripted, 0.005, 20, 10 * i + 1)),
+                ("frozen_optimized", synth.lognormal(1.0 / frozen, 0.005, 20, 10 * i + 2)),
+            ],
+        )
+        for i in range(cases)
+    ]
     if twin:
         jits = ["eager", *twin]
-        c = synth.case("python_convnet_b1", [(f"python_{j}", synth.lognormal(1.0 / twin.get(j, 1.0), 0.005, 20, 90 + k))
-                                             for k, j in enumerate(jits)])
+        c = synth.case(
+            "python_convnet_b1",
+            [(f"python_{j}", synth.lognormal(1.0 / twin.get(j, 1.0), 0.005, 20, 90 + k)) for k, j in enumerate(jits)],
+        )
         for v, j in zip(c["variants"], jits):  # declared, as the twin's variants do (no name stands for them)
             v["params"] = {"jit": j, "runtime": "python"}
         out.append(c)
@@ -450,11 +568,14 @@ def ts_doc(scripted: float, frozen: float, cases: int = 2, twin: dict | None = N
 def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
     """The claim is about Python users: its verdict comes from the Python twin's script / trace,
     however much faster freezing is, and the C++ figure stands beside it."""
-    r = evaluate_claim(claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6},
-                                                    processes=3))
+    r = evaluate_claim(
+        claim("torchscript"), ts_doc(1.01, 1.5, twin={"script": 1.10, "trace": 1.12, "frozen": 1.6}, processes=3)
+    )
     # script and trace each their own row and verdict, neither picked for being faster
-    assert [(e.case, e.variant) for e in r.evidence] == [("python_convnet_b1", "python_script"),
-                                                         ("python_convnet_b1", "python_trace")]
+    assert [(e.case, e.variant) for e in r.evidence] == [
+        ("python_convnet_b1", "python_script"),
+        ("python_convnet_b1", "python_trace"),
+    ]
     assert all(e.confidence == 0.95 and e.verdict.verdict == CONFIRMED for e in r.evidence)
     assert r.verdict.verdict == CONFIRMED
     beside = {b.label.split(":")[0]: b.text for b in r.beside}
@@ -484,12 +605,31 @@ def test_the_committed_breakdown_run_has_no_python_twin_and_says_so():
 def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     """A claim whose cases are replicates (pool: true) measured in one process: the
     geometric mean with a bootstrap over the cases' rounds, its range of the same figures."""
-    doc = synth.document([synth.experiment("zero_grad", [
-        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
-                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))]),
-        synth.case("b", [("zeroing", synth.lognormal(1.6, 0.01, 30, 3)),
-                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))])],
-        ["zero_grad_set_to_none"])], gpu=synth.H100)
+    doc = synth.document(
+        [
+            synth.experiment(
+                "zero_grad",
+                [
+                    synth.case(
+                        "a",
+                        [
+                            ("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
+                            ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2)),
+                        ],
+                    ),
+                    synth.case(
+                        "b",
+                        [
+                            ("zeroing", synth.lognormal(1.6, 0.01, 30, 3)),
+                            ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4)),
+                        ],
+                    ),
+                ],
+                ["zero_grad_set_to_none"],
+            )
+        ],
+        gpu=synth.H100,
+    )
     pooled = {**claim("zero_grad_set_to_none"), "pool": True}
     r = evaluate_claim(pooled, doc)
     s = [e.speedup for e in r.evidence]
@@ -502,8 +642,10 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     # a bootstrap over one process's rounds decides nothing, however narrow (its interval as
     # if between processes would confirm: both cases are 1.2x or more)
     assert one_process(r.verdict) and r.verdict.why == ONE_PROCESS
-    assert decide(pooled["kind"], pooled.get("low"), pooled.get("high"), r.ci_low, r.ci_high,
-                  point=r.estimate).verdict == CONFIRMED
+    assert (
+        decide(pooled["kind"], pooled.get("low"), pooled.get("high"), r.ci_low, r.ci_high, point=r.estimate).verdict
+        == CONFIRMED
+    )
     for c in doc["experiments"][0]["cases"]:
         for v in c["variants"]:
             v["samples"]["host_s"] = []
@@ -511,12 +653,36 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     assert r.ci_low is None and any(n.startswith("no pooled CI") for n in r.notes)
     assert r.verdict.verdict == NOT_MEASURABLE
     # judged apart (the default), each case is its own row and the claim the weaker's (3 processes each)
-    r = evaluate_claim(claim("zero_grad_set_to_none"), synth.document([synth.experiment("zero_grad", [
-        synth.case("a", [("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
-                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2))], processes=3),
-        synth.case("b", [("zeroing", synth.lognormal(1.0, 0.01, 30, 3)),
-                         ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4))], processes=3)],
-        ["zero_grad_set_to_none"])], gpu=synth.H100))
+    r = evaluate_claim(
+        claim("zero_grad_set_to_none"),
+        synth.document(
+            [
+                synth.experiment(
+                    "zero_grad",
+                    [
+                        synth.case(
+                            "a",
+                            [
+                                ("zeroing", synth.lognormal(1.2, 0.01, 30, 1)),
+                                ("set_to_none", synth.lognormal(1.0, 0.01, 30, 2)),
+                            ],
+                            processes=3,
+                        ),
+                        synth.case(
+                            "b",
+                            [
+                                ("zeroing", synth.lognormal(1.0, 0.01, 30, 3)),
+                                ("set_to_none", synth.lognormal(1.0, 0.01, 30, 4)),
+                            ],
+                            processes=3,
+                        ),
+                    ],
+                    ["zero_grad_set_to_none"],
+                )
+            ],
+            gpu=synth.H100,
+        ),
+    )
     assert r.apart and [e.verdict.verdict for e in r.evidence] == [CONFIRMED, NO_EFFECT_VERDICT]
     assert r.verdict.verdict == NO_EFFECT_VERDICT and r.decisive.case == "b"
 
@@ -531,13 +697,17 @@ def test_a_real_run_with_the_python_twins_judges_torchscript_on_them_and_kernel_
     the C++ step with the twin beside."""
     doc = load_results(PYTHON_TWINS_RUN)
     ts = evaluate_claim(claim("torchscript"), doc)
-    assert ts.evidence and all(e.case.startswith("python_") and e.variant in ("python_script", "python_trace")
-                               for e in ts.evidence)
+    assert ts.evidence and all(
+        e.case.startswith("python_") and e.variant in ("python_script", "python_trace") for e in ts.evidence
+    )
     assert ts.verdict.verdict in (*DRAWN, INCONCLUSIVE)  # drawn from the twin
     labels = [b.label for b in ts.beside]
     assert any(lb.startswith("C++: a TorchScript module") for lb in labels)
     kf = evaluate_claim(claim("kernel_fusion"), doc)
-    assert [(e.case, e.variant) for e in kf.evidence] == [("optimizer_step_mlp_depth32_w64", "foreach"),
-                                                          ("optimizer_step_mlp_depth32_w64", "fused")]
-    assert any(b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text
-               for b in kf.beside)
+    assert [(e.case, e.variant) for e in kf.evidence] == [
+        ("optimizer_step_mlp_depth32_w64", "foreach"),
+        ("optimizer_step_mlp_depth32_w64", "fused"),
+    ]
+    assert any(
+        b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text for b in kf.beside
+    )

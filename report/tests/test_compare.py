@@ -6,10 +6,12 @@ from report.compare import AMBIGUOUS, DOWN, SAME, UP, classify
 
 
 def two_runs(tmp_path, base_med, cur_med, sigma=0.02, n=30, gpu_a=synth.H100, gpu_b=synth.H100):
-    base = synth.simple_doc(synth.lognormal(base_med, sigma, n, 1), synth.lognormal(base_med * 0.8, sigma, n, 2),
-                            gpu=gpu_a)
-    cur = synth.simple_doc(synth.lognormal(cur_med, sigma, n, 3), synth.lognormal(cur_med * 0.8, sigma, n, 4),
-                           gpu=gpu_b)
+    base = synth.simple_doc(
+        synth.lognormal(base_med, sigma, n, 1), synth.lognormal(base_med * 0.8, sigma, n, 2), gpu=gpu_a
+    )
+    cur = synth.simple_doc(
+        synth.lognormal(cur_med, sigma, n, 3), synth.lognormal(cur_med * 0.8, sigma, n, 4), gpu=gpu_b
+    )
     return synth.write(tmp_path / "base.json", base), synth.write(tmp_path / "cur.json", cur)
 
 
@@ -71,15 +73,18 @@ def test_bad_options(tmp_path, cli):
     assert r.rc == 2 and r.err.startswith("error:")
 
 
-@pytest.mark.parametrize("lo,hi,p,expected", [
-    (0.15, 0.25, 1e-6, UP),
-    (-0.25, -0.15, 1e-6, DOWN),
-    (0.01, 0.40, 1e-3, AMBIGUOUS),    # significant, but the interval reaches inside the floor
-    (0.06, 0.09, 0.05, AMBIGUOUS),    # beyond the floor, not significant at alpha
-    (-0.02, 0.03, 0.5, SAME),
-    (0.025, 0.035, 1e-9, SAME),       # significant, within the floor: run-to-run noise
-    (-0.05, 0.049, 0.9, SAME),
-])
+@pytest.mark.parametrize(
+    "lo,hi,p,expected",
+    [
+        (0.15, 0.25, 1e-6, UP),
+        (-0.25, -0.15, 1e-6, DOWN),
+        (0.01, 0.40, 1e-3, AMBIGUOUS),  # significant, but the interval reaches inside the floor
+        (0.06, 0.09, 0.05, AMBIGUOUS),  # beyond the floor, not significant at alpha
+        (-0.02, 0.03, 0.5, SAME),
+        (0.025, 0.035, 1e-9, SAME),  # significant, within the floor: run-to-run noise
+        (-0.05, 0.049, 0.9, SAME),
+    ],
+)
 def test_classify_table(lo, hi, p, expected):
     assert classify(lo, hi, p, floor=0.05, alpha=0.01) == expected
 
@@ -141,7 +146,7 @@ def test_markdown_for_a_job_summary(tmp_path, cli):
     lines = r.out.splitlines()
     assert lines[0].startswith("### Regression gate on NVIDIA H100")
     assert lines[2].startswith("**FAIL: ")  # the verdict first
-    assert "- REGRESSION: toy/c1/" in r.out    # each regression a list item
+    assert "- REGRESSION: toy/c1/" in r.out  # each regression a list item
     assert "| experiment/case | variant | baseline | current | change | interval | floor |" in r.out
     assert "<details><summary>Time per step" in r.out
 
@@ -153,11 +158,14 @@ def test_history_widens_floors_and_passes_over_other_devices(tmp_path, cli):
     hist.mkdir()
     # An earlier run of the same code 10% slower than the baseline: 12% is within what
     # same-code runs did, so the gate passes and says which floors history set.
-    synth.write(hist / "old.json", synth.simple_doc(synth.lognormal(1.1e-3, 0.02, 30, 7),
-                                                    synth.lognormal(0.88e-3, 0.02, 30, 8)))
+    synth.write(
+        hist / "old.json", synth.simple_doc(synth.lognormal(1.1e-3, 0.02, 30, 7), synth.lognormal(0.88e-3, 0.02, 30, 8))
+    )
     # Passed over: another GPU, and older code (its change is real, not noise).
-    synth.write(hist / "a100.json", synth.simple_doc(synth.lognormal(3e-3, 0.02, 30, 9),
-                                                     synth.lognormal(3e-3, 0.02, 30, 10), gpu=synth.A100))
+    synth.write(
+        hist / "a100.json",
+        synth.simple_doc(synth.lognormal(3e-3, 0.02, 30, 9), synth.lognormal(3e-3, 0.02, 30, 10), gpu=synth.A100),
+    )
     older = synth.simple_doc(synth.lognormal(2e-3, 0.02, 30, 11), synth.lognormal(2e-3, 0.02, 30, 12))
     older["environment"]["git"]["sha"] = "fedcba9876543210"
     synth.write(hist / "older.json", older)
@@ -186,12 +194,19 @@ def _extreme_runs(where: str, value: float) -> tuple[dict, dict]:
     return base, cur
 
 
-@pytest.mark.parametrize("where,value,line", [
-    ("times", 1e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
-    ("times", 1.7e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
-    ("speedup", 0.0, "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup 0.0 is not a finite positive"),
-    ("speedup", float("inf"), "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup inf is not"),
-])
+@pytest.mark.parametrize(
+    "where,value,line",
+    [
+        ("times", 1e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
+        ("times", 1.7e308, "NOT COMPUTABLE: toy/c1/base: the current median time inf is not a finite positive number"),
+        (
+            "speedup",
+            0.0,
+            "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup 0.0 is not a finite positive",
+        ),
+        ("speedup", float("inf"), "NOT COMPUTABLE: toy/c1 speedup opt vs base: the recorded speedup inf is not"),
+    ],
+)
 def test_the_gate_never_passes_what_it_could_not_compute(where, value, line):
     """A median that overflows (times of 1e308 s), a speedup of 0 or of infinity: the pair
     is 'not computable', the gate fails with a line saying why, and nothing numpy warns

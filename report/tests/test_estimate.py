@@ -1,6 +1,7 @@
 """The report's reading of a comparison's one estimate (estimate.py): the same golden
 values the harness's C++ is tested against (tests/data/two_level_golden.json), and the
 recorded estimate taken as recorded."""
+
 import json
 from pathlib import Path
 
@@ -26,8 +27,14 @@ def test_interval_matches_the_harness_golden_vector(c):
 
 def _doc(cm: dict) -> Document:
     cm = {"baseline": "a", "variant": "b", **cm}
-    return Document({"config": {"measure": {"stopping": {"confidence": 0.95}}}, "experiments": [
-        {"name": "e", "status": "ok", "cases": [{"name": "c", "status": "ok", "comparisons": [cm]}]}]})
+    return Document(
+        {
+            "config": {"measure": {"stopping": {"confidence": 0.95}}},
+            "experiments": [
+                {"name": "e", "status": "ok", "cases": [{"name": "c", "status": "ok", "comparisons": [cm]}]}
+            ],
+        }
+    )
 
 
 def _estimate(cm: dict):
@@ -35,14 +42,35 @@ def _estimate(cm: dict):
 
 
 def test_recorded_estimate_is_read_as_recorded():
-    e = _estimate({"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1, "estimate": {
-        "speedup": 2.2, "ci_low": 1.5, "ci_high": 3.0, "confidence": 0.95, "unit": "process", "n": 7, "df": 6}})
+    e = _estimate(
+        {
+            "speedup": 2.0,
+            "ci_low": 1.9,
+            "ci_high": 2.1,
+            "estimate": {
+                "speedup": 2.2,
+                "ci_low": 1.5,
+                "ci_high": 3.0,
+                "confidence": 0.95,
+                "unit": "process",
+                "n": 7,
+                "df": 6,
+            },
+        }
+    )
     assert (e.speedup, e.ci_low, e.ci_high, e.unit, e.n, e.df, e.recorded) == (2.2, 1.5, 3.0, PROCESS, 7, 6, True)
 
 
 def test_older_file_with_repeats_gets_the_process_interval():
-    e = _estimate({"speedup": 3.51, "ci_low": 3.4, "ci_high": 3.6, "rounds": 40,
-                   "repeats": [{"process": 1, "speedup": 8.71}, {"process": 2, "speedup": 3.33}]})
+    e = _estimate(
+        {
+            "speedup": 3.51,
+            "ci_low": 3.4,
+            "ci_high": 3.6,
+            "rounds": 40,
+            "repeats": [{"process": 1, "speedup": 8.71}, {"process": 2, "speedup": 3.33}],
+        }
+    )
     g = GOLDEN["intervals"][0]
     assert (e.speedup, e.ci_low, e.ci_high) == pytest.approx((g["estimate"], g["ci_low"], g["ci_high"]))
     assert (e.unit, e.n, e.df, e.recorded) == (PROCESS, 3, 2, False)

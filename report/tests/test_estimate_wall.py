@@ -6,6 +6,7 @@ processes (builds, warm-up and the repeat's rounds, P - 1 times), the
 experiments no GPU has run bounded from a CPU file, the profiled windows; the
 session mode's budgets against scripts/gpu-session's own; and the README's
 figures reproduced from the H100 files where they are at hand."""
+
 import importlib.util
 import json
 import os
@@ -29,19 +30,36 @@ CPU_STANDARD = REPO / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11.j
 NO_SKIP = lambda name: False  # noqa: E731
 
 
-def case(wall, sampling, rounds, stop="max_time", steps=(0.1, 0.05), params=None, details=None, name="c",
-         warmup=0.0, iters=1):
-    return {"name": name, "wall_s": wall, "sampling_s": sampling, "rounds": rounds, "stop_reason": stop,
-            "params": params or {},
-            "variants": [{"name": f"v{i}", "status": "ok", "iters_per_sample": iters, "stats": {"median": s},
-                          "warmup": {"seconds": warmup}}
-                         for i, s in enumerate(steps)],
-            "comparisons": [{"variant": "v1", "verification": {"status": "passed", "details": details or {}}}]}
+def case(
+    wall, sampling, rounds, stop="max_time", steps=(0.1, 0.05), params=None, details=None, name="c", warmup=0.0, iters=1
+):
+    return {
+        "name": name,
+        "wall_s": wall,
+        "sampling_s": sampling,
+        "rounds": rounds,
+        "stop_reason": stop,
+        "params": params or {},
+        "variants": [
+            {
+                "name": f"v{i}",
+                "status": "ok",
+                "iters_per_sample": iters,
+                "stats": {"median": s},
+                "warmup": {"seconds": warmup},
+            }
+            for i, s in enumerate(steps)
+        ],
+        "comparisons": [{"variant": "v1", "verification": {"status": "passed", "details": details or {}}}],
+    }
 
 
 def doc(device, experiments, profile="quick", date="2026-11-24T10:00:00Z"):
-    return {"config": {"device": device, "profile": profile}, "environment": {"device": device, "date": date},
-            "experiments": [{"name": e, "cases": cs} for e, cs in experiments.items()]}
+    return {
+        "config": {"device": device, "profile": profile},
+        "environment": {"device": device, "date": date},
+        "experiments": [{"name": e, "cases": cs} for e, cs in experiments.items()],
+    }
 
 
 def est(e, c, profile="standard", fit_steps=0, breakdown=False):
@@ -115,8 +133,19 @@ def test_a_cold_aotinductor_compile_is_added_unless_the_cache_had_the_package():
 
 
 def test_every_experiment_pays_its_own_process():
-    ests = ew.estimate([doc("cuda", {"zero_grad": [case(3.0, 1.0, 6, stop="precision")],
-                                     "host_sync": [case(5.0, 1.0, 6, stop="precision")]})], "quick", NO_SKIP)
+    ests = ew.estimate(
+        [
+            doc(
+                "cuda",
+                {
+                    "zero_grad": [case(3.0, 1.0, 6, stop="precision")],
+                    "host_sync": [case(5.0, 1.0, 6, stop="precision")],
+                },
+            )
+        ],
+        "quick",
+        NO_SKIP,
+    )
     cases = sum(sum(x["cases"].values()) for x in ests.values())
     total = sum(ew.experiment_cost(x) for x in ests.values())
     # At least what the fastest GPU process seen (a gtest check, 0.88 s) took, each.
@@ -125,22 +154,31 @@ def test_every_experiment_pays_its_own_process():
 
 def test_an_experiment_no_gpu_ran_is_bounded_from_the_cpu_file_scaled_by_its_work_ratio():
     cpu = case(2.0, 1.5, 13, name="workers_0")
-    docs = [doc("cuda", {"zero_grad": [case(3.0, 1.0, 6)]}), doc("cpu", {"storage_reads": [cpu],
-                                                                        "eval_no_grad": [case(1.0, 0.5, 6)]})]
+    docs = [
+        doc("cuda", {"zero_grad": [case(3.0, 1.0, 6)]}),
+        doc("cpu", {"storage_reads": [cpu], "eval_no_grad": [case(1.0, 0.5, 6)]}),
+    ]
     ests = ew.estimate(docs, "quick", NO_SKIP)
     r = ew.GPU_WORK_RATIO[r"storage_reads/.*"]
     # 0.5 s outside sampling and 0.115 s a round on the VM, r times each: 6 rounds.
     assert ests["storage_reads"]["basis"] == "cpu"
     assert ests["storage_reads"]["cases"]["workers_0"] == pytest.approx(r * 0.5 + ew.FLOOR * r * 1.5 / 13)
     assert "eval_no_grad" not in ests  # no ratio: a CPU figure is no GPU bound
-    with_gpu = ew.estimate(docs + [doc("cuda", {"storage_reads": [case(9.0, 1.0, 6, name="workers_0")]})],
-                           "quick", NO_SKIP)
+    with_gpu = ew.estimate(
+        docs + [doc("cuda", {"storage_reads": [case(9.0, 1.0, 6, name="workers_0")]})], "quick", NO_SKIP
+    )
     assert with_gpu["storage_reads"]["basis"] == "gpu"
 
 
 def test_the_newest_days_gpu_files_are_used_where_they_have_the_experiment():
-    old = doc("cuda", {"data_parallel": [case(3.0, 1.0, 6, name="gone"), case(3.0, 1.0, 6, name="kept")],
-                       "aot_inductor": [case(2.0, 1.0, 6)]}, date="2026-11-23T07:00:00Z")
+    old = doc(
+        "cuda",
+        {
+            "data_parallel": [case(3.0, 1.0, 6, name="gone"), case(3.0, 1.0, 6, name="kept")],
+            "aot_inductor": [case(2.0, 1.0, 6)],
+        },
+        date="2026-11-23T07:00:00Z",
+    )
     new = doc("cuda", {"data_parallel": [case(3.0, 1.0, 6, name="kept")]})
     ests = ew.estimate([old, new], "quick", NO_SKIP)
     assert set(ests["data_parallel"]["cases"]) == {"kept"} and ests["aot_inductor"]["day"] == "2026-11-23"
@@ -157,6 +195,7 @@ def test_a_profiled_window_per_variant_and_cuptis_set_up_per_experiment():
 
 
 # --- the further processes ---------------------------------------------------
+
 
 def rep_case(e, c, profile="standard"):
     return ew.repeat_case(e, c, profile, 2048, 0.25, NO_SKIP)
@@ -214,14 +253,16 @@ def test_a_cpu_bound_further_process_scales_by_the_work_ratio():
     ests = ew.estimate([doc("cpu", {"storage_reads": [cpu]}, profile="standard")], "standard", NO_SKIP)
     scaled = dict(cpu, wall_s=2.0 * r, sampling_s=1.5 * r)
     assert ests["storage_reads"]["repeats"]["workers_0"] == pytest.approx(
-        ew.repeat_case("storage_reads", scaled, "standard", 2048, 0.25, NO_SKIP, r))
+        ew.repeat_case("storage_reads", scaled, "standard", 2048, 0.25, NO_SKIP, r)
+    )
     warm = 2 * ew.repeat_warmup(0.05 * r, 0.05 * r, 0.05, 0.5)
     assert ests["storage_reads"]["repeats"]["workers_0"] == pytest.approx(0.5 * r + warm + 6 * 0.1 * r)
 
 
 def test_an_experiments_cost_grows_linearly_in_its_further_processes():
-    ests = ew.estimate([doc("cuda", {"zero_grad": [case(3.0, 1.0, 6, stop="precision")]}, profile="standard")],
-                       "standard", NO_SKIP)
+    ests = ew.estimate(
+        [doc("cuda", {"zero_grad": [case(3.0, 1.0, 6, stop="precision")]}, profile="standard")], "standard", NO_SKIP
+    )
     x = ests["zero_grad"]
     one = ew.further_process_cost(x)
     assert one == pytest.approx(ew.EXPERIMENT_PROCESS_S + x["repeats"]["c"]) and x["repeats"]["c"] > 0
@@ -250,8 +291,12 @@ def test_the_model_is_the_binarys(tmp_path):
     path.write_text(json.dumps(doc("cuda", {"zero_grad": [case(10.2, 0.2, 1)]}, profile="standard")))
 
     def total(binary):
-        out = subprocess.run([sys.executable, str(SCRIPT), "--profile", "standard", str(path)], capture_output=True,
-                             text=True, env=dict(os.environ, OPTBENCH_BIN=str(binary)))
+        out = subprocess.run(
+            [sys.executable, str(SCRIPT), "--profile", "standard", str(path)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, OPTBENCH_BIN=str(binary)),
+        )
         return out, re.search(r"total\s+\d+\s+\d+\s+(\d+) s", out.stdout)
 
     model["profiles"]["standard"]["measure"]["stopping"]["max_time_s"] *= 2
@@ -266,10 +311,13 @@ def test_the_model_is_the_binarys(tmp_path):
 
 # --- the session -------------------------------------------------------------
 
+
 def bash_budget(name, elapsed, session_s, each_alone):
     """scripts/gpu-session's own budget_for, run by bash on its plan."""
-    script = (f'eval "$(sed -n \'/^plan() {{/,/^}}/p;/^budget_for() {{/,/^}}/p\' "{REPO}/scripts/gpu-session")"\n'
-              f"elapsed() {{ echo {elapsed}; }}\nsession_s={session_s}\nbudget_for {name}\n")
+    script = (
+        f'eval "$(sed -n \'/^plan() {{/,/^}}/p;/^budget_for() {{/,/^}}/p\' "{REPO}/scripts/gpu-session")"\n'
+        f"elapsed() {{ echo {elapsed}; }}\nsession_s={session_s}\nbudget_for {name}\n"
+    )
     env = dict(os.environ, OPTBENCH_SESSION_EACH_ALONE="1" if each_alone else "0")
     out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True, env=env).stdout.strip()
     return int(out) if out else None
@@ -281,23 +329,26 @@ def test_the_session_budgets_are_the_scripts_own(each_alone):
     assert [p["step"] for p in plan][:3] == ["bindings", "gpu_tests", "new"]  # the plan is read, not written here
     for elapsed, session_s in [(176, 480), (300, 480), (420, 480), (176, 900), (250, 330)]:
         for i, p in enumerate(plan):
-            assert ew.budget_for(plan, i, elapsed, session_s, each_alone) == \
-                bash_budget(p["step"], elapsed, session_s, each_alone), (p["step"], elapsed, session_s)
+            assert ew.budget_for(plan, i, elapsed, session_s, each_alone) == bash_budget(
+                p["step"], elapsed, session_s, each_alone
+            ), (p["step"], elapsed, session_s)
 
 
 def synthetic_docs(tmp_path):
     """Every planned experiment at 20 s a case (two cases), so steps overflow."""
     names = sorted({n for p in ew.read_plan() if p["what"].startswith("run ") for n in ew.run_args(p["what"])[0]})
     path = tmp_path / "h100.json"
-    path.write_text(json.dumps(doc("cuda", {n: [case(20.0, 1.0, 6, name="a"), case(20.0, 1.0, 6, name="b")]
-                                            for n in names})))
+    path.write_text(
+        json.dumps(doc("cuda", {n: [case(20.0, 1.0, 6, name="a"), case(20.0, 1.0, 6, name="b")] for n in names}))
+    )
     return [str(path)]
 
 
 def run_session(files, session_s, each_alone="0", *extra):
     env = dict(os.environ, OPTBENCH_SESSION_S=str(session_s), OPTBENCH_SESSION_EACH_ALONE=each_alone)
-    out = subprocess.run([sys.executable, str(SCRIPT), "--session", *extra, *files], capture_output=True, text=True,
-                         check=True, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--session", *extra, *files], capture_output=True, text=True, check=True, env=env
+    ).stdout
     rows = {}
     for line in out.splitlines()[1:]:
         m = re.match(r"\s+(\S+)\s+(\S+)\s+(\S+)\s*(.*)", line)
@@ -324,8 +375,9 @@ def test_the_session_tracks_the_deadline_and_the_plan(tmp_path):
     assert rows[900][0] == "120" and rows[420][0] == "87" and rows[380][2].startswith("skipped")
     # Another plan: new's cap halved; the script is whatever --gpu-session names.
     fake = tmp_path / "gpu-session"
-    plan = subprocess.run([str(REPO / "scripts" / "gpu-session"), "--plan"], capture_output=True, text=True,
-                          check=True).stdout
+    plan = subprocess.run(
+        [str(REPO / "scripts" / "gpu-session"), "--plan"], capture_output=True, text=True, check=True
+    ).stdout
     fake.write_text("#!/bin/sh\ncat <<'EOF'\n" + re.sub(r"^new\t60\t120", "new\t60\t60", plan, flags=re.M) + "EOF\n")
     fake.chmod(0o755)
     changed = run_session(files, 900, "0", "--gpu-session", str(fake))
@@ -335,16 +387,23 @@ def test_the_session_tracks_the_deadline_and_the_plan(tmp_path):
 
 # --- the README's figures ------------------------------------------------------
 
+
 def h100_files(cpu):
     return sorted(str(p) for p in GPU_RUNS.glob("h100_*.json.gz")) + [str(H100_FULL), str(cpu)]
 
 
 def printed(profile, cpu, *extra):
     """The script's rows: experiment -> (first, further, total) seconds, and its header."""
-    out = subprocess.run([sys.executable, str(SCRIPT), "--profile", profile, *extra, *h100_files(cpu)],
-                         capture_output=True, text=True, check=True).stdout
-    rows = {m.group(1): tuple(int(m.group(k)) for k in (2, 3, 4))
-            for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+) s", out, re.M)}
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--profile", profile, *extra, *h100_files(cpu)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = {
+        m.group(1): tuple(int(m.group(k)) for k in (2, 3, 4))
+        for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+) s", out, re.M)
+    }
     return rows, out
 
 
@@ -390,8 +449,18 @@ def test_the_further_processes_are_there_and_linear_in_p_minus_one():
 
 # The figures the README quotes (section "Wall time on an H100").
 README_TOTALS = {"quick": 479, "standard": 2093}
-README_SESSION = {"setup": "48", "build": "128", "bindings": "4", "gpu_tests": "8", "new": "124", "breakdown": "103",
-                  "aot_inductor": "84", "verified": "40", "matmul_check": "-", "total": "539"}
+README_SESSION = {
+    "setup": "48",
+    "build": "128",
+    "bindings": "4",
+    "gpu_tests": "8",
+    "new": "124",
+    "breakdown": "103",
+    "aot_inductor": "84",
+    "verified": "40",
+    "matmul_check": "-",
+    "total": "539",
+}
 
 
 @pytest.mark.parametrize("profile,cpu", [("quick", CPU_QUICK), ("standard", CPU_STANDARD)])

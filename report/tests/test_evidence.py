@@ -1,6 +1,7 @@
 """The claims' speedups use the harness's own estimator: for a pair of one case,
 the report's figure and CI are the case's comparison, to rounding; where the harness
 compared the pair, the report reads its comparison."""
+
 import json
 import math
 
@@ -50,8 +51,13 @@ def test_unpaired_ratio_below_the_floor_has_no_ci():
     b = {"name": "b", "samples": {"host_s": [0.5, 0.55, 0.45, 0.5, 0.52, 0.5, 0.51]}}
 
     def sides():
-        e = Document({"experiments": [{"name": "e", "cases": [{"name": "c1", "variants": [a]},
-                                                              {"name": "c2", "variants": [b]}]}]}).experiments[0]
+        e = Document(
+            {
+                "experiments": [
+                    {"name": "e", "cases": [{"name": "c1", "variants": [a]}, {"name": "c2", "variants": [b]}]}
+                ]
+            }
+        ).experiments[0]
         return e.cases[0].variants[0], e.cases[1].variants[0]
 
     r = ev.ratio(*sides(), 0.95)

@@ -11,6 +11,7 @@ reads 'cannot tell', never a silent 'same'.
   unplanted pair was precise enough must read 'lower', and every other 'cannot tell'.
 - Times: a 20% slowdown of one device-timed (CUDA event) variant of a committed H100
   run, against its sibling run minutes apart (fixtures/h100_rest, h100_again)."""
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,11 @@ def _optimized(doc: dict) -> list[tuple[str, str, str]]:
     for e in doc["experiments"]:
         for c in e.get("cases") or []:
             bases = {cm.get("baseline") for cm in c.get("comparisons") or []}
-            out += [(e["name"], c["name"], cm["variant"]) for cm in c.get("comparisons") or []
-                    if cm.get("speedup") is not None and cm["variant"] not in bases]
+            out += [
+                (e["name"], c["name"], cm["variant"])
+                for cm in c.get("comparisons") or []
+                if cm.get("speedup") is not None and cm["variant"] not in bases
+            ]
     return out
 
 
@@ -124,8 +128,14 @@ def test_every_device_timed_slowdown_is_slower_or_cannot_tell(runs):
     'slower' where its unplanted pair could see it (half the interval plus the floor
     plus any drift the other way under 20%), and never 'same' or 'faster'."""
     base, cur = runs["h100_rest"], runs["h100_again"]
-    where = [(e["name"], c["name"], v["name"]) for e in cur["experiments"] for c in e.get("cases") or []
-             if c.get("primary_metric") == "device_s" for v in c.get("variants") or [] if v.get("status") == "ok"]
+    where = [
+        (e["name"], c["name"], v["name"])
+        for e in cur["experiments"]
+        for c in e.get("cases") or []
+        if c.get("primary_metric") == "device_s"
+        for v in c.get("variants") or []
+        if v.get("status") == "ok"
+    ]
     before = {r.key: r for r in compare_docs(base, cur, Settings()).times}
     after = {r.key: r for r in compare_docs(base, scaled(cur, where, 1.2), Settings()).times}
     keys = [k for k in where if k in after and before[k].verdict != "n/a"]
@@ -142,6 +152,7 @@ def _est(s: float, lo: float, hi: float, unit: str = PROCESS, n: int = 3) -> Est
 
 def test_change_interval_is_welch_on_the_two_estimates():
     from scipy import stats
+
     # Two 3-process estimates with the same width: se of each log = half / t(0.975, 2).
     half = math.log(1.1)
     a, b = _est(1.0, 1 / 1.1, 1.1), _est(1.0, 1 / 1.1, 1.1)
@@ -157,6 +168,7 @@ def test_change_interval_is_welch_on_the_two_estimates():
 def test_a_wider_estimate_never_turns_cannot_tell_into_same():
     from report.compare import _judge
     from report.noise import Floor
+
     verdicts = []
     for width in (1.01, 1.05, 1.1, 1.3, 2.0):
         d, lo, hi, p = change_interval(_est(2.0, 2 / width, 2 * width), _est(2.0, 2 / width, 2 * width), 0.01)

@@ -9,6 +9,7 @@ committed CPU run.
   floor is under 3% (2-core shared VM), so larger changes are checked there too,
   against floors under 0.3x the change (the same rule).
 - False alarms: no pair of same-commit runs fails (H100 and CPU)."""
+
 import copy
 import json
 
@@ -55,18 +56,29 @@ def scale_baseline_variants(doc: dict, factor: float) -> tuple[dict, set]:
 # between runs of one binary on a shared VM (noise.py), so larger changes are
 # injected there: a speedup cut by 1.5x, a time grown 6x (a kernel falling back to a
 # reference path).
-TIME_CASES = [("h100_rest", "h100_again", 1.10, 5), ("h100_full", "h100_again", 1.10, 5),
-              ("cpu", "cpu", 1.10, 0), ("cpu", "cpu", 6.0, 3)]
-SPEEDUP_CASES = [("h100_rest", "h100_again", 1.10, 5), ("h100_full", "h100_again", 1.10, 5),
-                 ("cpu", "cpu", 1.10, 0), ("cpu", "cpu", 1.5, 1)]
+TIME_CASES = [
+    ("h100_rest", "h100_again", 1.10, 5),
+    ("h100_full", "h100_again", 1.10, 5),
+    ("cpu", "cpu", 1.10, 0),
+    ("cpu", "cpu", 6.0, 3),
+]
+SPEEDUP_CASES = [
+    ("h100_rest", "h100_again", 1.10, 5),
+    ("h100_full", "h100_again", 1.10, 5),
+    ("cpu", "cpu", 1.10, 0),
+    ("cpu", "cpu", 1.5, 1),
+]
 
 
 def _missed(rows, factor):
     """Rows whose floor is below 0.3 x the injected change (3% for 10%) and that still
     passed; and how many such rows there were."""
     low = [r for r in rows if r.floor is not None and r.floor.value < 0.3 * (factor - 1)]
-    return [(r.key, r.change, r.ci_low, r.ci_high, r.floor.value, r.verdict) for r in low
-            if r.verdict != (SLOWER if r.what == "time" else LOWER)], len(low)
+    return [
+        (r.key, r.change, r.ci_low, r.ci_high, r.floor.value, r.verdict)
+        for r in low
+        if r.verdict != (SLOWER if r.what == "time" else LOWER)
+    ], len(low)
 
 
 @pytest.mark.parametrize("base,cur,factor,at_least", TIME_CASES)

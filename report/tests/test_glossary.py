@@ -13,6 +13,7 @@ rendered to Markdown (report.md and report_details.md) and checked:
 
 Markdown only, in this process, the files read without the schema check (other tests
 check them): a few seconds."""
+
 from __future__ import annotations
 
 import re
@@ -26,7 +27,8 @@ from report.render_md import render
 from report.results import Input, load_results
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
-    p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz")))
+    p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
+)
 TOGETHER = [  # runs of one device rendered as one report: the vocabulary of several runs
     sorted((REPO / "results").glob("2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes*.json")),
     sorted((FIXTURES / "cpu_shared_2core").glob("*.json.gz")),
@@ -82,8 +84,16 @@ def test_each_term_is_printed_one_way(rendered):
 
 
 def test_the_words_issue_38_found_undefined_are_terms_or_gone(rendered):
-    for word in ("mean not settled", "allowed", "over the bound", "first process", "counted",
-                 "per step of the baseline's work", "host copy/cast", "minor page faults per step"):
+    for word in (
+        "mean not settled",
+        "allowed",
+        "over the bound",
+        "first process",
+        "counted",
+        "per step of the baseline's work",
+        "host copy/cast",
+        "minor page faults per step",
+    ):
         assert spelling(word) == BY_NAME[word].name
     seen = set()
     for name, texts in rendered.items():
@@ -92,9 +102,13 @@ def test_the_words_issue_38_found_undefined_are_terms_or_gone(rendered):
             assert "allocator regime" not in md and "per baseline step of work" not in md, name
             assert not re.search(r"[-+]\d{4,}%", body), name  # '+2497%' of almost nothing: the times say it
             assert "(see README)" not in md, name
-            for printed, term in (("mean not settled", "mean not settled"), ("over the ±", "over the bound"),
-                                  (", allowed ", "allowed"), ("(counted: ", "counted"),
-                                  ("per step of the baseline's work", "per step of the baseline's work")):
+            for printed, term in (
+                ("mean not settled", "mean not settled"),
+                ("over the ±", "over the bound"),
+                (", allowed ", "allowed"),
+                ("(counted: ", "counted"),
+                ("per step of the baseline's work", "per step of the baseline's work"),
+            ):
                 if printed in body:
                     seen.add(printed)
                     assert term in listed, (name, printed)
@@ -109,8 +123,13 @@ def test_the_code_prints_its_vocabulary_from_the_glossary():
     from report.verdicts import ALL
 
     t = {"unit": "GB/s", "has_items": True, "has_why": True, "has_peak": True}
-    phrases = [*ALL, *CLAIMS_HEADERS, *experiment_headers(t), *main_headers(t),
-               *side_by_side.headers(["run 1", "run 2"])]
+    phrases = [
+        *ALL,
+        *CLAIMS_HEADERS,
+        *experiment_headers(t),
+        *main_headers(t),
+        *side_by_side.headers(["run 1", "run 2"]),
+    ]
     for runs in (1, 2):
         sm = summarize([RunClaims(f"run {i + 1}", [], True) for i in range(runs)])
         phrases += sm.headers + sm.unjudged_headers
@@ -118,9 +137,13 @@ def test_the_code_prints_its_vocabulary_from_the_glossary():
         assert lookup(phrase) is not None, phrase
     for label in list(why.LABELS.values()) + list(why_counters.LABELS.values()):
         assert label in HEADERS or label.lower() in BY_NAME or lookup(label) is not None, label
-    for text in ("matrix multiply -61% (12.1 -> 4.70 ms/step)", "fill operations 34 -> 0 per step",
-                 "outside operators 3% -> 4%", "profiled: 3 steps, overhead +2% / +9% (mean not settled)",
-                 "host copy/cast 0.050 -> 1.30 ms/step"):
+    for text in (
+        "matrix multiply -61% (12.1 -> 4.70 ms/step)",
+        "fill operations 34 -> 0 per step",
+        "outside operators 3% -> 4%",
+        "profiled: 3 steps, overhead +2% / +9% (mean not settled)",
+        "host copy/cast 0.050 -> 1.30 ms/step",
+    ):
         assert used(text), text
     assert why.PER_BASE == why_counters.PER_BASE == spelling("per step of the baseline's work")
 

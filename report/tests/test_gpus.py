@@ -30,14 +30,21 @@ def test_spec_table_complete_and_sourced():
         assert s["fp32_tflops"] > 0 and s["fp16_tflops"] > 0 and s["memory_gb_per_s"] > 0
         assert s["host_link_gb_per_s"] > 0
     h100 = match_gpu("NVIDIA H100 80GB HBM3")
-    assert (h100["fp32_tflops"], h100["tf32_tflops"], h100["fp16_tflops"], h100["memory_gb_per_s"]) == \
-        (66.9, 494.7, 989.4, 3350)
+    assert (h100["fp32_tflops"], h100["tf32_tflops"], h100["fp16_tflops"], h100["memory_gb_per_s"]) == (
+        66.9,
+        494.7,
+        989.4,
+        3350,
+    )
 
 
 def _flops_doc(gpu, seconds):
     units = {"bytes": 0.0, "flops": 1e12, "items": 0.0, "item_name": "samples"}
-    c = synth.case("matmul", [("fp32", synth.lognormal(seconds * 8, 0.01, 10, 1)),
-                              ("amp_fp16", synth.lognormal(seconds, 0.01, 10, 2))], units=units)
+    c = synth.case(
+        "matmul",
+        [("fp32", synth.lognormal(seconds * 8, 0.01, 10, 1)), ("amp_fp16", synth.lognormal(seconds, 0.01, 10, 2))],
+        units=units,
+    )
     return synth.document([synth.experiment("mixed_precision", [c], ["amp"])], gpu=gpu)
 
 

@@ -2,6 +2,7 @@
 results file is data someone else wrote (a shared runner, a downloaded artifact): its
 titles, reasons, names and crash output must not add structure to report.md or to a CI
 job summary, run as HTML, close a code fence, run as a spreadsheet formula, or break a plot."""
+
 import csv
 import re
 
@@ -10,14 +11,20 @@ import synth
 TITLE = "fine\n# Injected heading\n\n| x | y |\n|---|---|\n| 1 | 2 |"
 HTML = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
 TAIL = ["before the crash", "```", "# after the fence", "`````` six backticks, still inside", "a\rb"]
-FORMULAS = {"case": "=HYPERLINK(\"http://evil\")", "variant": "@SUM(1+1)", "error": "-2+3 cmd|' /C calc'!A0"}
+FORMULAS = {"case": '=HYPERLINK("http://evil")', "variant": "@SUM(1+1)", "error": "-2+3 cmd|' /C calc'!A0"}
 
 
 def _hostile_doc(gpu: str | None = None) -> dict:
-    c = synth.case(FORMULAS["case"], [("base", synth.lognormal(1e-3, 0.01, 8, 1)),
-                                      ("$\\frac$ " + FORMULAS["variant"], synth.lognormal(5e-4, 0.01, 8, 2)),
-                                      ("oom", [])],
-                   variant_status={"oom": "oom"}, notes={"note": HTML + " ![t](http://evil/track.png)"})
+    c = synth.case(
+        FORMULAS["case"],
+        [
+            ("base", synth.lognormal(1e-3, 0.01, 8, 1)),
+            ("$\\frac$ " + FORMULAS["variant"], synth.lognormal(5e-4, 0.01, 8, 2)),
+            ("oom", []),
+        ],
+        variant_status={"oom": "oom"},
+        notes={"note": HTML + " ![t](http://evil/track.png)"},
+    )
     c["variants"][2]["error"] = FORMULAS["error"]
     e = synth.experiment("eval_no_grad", [c], status="crashed", reason=HTML)
     e["title"], e["optimization"], e["output_tail"] = TITLE, "x\n- [ ] task\n> quote\n1. item", TAIL
@@ -43,7 +50,7 @@ def _fenced_block(lines: list[str], after: str) -> list[str]:
     assert re.fullmatch(r"`{3,}", fence), fence
     closing = re.compile(rf" {{0,3}}`{{{len(fence)},}}[ \t]*")
     end = next(j for j in range(i + 1, len(lines)) if closing.fullmatch(lines[j]))
-    return lines[i + 1:end]
+    return lines[i + 1 : end]
 
 
 def test_markdown_gets_no_structure_from_a_results_file(tmp_path, cli):

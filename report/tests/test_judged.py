@@ -2,6 +2,7 @@
 shown as "not judged", in the experiment tables, the CSV and beside the claim
 verdicts. The real case: the H100 mixed_precision run of 2026-11-24, where six of
 the ResNet-50 comparisons passed on the first loss alone."""
+
 import csv
 import json
 
@@ -79,13 +80,18 @@ def test_nvidia_smi_figures_appear_beside_gpu_variants(tmp_path):
     from report.__main__ import main
     from report.cells import smi_text
 
-    smi = {"gpu_util_pct": {"median": 97.0, "min": 92.0}, "memory_util_pct": {"median": 41.0, "min": 40.0},
-           "sm_clock_mhz": {"median": 1980.0, "min": 1755.0}, "power_w": {"median": 690.4, "min": 650.0},
-           "samples": 30}
+    smi = {
+        "gpu_util_pct": {"median": 97.0, "min": 92.0},
+        "memory_util_pct": {"median": 41.0, "min": 40.0},
+        "sm_clock_mhz": {"median": 1980.0, "min": 1755.0},
+        "power_w": {"median": 690.4, "min": 650.0},
+        "samples": 30,
+    }
     assert smi_text(smi) == "nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W"
     assert smi_text(None) == "" and smi_text({}) == ""
-    c = synth.case("c0", [("pageable", synth.lognormal(1.0, 0.01, 20, 1)),
-                          ("pinned", synth.lognormal(0.5, 0.01, 20, 2))])
+    c = synth.case(
+        "c0", [("pageable", synth.lognormal(1.0, 0.01, 20, 1)), ("pinned", synth.lognormal(0.5, 0.01, 20, 2))]
+    )
     c["variants"][1]["nvidia_smi"] = smi
     doc = synth.document([synth.experiment("pinned_memory", [c], claims=["pin_memory"])], gpu=synth.H100)
     src = tmp_path / "r.json"

@@ -2,6 +2,7 @@
 valid 52 MB file (3.5 million samples in one variant) made `render` ask for a 2000 x 3.5M
 bootstrap array (52 GiB), and `validate` took 100 s and 1.1 GB; files above a stated
 cap are refused before they are read."""
+
 import gzip
 import json
 import math
@@ -32,9 +33,15 @@ def _big_doc(samples: int) -> dict:
     """A GPU run's mixed_precision case measured in one process, its TF32 reference with
     `samples` samples and the others 20: the AMP claim's ratio against TF32 is computed
     from the samples, unpaired (a bootstrap over every TF32 sample, before the fix)."""
-    c = synth.case("resnet50_b8", [("fp32", synth.lognormal(4.8e-3, 0.01, 20, 1)),
-                                   ("tf32", synth.lognormal(2e-3, 0.01, samples, 2)),
-                                   ("amp_fp16", synth.lognormal(1e-3, 0.01, 20, 3))], params={"model": "resnet50"})
+    c = synth.case(
+        "resnet50_b8",
+        [
+            ("fp32", synth.lognormal(4.8e-3, 0.01, 20, 1)),
+            ("tf32", synth.lognormal(2e-3, 0.01, samples, 2)),
+            ("amp_fp16", synth.lognormal(1e-3, 0.01, 20, 3)),
+        ],
+        params={"model": "resnet50"},
+    )
     return synth.document([synth.experiment("mixed_precision", [c], ["amp", "fp16_tensor_cores"])], gpu=synth.H100)
 
 
@@ -49,8 +56,14 @@ print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, time.mo
 
 
 def _measured(*args) -> tuple[int, int, float]:
-    p = subprocess.run([sys.executable, "-c", _MEASURE, *map(str, args)], capture_output=True, text=True,
-                       cwd=str(REPO), env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    p = subprocess.run(
+        [sys.executable, "-c", _MEASURE, *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=str(REPO),
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr[-2000:]
     rc, rss, wall = p.stdout.split()
     return int(rc), int(rss), float(wall)
@@ -90,8 +103,11 @@ def test_a_bootstraps_memory_does_not_grow_with_the_samples():
     2000 x 100,000 x 8 bytes (1.6 GB) an array."""
     small, large = synth.lognormal(1e-3, 0.05, 10_000, 1), synth.lognormal(1e-3, 0.05, 100_000, 2)
     copies = 16 * np.asarray(large).nbytes
-    for fn in (lambda x: stats.log_median_boot(x, seed=7), lambda x: stats.log_ratio_boot(x, x, seed=7),
-               lambda x: stats.ratio_of_medians_ci(x, x[:5000], 0.95)):
+    for fn in (
+        lambda x: stats.log_median_boot(x, seed=7),
+        lambda x: stats.log_ratio_boot(x, x, seed=7),
+        lambda x: stats.ratio_of_medians_ci(x, x[:5000], 0.95),
+    ):
         assert _peak_bytes(lambda f=fn: f(large)) < _peak_bytes(lambda f=fn: f(small)) + copies
 
 
@@ -100,19 +116,39 @@ def test_ordinary_samples_are_resampled_as_scipy_resamples_them():
     scipy.stats.bootstrap draws: the figures of every ordinary file stay as they were."""
     x, y = np.asarray(synth.lognormal(1e-3, 0.1, 1315, 1)), np.asarray(synth.lognormal(5e-4, 0.1, 1315, 2))
     z = np.asarray(synth.lognormal(5e-4, 0.1, 77, 3))
-    res = sps.bootstrap((x,), lambda a, axis=-1: np.log(np.median(a, axis=axis)), n_resamples=stats.RESAMPLES,
-                        vectorized=True, method="percentile", random_state=stats.SEED)
+    res = sps.bootstrap(
+        (x,),
+        lambda a, axis=-1: np.log(np.median(a, axis=axis)),
+        n_resamples=stats.RESAMPLES,
+        vectorized=True,
+        method="percentile",
+        random_state=stats.SEED,
+    )
     assert np.array_equal(stats.log_median_boot(x.tolist()), res.bootstrap_distribution)
-    res = sps.bootstrap((x, y), lambda a, b, axis=-1: np.log(np.median(a, axis=axis)) - np.log(np.median(b, axis=axis)),
-                        n_resamples=stats.RESAMPLES, paired=True, vectorized=True, method="percentile",
-                        random_state=stats.SEED)
+    res = sps.bootstrap(
+        (x, y),
+        lambda a, b, axis=-1: np.log(np.median(a, axis=axis)) - np.log(np.median(b, axis=axis)),
+        n_resamples=stats.RESAMPLES,
+        paired=True,
+        vectorized=True,
+        method="percentile",
+        random_state=stats.SEED,
+    )
     assert np.array_equal(stats.log_ratio_boot(x.tolist(), y.tolist()), res.bootstrap_distribution)
     for conf in (0.9, 0.95, 0.99):
-        res = sps.bootstrap((x, z), lambda a, b, axis=-1: np.median(a, axis=axis) / np.median(b, axis=axis),
-                            n_resamples=stats.RESAMPLES, vectorized=True, method="percentile",
-                            confidence_level=conf, random_state=stats.SEED)
-        assert stats.ratio_of_medians_ci(x.tolist(), z.tolist(), conf) == (res.confidence_interval.low,
-                                                                           res.confidence_interval.high)
+        res = sps.bootstrap(
+            (x, z),
+            lambda a, b, axis=-1: np.median(a, axis=axis) / np.median(b, axis=axis),
+            n_resamples=stats.RESAMPLES,
+            vectorized=True,
+            method="percentile",
+            confidence_level=conf,
+            random_state=stats.SEED,
+        )
+        assert stats.ratio_of_medians_ci(x.tolist(), z.tolist(), conf) == (
+            res.confidence_interval.low,
+            res.confidence_interval.high,
+        )
 
 
 def test_many_samples_give_the_full_bootstraps_interval():
@@ -120,8 +156,15 @@ def test_many_samples_give_the_full_bootstraps_interval():
     full bootstrap's, to about the Monte Carlo error of RESAMPLES (5 to 10% of its width)."""
     n = 3 * stats.MAX_RESAMPLED
     x = np.asarray(synth.lognormal(1e-3, 0.1, n, 5))
-    full = sps.bootstrap((x,), lambda a, axis=-1: np.log(np.median(a, axis=axis)), n_resamples=stats.RESAMPLES,
-                         batch=100, vectorized=True, method="percentile", random_state=stats.SEED)
+    full = sps.bootstrap(
+        (x,),
+        lambda a, axis=-1: np.log(np.median(a, axis=axis)),
+        n_resamples=stats.RESAMPLES,
+        batch=100,
+        vectorized=True,
+        method="percentile",
+        random_state=stats.SEED,
+    )
     boot = stats.log_median_boot(x.tolist())
     lo, hi = np.percentile(boot, [2.5, 97.5])
     width = full.confidence_interval.high - full.confidence_interval.low
@@ -159,7 +202,9 @@ def test_a_file_above_the_cap_is_refused_before_it_is_read(gz, tmp_path, cli, mo
         r = cli(*args)
         lines = r.err.strip().splitlines()
         assert r.rc == 2 and len(lines) == 1, r.err
-        assert lines[0] == (f"error: {p}: larger than 1 MiB{' uncompressed' if gz else ''}, the most the report "
-                            "reads (a run writes about 1 MB)")
+        assert lines[0] == (
+            f"error: {p}: larger than 1 MiB{' uncompressed' if gz else ''}, the most the report "
+            "reads (a run writes about 1 MB)"
+        )
     monkeypatch.setattr(results, "MAX_FILE_BYTES", 1 << 30)
     assert cli("validate", p).rc == 0

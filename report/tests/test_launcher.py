@@ -1,6 +1,7 @@
 """Issue 31, item 4: `optbench report` runs the project's report package and the interpreter's
 own packages, never code from the folder it is started in (a shared runner's workspace, a
 downloaded artifact): `python -m report` put that folder first on sys.path."""
+
 import os
 import subprocess
 from pathlib import Path

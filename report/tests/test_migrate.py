@@ -1,6 +1,7 @@
 """Variant params for older files (report/migrate.py): filled from the names of their
 time, never over what a file records, valid under the schema, and the same wiring of
 claims as the params a workload declares."""
+
 import copy
 import glob
 
@@ -13,8 +14,10 @@ from report.document import VARIANT_KINDS, Document
 from report.migrate import TABLE, migrate
 from report.results import load_results, load_schema, read_json, schema_errors
 
-COMMITTED = sorted(glob.glob(str(REPO / "results" / "*.json")) +
-                   glob.glob(str(REPO / "report" / "tests" / "fixtures" / "**" / "*.json.gz"), recursive=True))
+COMMITTED = sorted(
+    glob.glob(str(REPO / "results" / "*.json"))
+    + glob.glob(str(REPO / "report" / "tests" / "fixtures" / "**" / "*.json.gz"), recursive=True)
+)
 
 
 def variants(doc, experiment):
@@ -45,98 +48,183 @@ def test_committed_files_load_with_the_params_their_names_stood_for(path):
     for _, v in variants(doc, "mixed_precision"):
         assert isinstance(v["params"]["default_fp32"], bool)
     assert migrate(copy.deepcopy(doc)) == doc  # a second pass changes nothing
+
     # nothing but variant params: cases, figures and names are as recorded
-    strip = lambda d: [[{**v, "params": None} for v in c.get("variants") or []]  # noqa: E731
-                       for e in d["experiments"] for c in e.get("cases") or []]
+    def strip(d):
+        return [
+            [{**v, "params": None} for v in c.get("variants") or []]
+            for e in d["experiments"]
+            for c in e.get("cases") or []
+        ]
+
     assert strip(before) == strip(doc)
-    assert [c.get("params") for e in before["experiments"] for c in e.get("cases") or []] == \
-           [c.get("params") for e in doc["experiments"] for c in e.get("cases") or []]
-    if any(v for e in before["experiments"] if e["name"] in TABLE for c in e.get("cases") or []
-           for v in c.get("variants") or []):
+    assert [c.get("params") for e in before["experiments"] for c in e.get("cases") or []] == [
+        c.get("params") for e in doc["experiments"] for c in e.get("cases") or []
+    ]
+    if any(
+        v
+        for e in before["experiments"]
+        if e["name"] in TABLE
+        for c in e.get("cases") or []
+        for v in c.get("variants") or []
+    ):
         assert filled
 
 
 def test_the_default_fp32_of_a_conv_net_is_tf32_and_of_a_transformer_fp32():
     doc = load_results(REPO / "report/tests/fixtures/h100_2026-11-24/h100_mixed_precision.json.gz")
-    default = {c["name"]: [v["name"] for v in c["variants"] if v["params"]["default_fp32"]]
-               for c, _ in variants(doc, "mixed_precision")}
+    default = {
+        c["name"]: [v["name"] for v in c["variants"] if v["params"]["default_fp32"]]
+        for c, _ in variants(doc, "mixed_precision")
+    }
     assert default == {"resnet50_b128_224": ["tf32"], "gpt_l6_h1024_s1024": ["fp32"]}
     cpu = load_results(REPO / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11.json")
-    default = {c["name"]: [v["name"] for v in c["variants"] if v["params"]["default_fp32"]]
-               for c, _ in variants(cpu, "mixed_precision")}
+    default = {
+        c["name"]: [v["name"] for v in c["variants"] if v["params"]["default_fp32"]]
+        for c, _ in variants(cpu, "mixed_precision")
+    }
     assert default == {"resnet50_b8_32": [], "gpt_l2_h128_s64": ["fp32"]}  # no TF32 on a CPU
 
 
 def test_ddp_ranks_come_from_what_the_case_derived_or_its_world_size():
-    c = synth.case("mlp_train_ws2", [("single_device", [1.0] * 8), ("data_parallel", [0.8] * 8),
-                                     ("ddp", [0.6] * 8)], params={"world_size": 2})
+    c = synth.case(
+        "mlp_train_ws2",
+        [("single_device", [1.0] * 8), ("data_parallel", [0.8] * 8), ("ddp", [0.6] * 8)],
+        params={"world_size": 2},
+    )
     c["derived"] = {"variants": {"data_parallel": {"devices": 2}}}
     doc = synth.document([synth.experiment("data_parallel", [c])])
     got = {v["name"]: v["params"] for v in doc["experiments"][0]["cases"][0]["variants"]}
-    assert got == {"single_device": {"parallelism": "single", "devices": 1},
-                   "data_parallel": {"parallelism": "data_parallel", "devices": 2},
-                   "ddp": {"parallelism": "ddp", "devices": 2}}
+    assert got == {
+        "single_device": {"parallelism": "single", "devices": 1},
+        "data_parallel": {"parallelism": "data_parallel", "devices": 2},
+        "ddp": {"parallelism": "ddp", "devices": 2},
+    }
 
 
 def test_declared_params_are_never_overwritten():
     c = synth.case("gpt", [("fp32", [1.0] * 8), ("amp_bf16", [0.5] * 8)], params={"model": "gpt"})
     c["variants"][0]["params"] = {"precision": "tf32", "default_fp32": False}  # whatever the name says
     doc = synth.document([synth.experiment("mixed_precision", [c])])
-    assert doc["experiments"][0]["cases"][0]["variants"][0]["params"] == \
-        {"precision": "tf32", "default_fp32": False, "layout": "contiguous"}
+    assert doc["experiments"][0]["cases"][0]["variants"][0]["params"] == {
+        "precision": "tf32",
+        "default_fp32": False,
+        "layout": "contiguous",
+    }
 
 
 def declared_doc():
     """A run as today's workloads write it: every variant declares what it is (the C++
     params), under names the report does not read."""
+
     def case(name, params, variants):
-        c = synth.case(name, [(v, synth.lognormal(t, 0.005, 20, i)) for i, (v, t, _) in enumerate(variants)],
-                       params=params)
+        c = synth.case(
+            name, [(v, synth.lognormal(t, 0.005, 20, i)) for i, (v, t, _) in enumerate(variants)], params=params
+        )
         for v, (_, _, p) in zip(c["variants"], variants):
             v["params"] = p
         return c
 
-    mp = [case("resnet50_b128_224", {"model": "resnet50"}, [
-              ("fp32", 4.8, {"precision": "fp32", "layout": "contiguous", "default_fp32": False}),
-              ("tf32", 2.0, {"precision": "tf32", "layout": "contiguous", "default_fp32": True}),
-              ("amp_fp16", 1.0, {"precision": "fp16", "layout": "contiguous", "default_fp32": False}),
-              ("amp_bf16", 1.1, {"precision": "bf16", "layout": "contiguous", "default_fp32": False}),
-              ("amp_fp16_channels_last", 0.6, {"precision": "fp16", "layout": "channels_last",
-                                               "default_fp32": False})]),
-          case("gpt_l6_h1024_s1024", {"model": "gpt"}, [
-              ("fp32", 3.0, {"precision": "fp32", "layout": "contiguous", "default_fp32": True}),
-              ("amp_bf16", 1.5, {"precision": "bf16", "layout": "contiguous", "default_fp32": False})])]
-    ts = [case("convnet_b8_32px", {"batch": 8}, [("eager", 1.0, {"jit": "eager", "runtime": "cpp"}),
-                                                 ("scripted", 0.95, {"jit": "script", "runtime": "cpp"}),
-                                                 ("frozen_optimized", 0.7, {"jit": "frozen", "runtime": "cpp"})])]
-    dp = [case("mlp_train_ws1", {"world_size": 1}, [
-              ("single_device", 1.0, {"parallelism": "single", "devices": 1}),
-              ("ddp", 1.2, {"parallelism": "ddp", "devices": 1}),
-              ("ddp_bucket_view", 1.1, {"parallelism": "ddp", "devices": 1})])]
-    pw = [case("threads_w2", {"workers": 2}, [
-              ("new_workers", 1.3, {"persistent_workers": False, "loader": "libtorch"}),
-              ("persistent_workers", 1.0, {"persistent_workers": True, "loader": "libtorch"})]),
-          case("python_processes_w2", {"workers": 2}, [
-              ("python_new_workers", 6.0, {"persistent_workers": False, "loader": "python"}),
-              ("python_persistent_workers", 1.0, {"persistent_workers": True, "loader": "python"})])]
-    cb = [case("fixed_shape_b64_224", {"shape": "fixed"}, [("benchmark_off", 1.1, {"cudnn_benchmark": False}),
-                                                          ("benchmark_on", 1.0, {"cudnn_benchmark": True})]),
-          case("deterministic_cost_b64_224", {"shape": "fixed"}, [
-              ("deterministic", 1.2, {"cudnn_benchmark": False}),
-              ("nondeterministic", 1.0, {"cudnn_benchmark": False})])]
-    return synth.document([synth.experiment("mixed_precision", mp, ["amp", "fp16_tensor_cores"]),
-                           synth.experiment("torchscript", ts, ["torchscript"]),
-                           synth.experiment("data_parallel", dp, ["ddp_scaling"]),
-                           synth.experiment("persistent_workers", pw, ["persistent_workers"]),
-                           synth.experiment("cudnn_benchmark", cb, ["cudnn_benchmark"])],
-                          gpu=synth.H100, migrate=False)
+    mp = [
+        case(
+            "resnet50_b128_224",
+            {"model": "resnet50"},
+            [
+                ("fp32", 4.8, {"precision": "fp32", "layout": "contiguous", "default_fp32": False}),
+                ("tf32", 2.0, {"precision": "tf32", "layout": "contiguous", "default_fp32": True}),
+                ("amp_fp16", 1.0, {"precision": "fp16", "layout": "contiguous", "default_fp32": False}),
+                ("amp_bf16", 1.1, {"precision": "bf16", "layout": "contiguous", "default_fp32": False}),
+                (
+                    "amp_fp16_channels_last",
+                    0.6,
+                    {"precision": "fp16", "layout": "channels_last", "default_fp32": False},
+                ),
+            ],
+        ),
+        case(
+            "gpt_l6_h1024_s1024",
+            {"model": "gpt"},
+            [
+                ("fp32", 3.0, {"precision": "fp32", "layout": "contiguous", "default_fp32": True}),
+                ("amp_bf16", 1.5, {"precision": "bf16", "layout": "contiguous", "default_fp32": False}),
+            ],
+        ),
+    ]
+    ts = [
+        case(
+            "convnet_b8_32px",
+            {"batch": 8},
+            [
+                ("eager", 1.0, {"jit": "eager", "runtime": "cpp"}),
+                ("scripted", 0.95, {"jit": "script", "runtime": "cpp"}),
+                ("frozen_optimized", 0.7, {"jit": "frozen", "runtime": "cpp"}),
+            ],
+        )
+    ]
+    dp = [
+        case(
+            "mlp_train_ws1",
+            {"world_size": 1},
+            [
+                ("single_device", 1.0, {"parallelism": "single", "devices": 1}),
+                ("ddp", 1.2, {"parallelism": "ddp", "devices": 1}),
+                ("ddp_bucket_view", 1.1, {"parallelism": "ddp", "devices": 1}),
+            ],
+        )
+    ]
+    pw = [
+        case(
+            "threads_w2",
+            {"workers": 2},
+            [
+                ("new_workers", 1.3, {"persistent_workers": False, "loader": "libtorch"}),
+                ("persistent_workers", 1.0, {"persistent_workers": True, "loader": "libtorch"}),
+            ],
+        ),
+        case(
+            "python_processes_w2",
+            {"workers": 2},
+            [
+                ("python_new_workers", 6.0, {"persistent_workers": False, "loader": "python"}),
+                ("python_persistent_workers", 1.0, {"persistent_workers": True, "loader": "python"}),
+            ],
+        ),
+    ]
+    cb = [
+        case(
+            "fixed_shape_b64_224",
+            {"shape": "fixed"},
+            [("benchmark_off", 1.1, {"cudnn_benchmark": False}), ("benchmark_on", 1.0, {"cudnn_benchmark": True})],
+        ),
+        case(
+            "deterministic_cost_b64_224",
+            {"shape": "fixed"},
+            [("deterministic", 1.2, {"cudnn_benchmark": False}), ("nondeterministic", 1.0, {"cudnn_benchmark": False})],
+        ),
+    ]
+    return synth.document(
+        [
+            synth.experiment("mixed_precision", mp, ["amp", "fp16_tensor_cores"]),
+            synth.experiment("torchscript", ts, ["torchscript"]),
+            synth.experiment("data_parallel", dp, ["ddp_scaling"]),
+            synth.experiment("persistent_workers", pw, ["persistent_workers"]),
+            synth.experiment("cudnn_benchmark", cb, ["cudnn_benchmark"]),
+        ],
+        gpu=synth.H100,
+        migrate=False,
+    )
 
 
 def wiring(doc):
     """Per claim: the comparisons it picked, what it showed beside, its verdict."""
-    return {r.claim["id"]: ([(e.experiment, e.case, e.variant, e.baseline, e.speedup) for e in r.evidence],
-                            [(b.label, b.text) for b in r.beside], r.verdict)
-            for r in evaluate(Document(doc))}
+    return {
+        r.claim["id"]: (
+            [(e.experiment, e.case, e.variant, e.baseline, e.speedup) for e in r.evidence],
+            [(b.label, b.text) for b in r.beside],
+            r.verdict,
+        )
+        for r in evaluate(Document(doc))
+    }
 
 
 def test_declared_params_and_migrated_names_wire_the_claims_alike():
@@ -154,12 +242,17 @@ def test_declared_params_and_migrated_names_wire_the_claims_alike():
     # every AMP precision against the default FP32, each its own row (never the best of them)
     tf32 = "tf32 (TF32 on for cuDNN convolutions, the default)"
     fp32 = "fp32 (the default: no convolutions, matmul without TF32)"
-    assert picked["amp"] == [("resnet50_b128_224", "amp_fp16", tf32), ("resnet50_b128_224", "amp_bf16", tf32),
-                             ("gpt_l6_h1024_s1024", "amp_bf16", fp32)]
+    assert picked["amp"] == [
+        ("resnet50_b128_224", "amp_fp16", tf32),
+        ("resnet50_b128_224", "amp_bf16", tf32),
+        ("gpt_l6_h1024_s1024", "amp_bf16", fp32),
+    ]
     # the torchscript claim's verdict needs the Python twin, which no name stands for: C++ only beside
     assert "torchscript" not in picked
-    assert any(label.startswith("C++: a TorchScript module") and "convnet_b8_32px" in text
-               for label, text in ours["torchscript"][1])
+    assert any(
+        label.startswith("C++: a TorchScript module") and "convnet_b8_32px" in text
+        for label, text in ours["torchscript"][1]
+    )
     assert picked["persistent_workers"] == [("threads_w2", "persistent_workers", "new_workers")]
     assert picked["cudnn_benchmark"] == [("fixed_shape_b64_224", "benchmark_on", "benchmark_off")]
     assert any("world size 1" in label for label, _ in ours["ddp_scaling"][1])

@@ -1,6 +1,7 @@
 """No best-of-m headline (report/multiplicity.py, report/claims.py): a case with several
 matching settings gives each its own row at the run's confidence, never the largest
 with a corrected interval; and the rounds floor the report's own intervals need."""
+
 import synth
 
 from report.claims import evaluate_claim
@@ -14,10 +15,15 @@ def test_floors_follow_the_order_statistics():
 
 
 def _doc(rounds: int, processes: int | None = None) -> dict:
-    c = synth.case("c", [("base", synth.lognormal(1.3, 0.05, rounds, 1)),
-                         ("a", synth.lognormal(1.0, 0.05, rounds, 2)),
-                         ("b", synth.lognormal(1.05, 0.05, rounds, 3)),
-                         ("c", synth.lognormal(1.1, 0.05, rounds, 4))])
+    c = synth.case(
+        "c",
+        [
+            ("base", synth.lognormal(1.3, 0.05, rounds, 1)),
+            ("a", synth.lognormal(1.0, 0.05, rounds, 2)),
+            ("b", synth.lognormal(1.05, 0.05, rounds, 3)),
+            ("c", synth.lognormal(1.1, 0.05, rounds, 4)),
+        ],
+    )
     for cm in c["comparisons"]:
         cm["rounds"] = rounds
     if processes:

@@ -13,6 +13,7 @@ comparison's one estimate (document.Comparison.estimate), to the digits printed.
 
 The files are loaded without the schema check (other tests check them), which keeps
 this to a few seconds on a 2-core runner."""
+
 from __future__ import annotations
 
 import csv
@@ -28,7 +29,8 @@ from report.render_md import esc
 from report.results import Input, load_results
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
-    p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz")))
+    p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
+)
 NUM = r"[0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?"
 POINT = re.compile(rf"^({NUM})×")
 INTERVAL = re.compile(rf"\[({NUM}), ({NUM})\]")
@@ -94,7 +96,10 @@ def test_csv_speedups_and_intervals_are_the_estimates(rendered):
             lo, hi = (float(r[k]) if r[k] else None for k in ("ci_low", "ci_high"))
             assert (lo, hi) == (est.ci_low, est.ci_high), where
             assert (r["ci_unit"], r["ci_n"], r["ci_df"]) == (
-                est.unit, "" if est.n is None else str(est.n), "" if est.df is None else str(est.df)), where
+                est.unit,
+                "" if est.n is None else str(est.n),
+                "" if est.df is None else str(est.df),
+            ), where
             assert float(r["confidence"]) == est.confidence, where
             checked += est.has_ci
     assert checked > 800, checked
@@ -108,7 +113,7 @@ def _md_tables(md: str) -> list[tuple[list[str], list[list[str]]]]:
         cells = [c.strip() for c in CELL_SPLIT.split(line)[1:-1]]
         if line.startswith("| ") and ("speedup \\[CI\\]" in cells or "speedup [CI]" in cells):
             body = []
-            for row in lines[i + 2:]:
+            for row in lines[i + 2 :]:
                 if not row.startswith("| "):
                     break
                 body.append([c.strip() for c in CELL_SPLIT.split(row)[1:-1]])
@@ -162,6 +167,7 @@ def test_markdown_experiment_tables_show_the_estimates(rendered):
 
 def test_gpus_table_shows_the_estimates():
     from report import gpus
+
     paths = [FIXTURES / f"h100_{n}.json.gz" for n in ("rest", "again")]
     docs = [load_results(p, validate=False) for p in paths]
     _, speed, _ = gpus.build(docs)
@@ -188,14 +194,22 @@ def test_the_runs_side_by_side_show_each_runs_estimates(tmp_path):
     """report.md of the committed pair: each experiment's comparisons side by side, each
     run's cell that run's one estimate (its basis, every interval between 3 processes, said
     once in the runs list), and moved? 'no' exactly where the two intervals overlap."""
-    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json"
-            for s in ("", "_second")]
+    pair = [
+        REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")
+    ]
     docs = [load_results(p, validate=False) for p in pair]
     written = render([Input("optbench", p, d) for p, d in zip(pair, docs)], tmp_path, plots=False)
     md = written["markdown"].read_text(encoding="utf-8")
     assert " ".join(md.split()).count("every CI between 3 processes") == 2  # the prose is wrapped
-    estimates = [{(str(e.name), str(c.name), str(cm.variant_name)): cm.estimate
-                  for e in Document(d).experiments for c in e.cases for cm in c.comparisons} for d in docs]
+    estimates = [
+        {
+            (str(e.name), str(c.name), str(cm.variant_name)): cm.estimate
+            for e in Document(d).experiments
+            for c in e.cases
+            for cm in c.comparisons
+        }
+        for d in docs
+    ]
     lines, exp, checked = md.splitlines(), None, 0
     for i, line in enumerate(lines):
         if line.startswith("### "):
@@ -204,7 +218,7 @@ def test_the_runs_side_by_side_show_each_runs_estimates(tmp_path):
         if not (line.startswith("| ") and "run 1 speedup [CI]" in cells):
             continue
         assert cells == ["case", "variant", "run 1 speedup [CI]", "run 2 speedup [CI]", "moved?"], cells
-        for row in lines[i + 2:]:
+        for row in lines[i + 2 :]:
             if not row.startswith("| "):
                 break
             case, variant, *runs, moved = [c.strip().replace("\\", "") for c in CELL_SPLIT.split(row)[1:-1]]
@@ -216,7 +230,7 @@ def test_the_runs_side_by_side_show_each_runs_estimates(tmp_path):
                     continue
                 m = POINT.match(cell)
                 assert m and printed_as(m.group(1), est.speedup), (exp, case, variant, cell)
-                (lo, hi), = INTERVAL.findall(cell)
+                ((lo, hi),) = INTERVAL.findall(cell)
                 assert printed_as(lo, est.ci_low) and printed_as(hi, est.ci_high) and "processes" not in cell
                 checked += 1
             if all(e is not None and e.has_ci for e in ests):

@@ -1,6 +1,7 @@
 """Minor page faults per step (samples.minor_faults, recorded by the harness
 around each sample): the report says so beside a variant that maps fresh memory
 every step, and the CSV carries the median for every variant."""
+
 import csv
 
 import synth
@@ -36,6 +37,7 @@ def test_a_negative_count_is_refused(tmp_path, cli):
 
 def test_a_regime_that_differs_between_processes_is_named():
     from report.cells import faults_text
+
     text = faults_text(16320.0, [16320.0, 3.0, 16290.0])
     assert text == "minor page faults per step differ between the run's processes (16,320, 3, 16,290)"
     # The same regime in every process: the single figure, as for one process.

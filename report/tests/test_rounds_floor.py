@@ -3,6 +3,7 @@
 HTML, CSV, plots, the gpus table), and no claim verdict or regression verdict
 rests on it. Synthetic boundary (5 rounds: no CI; 6: a CI), then the real H100
 files of 2026-11-24, whose budget runs left whole experiments at one round."""
+
 import csv
 import html
 import re
@@ -30,7 +31,7 @@ def claim(cid):
 
 def test_floor_is_where_a_95_percent_order_statistic_interval_first_exists():
     floor = rounds_floor(0.95)
-    coverage = [1 - 2 * 0.5 ** n for n in (floor - 1, floor)]
+    coverage = [1 - 2 * 0.5**n for n in (floor - 1, floor)]
     assert floor == 6 and coverage[0] < 0.95 <= coverage[1]
     assert median_ci([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])[1:] == (1.0, 6.0)  # at the floor: [min, max]
 
@@ -39,10 +40,14 @@ def zero_grad_doc(rounds_per_case, processes=None):
     """zero_grad cases (set_to_none 1.5x faster than zeroing), one per entry, with that many
     rounds; processes=K: the cases at or above the floor (6 rounds) measured in K processes,
     those below it in one (whose first process has no CI, as the floor is about)."""
-    cases = [synth.case(f"r{n}", [("zeroing", synth.lognormal(1.5, 0.02, n, n)),
-                                  ("set_to_none", synth.lognormal(1.0, 0.02, n, 100 + n))],
-                        processes=processes if n >= rounds_floor(0.95) else None)
-             for n in rounds_per_case]
+    cases = [
+        synth.case(
+            f"r{n}",
+            [("zeroing", synth.lognormal(1.5, 0.02, n, n)), ("set_to_none", synth.lognormal(1.0, 0.02, n, 100 + n))],
+            processes=processes if n >= rounds_floor(0.95) else None,
+        )
+        for n in rounds_per_case
+    ]
     return synth.document([synth.experiment("zero_grad", cases, ["zero_grad_set_to_none"])], gpu=synth.H100)
 
 
@@ -64,7 +69,7 @@ def md_speedups(md):
             if "speedup [CI]" not in head:
                 continue
             body = []
-            for row in lines[i + 2:]:
+            for row in lines[i + 2 :]:
                 if not row.startswith("| "):
                     break
                 body.append(row)
@@ -79,8 +84,10 @@ def html_speedups(text):
     for section in text.split('<h3 id="x-')[1:]:
         exp = html.unescape(section.split('"', 1)[0])
         for tbl in section.split("</table>")[:-1]:
-            rows = [[html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr)]
-                    for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", tbl)]
+            rows = [
+                [html.unescape(c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", tr)]
+                for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", tbl)
+            ]
             if rows and "speedup [CI]" in rows[0]:
                 col = rows[0].index("speedup [CI]")
                 out.update({(exp, r[0], r[1]): r[col] for r in rows[1:]})
@@ -105,8 +112,12 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
     for text in (md, page, (out / "report.md").read_text()):
         assert f"[{sig(s5['ci_low'])}, {sig(s5['ci_high'])}]" not in text
     rows = csv_rows(out / "results.csv")
-    assert (rows["r5"]["ci_low"], rows["r5"]["ci_high"], rows["r5"]["rounds"], rows["r5"]["below_floor"]) == \
-        ("", "", "5", "True")
+    assert (rows["r5"]["ci_low"], rows["r5"]["ci_high"], rows["r5"]["rounds"], rows["r5"]["below_floor"]) == (
+        "",
+        "",
+        "5",
+        "True",
+    )
     assert rows["r6"]["ci_low"] and rows["r6"]["ci_high"] and rows["r6"]["rounds"] == "6"
     assert rows["r6"]["below_floor"] == "False"
     points = {p.label.split(":")[0]: (p.ci_low, p.ci_high) for p in speedup_points(Document(doc).experiments[0])}
@@ -227,8 +238,7 @@ def test_real_one_round_comparisons_show_no_ci(real_report):
     main = (out / "report.md").read_text()
     assert "7.13× (n = 1, no CI)" in md and "7.13× [" not in md + main and "7.13× [" not in page
     batch = next(e for e in Document(docs["h100_rest_budget300.json"]).experiments if e.name == "batch_size")
-    assert all(lo is None and hi is None and "(n = 1, no CI)" in label
-               for label, _, lo, hi in speedup_points(batch))
+    assert all(lo is None and hi is None and "(n = 1, no CI)" in label for label, _, lo, hi in speedup_points(batch))
     assert (out / "plots" / "batch_size_speedup.png").is_file()  # both runs' in one plot
 
 

@@ -7,8 +7,9 @@ from report.schema_check import structural_errors
 
 
 def test_synthetic_documents_are_schema_valid():
-    doc = synth.document([synth.experiment("e", [synth.case("c", [("a", [1.0, 2.0]), ("b", [1.0, 1.5])])])],
-                         gpu=synth.H100)
+    doc = synth.document(
+        [synth.experiment("e", [synth.case("c", [("a", [1.0, 2.0]), ("b", [1.0, 1.5])])])], gpu=synth.H100
+    )
     assert schema_errors(doc) == []
     assert structural_errors(doc, load_schema()) == []
 
@@ -47,4 +48,5 @@ def test_validate_without_jsonschema(tmp_path, cli, monkeypatch):
 
 def test_real_results_pass_the_builtin_check(real_results):
     import json
+
     assert structural_errors(json.loads(real_results.read_text()), load_schema()) == []

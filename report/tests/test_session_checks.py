@@ -3,6 +3,7 @@ exists to catch: a window in which CUPTI recorded nothing, device time above the
 time around it, a replayed graph launching op by op, no GPU, a CUDA file in a CPU
 rehearsal, a twin on another torch, a reserved step skipped or past its deadline, a
 file that is not results. The unplanted H100 files of 2026-11-24 pass."""
+
 import copy
 import csv
 import gzip
@@ -16,9 +17,11 @@ from report import session_checks as sc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 H100 = FIXTURES / "h100_2026-11-24"
-STEPS = ("step\tstart_s\tseconds\tbudget_s\texit\treserve\toverrun_s\n"
-         "setup\t0\t40\t-\t0\t-\t-\nbuild\t40\t120\t-\t0\t-\t-\n"
-         "new\t160\t100\t110\t0\t1\t5\nverified\t260\t0\tskipped\t-\t0\t5\n")
+STEPS = (
+    "step\tstart_s\tseconds\tbudget_s\texit\treserve\toverrun_s\n"
+    "setup\t0\t40\t-\t0\t-\t-\nbuild\t40\t120\t-\t0\t-\t-\n"
+    "new\t160\t100\t110\t0\t1\t5\nverified\t260\t0\tskipped\t-\t0\t5\n"
+)
 
 
 def h100(name: str) -> dict:
@@ -56,8 +59,9 @@ def profiled_mixed_precision(events: int = 900, launches: float = 180.0, conv: f
 
 
 def test_the_h100_files_pass(tmp_path):
-    rc, rows = session(tmp_path, {"breakdown.json": profiled_mixed_precision(),
-                                  "verified.json": h100("h100_pinned_aligned")})
+    rc, rows = session(
+        tmp_path, {"breakdown.json": profiled_mixed_precision(), "verified.json": h100("h100_pinned_aligned")}
+    )
     assert rc == 0 and not failed(rows), failed(rows)
     assert rows[("gpu", "machine")]["figure"].startswith("NVIDIA H100 80GB HBM3, driver 580.159.04")
     assert rows[("step", "verified")]["result"] == "wait"  # unreserved, skipped for time: not a failure
@@ -147,11 +151,14 @@ def test_a_twin_on_another_torch_or_dead_fails(tmp_path):
     assert rc == 1 and "torch 2.3.1" in rows[("twins", "new.json")]["figure"]
 
 
-@pytest.mark.parametrize("line, why", [
-    ("aot_inductor\t300\t0\tskipped\t-\t1\t5\n", "skipped for time"),
-    ("aot_inductor\t300\t140\t130\t124\t1\t5\n", "exit 124"),
-    ("aot_inductor\t300\t142\t130\t0\t1\t5\n", "142 s of 130 s"),
-])
+@pytest.mark.parametrize(
+    "line, why",
+    [
+        ("aot_inductor\t300\t0\tskipped\t-\t1\t5\n", "skipped for time"),
+        ("aot_inductor\t300\t140\t130\t124\t1\t5\n", "exit 124"),
+        ("aot_inductor\t300\t142\t130\t0\t1\t5\n", "142 s of 130 s"),
+    ],
+)
 def test_a_reserved_step_skipped_stopped_or_late_fails(tmp_path, line, why):
     rc, rows = session(tmp_path, {"verified.json": h100("h100_pinned_aligned")}, STEPS + line)
     assert rc == 1 and failed(rows) == {("step", "aot_inductor")}, failed(rows)

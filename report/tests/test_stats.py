@@ -3,8 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from report.stats import (diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, ratio_of_medians_ci,
-                          smallest_p)
+from report.stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, ratio_of_medians_ci, smallest_p
 
 
 def test_complete_separation():
@@ -37,7 +36,7 @@ def test_ties_use_the_corrected_normal_approximation():
 
 
 def test_smallest_p_limits_tiny_samples():
-    assert smallest_p(4, 4) == pytest.approx(2 / 70)   # above alpha = 0.01: never significant
+    assert smallest_p(4, 4) == pytest.approx(2 / 70)  # above alpha = 0.01: never significant
     assert smallest_p(5, 5) < 0.01
     assert smallest_p(0, 10) == 1.0
     assert smallest_p(2000, 2000) < 1e-100  # no overflow on large samples

@@ -1,6 +1,7 @@
 """The per-process estimators the report shares with the harness (report/stats.py and
 harness/stats.cpp): the same golden inputs and outputs (tests/data/stats_golden.json)
 that tests/test_stats.cpp holds the C++ to, so the two agree while both exist."""
+
 import json
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def test_the_golden_intervals_are_the_sign_test_ones():
             continue
         half_alpha = (1 - c["confidence"]) / 2
         k = 1
-        while k < (n + 1) // 2 and sum(comb(n, i) for i in range(k + 1)) / 2 ** n <= half_alpha:
+        while k < (n + 1) // 2 and sum(comb(n, i) for i in range(k + 1)) / 2**n <= half_alpha:
             k += 1
         assert (xs[k - 1], xs[n - k]) == (c["ci_low"], c["ci_high"]), n
 

@@ -4,6 +4,7 @@ with each claim's figures, the unjudged listed below it with why; no reference v
 in it; several runs side by side with what moved; no path of the measuring machine in
 what is rendered. Checked on the render of every committed results file (results/, and
 the GPU runs kept as fixtures) and on planted cases. The glossary: test_glossary.py."""
+
 import gzip
 import json
 import re
@@ -21,8 +22,11 @@ from report.results import load_inputs
 from report.summary import RunClaims, summarize
 from report.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
-COMMITTED = sorted((REPO / "results").glob("*.json")) + sorted((FIXTURES / "h100_2026-11-24").glob("*.json.gz")) \
+COMMITTED = (
+    sorted((REPO / "results").glob("*.json"))
+    + sorted((FIXTURES / "h100_2026-11-24").glob("*.json.gz"))
     + sorted((FIXTURES / "cpu_shared_2core").glob("*.json.gz"))
+)
 BREAKDOWN_RUN = REPO / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"
 COUNTED_RUN = REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"  # with counters
 
@@ -44,8 +48,12 @@ def renders(tmp_path_factory):
         d = tmp_path_factory.mktemp(f"r{i}")
         inputs = load_inputs([str(path)], allow_gbench=True)  # read as the report reads it (migrate.py)
         written = render(inputs, d, plots=False)
-        out[path] = (inputs[0].doc, written["markdown"].read_text(), written["html"].read_text(),
-                     written["details"].read_text())
+        out[path] = (
+            inputs[0].doc,
+            written["markdown"].read_text(),
+            written["html"].read_text(),
+            written["details"].read_text(),
+        )
     assert BREAKDOWN_RUN in out
     return out
 
@@ -58,7 +66,7 @@ def tables(md: str) -> list[tuple[str, list[str], list[list[str]]]]:
             heading = line
         if line.startswith("|") and i + 1 < len(lines) and re.fullmatch(r"\|(?:-+\|)+", lines[i + 1]):
             rows = []
-            for row in lines[i + 2:]:
+            for row in lines[i + 2 :]:
                 if not row.startswith("|"):
                     break
                 rows.append(cells(row))
@@ -99,6 +107,7 @@ def test_the_summary_is_the_first_section_and_table(renders):
 
 def _sig_of(x) -> str:
     from report.fmt import sig
+
     return sig(x)
 
 
@@ -153,8 +162,13 @@ def test_the_breakdown_run_summary(renders):
     assert r.decisive is r.evidence[0] and r.decisive.case == "workers_0"
     assert rows["reduce_cpu_bottlenecks"][sh.index("mechanism")].startswith("workers_0: outside operators -53%")
     assert figures(rows["num_workers"][sh.index("speedup × [CI]")])[0] == "1.64"  # workers_2, not its data-only loop
-    references = {v["name"] for e in doc["experiments"] for c in e.get("cases") or []
-                  for v in c.get("variants") or [] if v.get("role") == "reference"}
+    references = {
+        v["name"]
+        for e in doc["experiments"]
+        for c in e.get("cases") or []
+        for v in c.get("variants") or []
+        if v.get("role") == "reference"
+    }
     assert "workers_2_data_only" in references
     summary_text = md.split("## Summary", 1)[1].split("\n## ", 1)[0]
     assert not [n for n in references if n in summary_text.replace("\\_", "_")]
@@ -177,9 +191,11 @@ def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(render
     assert re.match(r"[a-z0-9_]+: fill operations ", mech["zero_grad_set_to_none"])
 
 
-@pytest.mark.skipif("eval_no_grad" not in TABLE,
-                    reason="eval_no_grad's variants declare no grad_mode yet (report/migrate.py): the no_grad claim "
-                           "has no variant of its own")
+@pytest.mark.skipif(
+    "eval_no_grad" not in TABLE,
+    reason="eval_no_grad's variants declare no grad_mode yet (report/migrate.py): the no_grad claim "
+    "has no variant of its own",
+)
 def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):
     mech = _mechanisms(renders[COUNTED_RUN][1])
     assert mech["no_grad_eval"].startswith("autograd nodes recorded ")
@@ -187,17 +203,24 @@ def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):
 
 
 def test_a_reference_faster_than_every_option_is_never_the_summary_figure(tmp_path, cli):
-    c = synth.case("workers", [("workers_0", synth.lognormal(4e-3, 0.01, 12, 1)),
-                               ("workers_2", synth.lognormal(2e-3, 0.01, 12, 2)),
-                               ("no_loader", synth.lognormal(1e-3, 0.01, 12, 3))], roles={"no_loader": "reference"})
+    c = synth.case(
+        "workers",
+        [
+            ("workers_0", synth.lognormal(4e-3, 0.01, 12, 1)),
+            ("workers_2", synth.lognormal(2e-3, 0.01, 12, 2)),
+            ("no_loader", synth.lognormal(1e-3, 0.01, 12, 3)),
+        ],
+        roles={"no_loader": "reference"},
+    )
     for v, w in zip(c["variants"], (0, 2, None)):  # the reference is a training loop too
         v["params"] = {"loop": "train", "workers": w} if w is not None else {"loop": "train"}
-    src = synth.write(tmp_path / "r.json", synth.document([synth.experiment("dataloader", [c], ["num_workers"])],
-                                                          gpu=None))
+    src = synth.write(
+        tmp_path / "r.json", synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=None)
+    )
     assert cli("render", src, "--out", tmp_path / "out", "--no-plots").rc == 0
     md = (tmp_path / "out" / "report.md").read_text()
     (_, sh, srows), _ = summary_tables(md)
-    row, = srows
+    (row,) = srows
     assert row[0] == "num_workers" and 1.9 < float(figures(row[sh.index("speedup × [CI]")])[0]) < 2.1
 
 
@@ -237,8 +260,14 @@ def test_runs_whose_processes_disagree_are_inconclusive_not_a_flip(tmp_path, cli
 
 def _workers_run(times: tuple[float, float], seed: int) -> list:
     """A num_workers claim (1.20-1.50x) measured at base / opt over 20 rounds, in 3 processes."""
-    c = synth.case("workers", [("workers_0", synth.lognormal(times[0], 0.005, 20, seed)),
-                               ("workers_2", synth.lognormal(times[1], 0.005, 20, seed + 1))], processes=3)
+    c = synth.case(
+        "workers",
+        [
+            ("workers_0", synth.lognormal(times[0], 0.005, 20, seed)),
+            ("workers_2", synth.lognormal(times[1], 0.005, 20, seed + 1)),
+        ],
+        processes=3,
+    )
     for v, w in zip(c["variants"], (0, 2)):
         v["params"] = {"loop": "train", "workers": w, "prefetch": 2, "pinned": False}
     return evaluate(synth.document([synth.experiment("dataloader", [c], ["num_workers"])], gpu=None))
@@ -259,7 +288,8 @@ def test_moved_is_judged_on_the_verdict_and_on_overlapping_intervals():
     assert _moved(near, _workers_run((1.50, 1.0), 7)) == "no"
     # different outcomes: each run's named (and their intervals apart too)
     assert _moved(confirmed, _workers_run((1.0, 1.0), 9)).startswith(
-        "outcome: run 1 as claimed or more, run 2 no effect; estimate: CIs apart")
+        "outcome: run 1 as claimed or more, run 2 no effect; estimate: CIs apart"
+    )
     # one run: nothing to compare
     sm = summarize(confirmed, False)
     assert sm.headers == ["claim", "optimization", "claimed", "speedup × [CI]", "verdict"]
@@ -271,8 +301,9 @@ def test_moved_is_judged_on_the_verdict_and_on_overlapping_intervals():
 def test_the_committed_pair_renders_as_one_report(tmp_path, cli):
     """Issue 38's pair: one summary with a column per run and moved?, every experiment's
     comparisons side by side, report.md short enough to finish, its prose in short lines."""
-    pair = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json"
-            for s in ("", "_second")]
+    pair = [
+        REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")
+    ]
     out = tmp_path / "out"
     assert cli("render", *pair, "--out", out, "--no-plots").rc == 0
     md = (out / "report.md").read_text()

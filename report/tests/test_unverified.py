@@ -1,6 +1,7 @@
 """Nothing unverified counts (issue 40, item 1): a variant that errored (a Python twin
 killed mid-run, an OOM) keeps the ratio of the rounds before it died, but no claim is
 judged on it; the claim says what it left out."""
+
 import copy
 import json
 from pathlib import Path

@@ -1,18 +1,32 @@
 """The verdict rule (report/verdicts.py): outcomes along the speedup axis, decided only
 where the whole CI lies in one; and, over thousands of random intervals, that it never
 rewards uncertainty."""
+
 import numpy as np
 import pytest
 
-from report.verdicts import (CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NO_EFFECT, NO_EFFECT_VERDICT,
-                             NOT_MEASURABLE, RANK, SLOWER, SMALLER, claimed_text, decide, outcome)
+from report.verdicts import (
+    CONFIRMED,
+    DRAWN,
+    EXCEEDED,
+    INCONCLUSIVE,
+    NO_EFFECT,
+    NO_EFFECT_VERDICT,
+    NOT_MEASURABLE,
+    RANK,
+    SLOWER,
+    SMALLER,
+    claimed_text,
+    decide,
+    outcome,
+)
 
 CASES = [
     # kind, low, high, ci_low, ci_high, unavailable, verdict
     ("speedup", 1.10, 1.20, 1.12, 1.18, None, CONFIRMED),
-    ("speedup", 1.10, 1.20, 1.15, 1.40, None, CONFIRMED),       # low end inside, reaching above: still as claimed
-    ("speedup", 1.10, 1.20, 1.10, 1.12, None, CONFIRMED),       # low end on the claim's low end
-    ("speedup", 1.20, 1.50, 1.48, 1.68, None, CONFIRMED),       # num_workers' processes: a clear win
+    ("speedup", 1.10, 1.20, 1.15, 1.40, None, CONFIRMED),  # low end inside, reaching above: still as claimed
+    ("speedup", 1.10, 1.20, 1.10, 1.12, None, CONFIRMED),  # low end on the claim's low end
+    ("speedup", 1.20, 1.50, 1.48, 1.68, None, CONFIRMED),  # num_workers' processes: a clear win
     ("speedup", 1.10, 1.20, 1.25, 1.40, None, EXCEEDED),
     ("speedup", 1.80, 2.20, 17.0, 19.0, None, EXCEEDED),
     ("speedup", 1.10, 1.20, 1.03, 1.08, None, SMALLER),
@@ -24,20 +38,20 @@ CASES = [
     # An interval that includes 1 only because it is wide is not "no effect" (the twin's foreach).
     ("speedup", 1.10, 1.20, 0.394, 2.80, None, INCONCLUSIVE),
     ("speedup", 1.10, 1.20, 0.98, 1.15, None, INCONCLUSIVE),
-    ("speedup", 1.10, 1.20, 1.04, 1.15, None, INCONCLUSIVE),    # prefetch 1.07 [1.04, 1.15]: not confirmed
+    ("speedup", 1.10, 1.20, 1.04, 1.15, None, INCONCLUSIVE),  # prefetch 1.07 [1.04, 1.15]: not confirmed
     # A claim whose low end lies inside the band: as claimed wins the overlap.
     ("speedup", 1.01, 1.03, 1.012, 1.018, None, CONFIRMED),
     ("speedup", 1.01, 1.03, 0.99, 1.005, None, NO_EFFECT_VERDICT),
     ("speedup", 1.01, 1.03, 1.005, 1.02, None, INCONCLUSIVE),
     ("speedup", 1.10, 1.20, 1.12, 1.18, "CPU run: no GPU", NOT_MEASURABLE),
-    ("speedup", 1.10, 1.20, None, None, None, NOT_MEASURABLE),    # nothing measured
-    ("speedup", None, None, 1.2, 1.3, None, NOT_MEASURABLE),      # numeric kind without numbers
+    ("speedup", 1.10, 1.20, None, None, None, NOT_MEASURABLE),  # nothing measured
+    ("speedup", None, None, 1.2, 1.3, None, NOT_MEASURABLE),  # numeric kind without numbers
     ("qualitative", None, None, 1.2, 1.3, None, NOT_MEASURABLE),
     ("direction", None, None, 1.03, 1.05, None, CONFIRMED),
-    ("direction", None, None, 1.01, 1.05, None, INCONCLUSIVE),   # reaches into the band
+    ("direction", None, None, 1.01, 1.05, None, INCONCLUSIVE),  # reaches into the band
     ("direction", None, None, 0.99, 1.01, None, NO_EFFECT_VERDICT),
     ("direction", None, None, 0.70, 0.75, None, SLOWER),
-    ("speedup", 1.10, 1.20, 1.18, 1.12, None, CONFIRMED),       # CI ends swapped
+    ("speedup", 1.10, 1.20, 1.18, 1.12, None, CONFIRMED),  # CI ends swapped
 ]
 
 
@@ -52,8 +66,10 @@ def test_why_texts():
     assert decide("speedup", 1.1, 1.2, 1.1, 1.2, "CPU run: no GPU").why == "CPU run: no GPU"
     assert "no number" in decide("qualitative", None, None, 1.1, 1.2).why
     assert "below the no-effect band" in decide("speedup", 1.1, 1.2, 0.7, 0.8).why
-    assert decide("speedup", 1.1, 1.2, 0.394, 2.80).why == \
-        "CI [0.394, 2.8] spans slower to above the claim: too wide to tell"
+    assert (
+        decide("speedup", 1.1, 1.2, 0.394, 2.80).why
+        == "CI [0.394, 2.8] spans slower to above the claim: too wide to tell"
+    )
     assert decide("speedup", 1.1, 1.2, 0.39, 1.15).why == "CI [0.39, 1.15] spans slower to as claimed: too wide to tell"
     assert decide("direction", None, None, 1.0, 1.3).why == "CI [1, 1.3] spans no effect to faster: too wide to tell"
     assert claimed_text("speedup", 1.1, 1.2) == "1.10–1.20×"
@@ -76,8 +92,14 @@ def test_confirmed_and_exceeded_are_one_outcome():
 
 
 # Property tests: random claims and intervals.
-CLAIMS = [("speedup", 1.10, 1.20), ("speedup", 1.01, 1.03), ("speedup", 1.8, 2.2), ("speedup", 0.5, 0.9),
-          ("speedup", 1.2, 1.2), ("direction", None, None)]
+CLAIMS = [
+    ("speedup", 1.10, 1.20),
+    ("speedup", 1.01, 1.03),
+    ("speedup", 1.8, 2.2),
+    ("speedup", 0.5, 0.9),
+    ("speedup", 1.2, 1.2),
+    ("direction", None, None),
+]
 
 
 def _allowed(v, kind, low, high) -> tuple[int, int]:
@@ -104,8 +126,10 @@ def test_widening_never_moves_a_verdict_towards_confirmed_or_exceeded(kind, low,
         after = decide(kind, low, high, a / ga, b * gb, point=c)
         assert before.verdict in (*DRAWN, INCONCLUSIVE) and after.verdict in (*DRAWN, INCONCLUSIVE)
         # the same, inconclusive, or a lesser degree of the same outcome (exceeded -> confirmed)
-        assert after.verdict in (before.verdict, INCONCLUSIVE) or \
-            (before.verdict, after.verdict) == (EXCEEDED, CONFIRMED)
+        assert after.verdict in (before.verdict, INCONCLUSIVE) or (before.verdict, after.verdict) == (
+            EXCEEDED,
+            CONFIRMED,
+        )
         # and what it allows only grows
         b0, b1 = _allowed(before, kind, low, high)
         a0, a1 = _allowed(after, kind, low, high)

@@ -1,4 +1,5 @@
 """The why column and the stacked bars from the per-variant profiler breakdown."""
+
 import csv
 from html import escape
 
@@ -23,9 +24,11 @@ def test_sentence_names_the_dominant_categories_direction_and_magnitude():
     fast = synth.breakdown(FAST, 1.0 * MS, launches=1)
     w = explain(base, fast)
     assert w.ok and [t.category for t in w.top] == ["gemm", "conv"]
-    assert w.sentence == ("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 91% "
-                             "of the 10.6 ms/step saved (profiled windows); idle 5% -> 12%; launches 1,212 -> 1 "
-                             "per step; profiled: 5 steps, overhead +0% / +0%")
+    assert w.sentence == (
+        "matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for 91% "
+        "of the 10.6 ms/step saved (profiled windows); idle 5% -> 12%; launches 1,212 -> 1 "
+        "per step; profiled: 5 steps, overhead +0% / +0%"
+    )
     assert w.deltas_s["elementwise"] == pytest.approx(-1.0 * MS)
     assert w.deltas_s["idle"] == pytest.approx(0.0)
     assert w.launches == (1212, 1)
@@ -41,12 +44,16 @@ def test_one_mover_idle_and_small_units():
     w = explain(base, var)
     # idle's +30 µs went against the -50 µs: matrix multiply's -80 µs covers all of it, idle
     # offset the rest (never "160% of the change").
-    assert w.sentence.startswith("matrix multiply -67% (120 -> 40.0 µs/step) covers all of the 50.0 µs/step "
-                                    "saved (profiled windows; they moved 80.0 µs/step, idle +60% offset the rest)")
+    assert w.sentence.startswith(
+        "matrix multiply -67% (120 -> 40.0 µs/step) covers all of the 50.0 µs/step "
+        "saved (profiled windows; they moved 80.0 µs/step, idle +60% offset the rest)"
+    )
     assert "launches" not in w.sentence  # no launch counts recorded
     only = explain(base, synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 50e-6))
-    assert only.sentence.startswith("matrix multiply -67% (120 -> 40.0 µs/step) accounts for 100% of the "
-                                       "80.0 µs/step saved (profiled windows); idle")
+    assert only.sentence.startswith(
+        "matrix multiply -67% (120 -> 40.0 µs/step) accounts for 100% of the "
+        "80.0 µs/step saved (profiled windows); idle"
+    )
 
 
 def test_the_summary_phrase_is_the_movers_without_their_detail():
@@ -54,10 +61,13 @@ def test_the_summary_phrase_is_the_movers_without_their_detail():
     table's sentence, without the bracketed times and basis."""
     base = synth.breakdown(BASE, 1.0 * MS, launches=1212)
     w = explain(base, synth.breakdown(FAST, 1.0 * MS, launches=1))
-    assert w.movers(detail=False) == ("matrix multiply -61% and convolution -55% account for 91% of the "
-                                      "10.6 ms/step saved")
-    covers = explain(synth.breakdown({"gemm": 120e-6, "elementwise": 30e-6}, 50e-6),
-                     synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 80e-6))
+    assert w.movers(detail=False) == (
+        "matrix multiply -61% and convolution -55% account for 91% of the 10.6 ms/step saved"
+    )
+    covers = explain(
+        synth.breakdown({"gemm": 120e-6, "elementwise": 30e-6}, 50e-6),
+        synth.breakdown({"gemm": 40e-6, "elementwise": 30e-6}, 80e-6),
+    )
     assert covers.covers_all
     assert covers.movers(detail=False) == "matrix multiply -67% covers all of the 50.0 µs/step saved"
 
@@ -69,8 +79,10 @@ def test_missing_or_skipped_breakdown():
     skipped = synth.breakdown({}, 0, status="skipped", reason="profiler not built in")
     w = explain(ok, skipped)
     assert not w.ok and w.sentence == "no breakdown (profiler not built in)"
-    assert explain(synth.breakdown({}, 0, status="error", reason="trace unreadable"), ok).sentence == \
-        "no breakdown (baseline: trace unreadable)"
+    assert (
+        explain(synth.breakdown({}, 0, status="error", reason="trace unreadable"), ok).sentence
+        == "no breakdown (baseline: trace unreadable)"
+    )
 
 
 def test_profiled_steps_and_overheads_are_shown():
@@ -90,14 +102,20 @@ def test_cpu_idle_is_time_outside_operators():
 
 
 def doc_with_breakdowns():
-    profiled = synth.case("resnet", [("fp32", synth.lognormal(19e-3, 0.01, 8, 1)),
-                                     ("amp_bf16", synth.lognormal(8.5e-3, 0.01, 8, 2)),
-                                     ("amp_fp16", synth.lognormal(8.4e-3, 0.01, 8, 3))])
+    profiled = synth.case(
+        "resnet",
+        [
+            ("fp32", synth.lognormal(19e-3, 0.01, 8, 1)),
+            ("amp_bf16", synth.lognormal(8.5e-3, 0.01, 8, 2)),
+            ("amp_fp16", synth.lognormal(8.4e-3, 0.01, 8, 3)),
+        ],
+    )
     profiled["variants"][0]["breakdown"] = synth.breakdown(BASE, MS, launches=1212)
     profiled["variants"][1]["breakdown"] = synth.breakdown(FAST, MS, launches=1)
     profiled["variants"][2]["breakdown"] = synth.breakdown({}, 0, status="skipped", reason="window too short")
-    plain = synth.case("matmul", [("fp32", synth.lognormal(3e-3, 0.01, 8, 4)),
-                                  ("tf32", synth.lognormal(1e-3, 0.01, 8, 5))])
+    plain = synth.case(
+        "matmul", [("fp32", synth.lognormal(3e-3, 0.01, 8, 4)), ("tf32", synth.lognormal(1e-3, 0.01, 8, 5))]
+    )
     return synth.document([synth.experiment("mixed_precision", [profiled, plain])], gpu=synth.H100)
 
 
@@ -112,8 +130,9 @@ def test_why_column_in_markdown_html_and_csv(tmp_path, cli):
     out = tmp_path / "out"
     r = cli("render", src, "--out", out, "--no-plots")
     assert r.rc == 0, r.err
-    sentence = [r["why"] for t in document_tables(doc_with_breakdowns()) for r in t["rows"]
-                if r["variant"] == "amp_bf16"][0]
+    sentence = [
+        r["why"] for t in document_tables(doc_with_breakdowns()) for r in t["rows"] if r["variant"] == "amp_bf16"
+    ][0]
     assert sentence.startswith("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for"), sentence
     md = (out / "report_details.md").read_text()  # the why column is in each run's whole table
     html = (out / "report.html").read_text()
@@ -165,14 +184,43 @@ def test_why_says_when_the_timing_finds_no_difference():
 
     base = synth.breakdown({"gemm": 1.0e-3}, 0.1e-3)
     var = synth.breakdown({"gemm": 0.8e-3}, 0.1e-3)
-    exp = {"name": "e", "cases": [{
-        "name": "c", "status": "ok", "units": {},
-        "variants": [{"name": "a", "role": "baseline", "status": "ok", "stats": {"median": 1e-3, "n": 10},
-                      "breakdown": base},
-                     {"name": "b", "role": "optimized", "status": "ok", "stats": {"median": 1e-3, "n": 10},
-                      "breakdown": var}],
-        "comparisons": [{"baseline": "a", "variant": "b", "speedup": 1.01, "ci_low": 0.97, "ci_high": 1.05,
-                         "rounds": 10, "verification": {"status": "passed"}}]}]}
+    exp = {
+        "name": "e",
+        "cases": [
+            {
+                "name": "c",
+                "status": "ok",
+                "units": {},
+                "variants": [
+                    {
+                        "name": "a",
+                        "role": "baseline",
+                        "status": "ok",
+                        "stats": {"median": 1e-3, "n": 10},
+                        "breakdown": base,
+                    },
+                    {
+                        "name": "b",
+                        "role": "optimized",
+                        "status": "ok",
+                        "stats": {"median": 1e-3, "n": 10},
+                        "breakdown": var,
+                    },
+                ],
+                "comparisons": [
+                    {
+                        "baseline": "a",
+                        "variant": "b",
+                        "speedup": 1.01,
+                        "ci_low": 0.97,
+                        "ci_high": 1.05,
+                        "rounds": 10,
+                        "verification": {"status": "passed"},
+                    }
+                ],
+            }
+        ],
+    }
     row = next(r for r in experiment_rows(view(exp), None, why=True) if r.get("variant") == "b")
     assert row["why"] == "timing finds no clear difference (CI includes 1): nothing to explain", row["why"]
     exp["cases"][0]["comparisons"][0].update(speedup=1.2, ci_low=1.15, ci_high=1.25)
@@ -228,14 +276,22 @@ def test_a_window_sized_by_the_rule_says_where_it_broke_its_promise():
     """Windows that record `window` (sized by harness/profiling/window_plan.h's rule) mark
     an overhead beyond the ±25% bound and a mean that never settled; older windows, which
     no rule sized, are not marked."""
-    window = {"min_steps": 5, "max_steps": 100, "target_se": 0.02, "grow": True, "warm_step": True,
-              "stopped": "settled", "step_se": 0.01}
+    window = {
+        "min_steps": 5,
+        "max_steps": 100,
+        "target_se": 0.02,
+        "grow": True,
+        "warm_step": True,
+        "stopped": "settled",
+        "step_se": 0.01,
+    }
     base = synth.breakdown(BASE, 1.0 * MS, device="cpu", timed_step_s=19.1 * MS / 1.4)  # overhead +40%
     fast = synth.breakdown(FAST, 1.0 * MS, device="cpu")
     assert explain(base, fast).sentence.endswith("profiled: 5 steps, overhead +40% / +0%")
     base["window"], fast["window"] = dict(window), dict(window, stopped="max_steps", step_se=0.03)
     assert explain(base, fast).sentence.endswith(
-        "profiled: 5 steps, overhead +40% / +0% (over the ±25% bound; mean not settled)")
+        "profiled: 5 steps, overhead +40% / +0% (over the ±25% bound; mean not settled)"
+    )
     base = synth.breakdown(BASE, 1.0 * MS, device="cpu")
     base["window"], fast["window"] = dict(window), dict(window)
     assert explain(base, fast).sentence.endswith("overhead +0% / +0%")

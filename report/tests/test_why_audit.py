@@ -1,6 +1,7 @@
 """The why audit (report/why_audit.py): no sentence the report prints over the committed
 breakdown run contradicts its timing in sign or size, and planted contradictions, each
 kind on its own, are caught."""
+
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -11,10 +12,13 @@ from report.why import explain
 from report.why_audit import audit, audit_rows, report_rows
 from report.why_row import Kind
 
-BREAKDOWN_RUN = (Path(__file__).resolve().parents[2] / "results" /
-                 "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json")
-COUNTED_RUNS = [BREAKDOWN_RUN.parent / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_{n}.json"
-                for n in ("breakdown", "breakdown_second")]  # with each profiled step's time (step_s)
+BREAKDOWN_RUN = (
+    Path(__file__).resolve().parents[2] / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"
+)
+COUNTED_RUNS = [
+    BREAKDOWN_RUN.parent / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_{n}.json"
+    for n in ("breakdown", "breakdown_second")
+]  # with each profiled step's time (step_s)
 MS = 1e-3
 
 
@@ -73,9 +77,13 @@ def test_each_kind_of_contradiction_is_caught_alone():
     top = sh.top[0]
     over = replace(top, delta_s=4.97 * sh.change_s)
     assert _planted(row, replace(good, shares=replace(sh, top=(over,) + sh.top[1:], against=None))) == []  # covers all
-    assert _planted(row, replace(good, shares=replace(sh, top=(replace(top, delta_s=-top.delta_s),) + sh.top[1:]))) \
-        == ["share"]
-    assert _planted(row, replace(good, shares=replace(sh, change_s=-sh.change_s))) == ["direction", "share", ]
+    assert _planted(row, replace(good, shares=replace(sh, top=(replace(top, delta_s=-top.delta_s),) + sh.top[1:]))) == [
+        "share"
+    ]
+    assert _planted(row, replace(good, shares=replace(sh, change_s=-sh.change_s))) == [
+        "direction",
+        "share",
+    ]
     assert _planted(row, replace(good, shares=replace(sh, change_s=sh.change_s / 15))) == ["size"]
     assert _planted(row, replace(good, shares=replace(sh, timed=False))) == ["size"]
     no_diff = "torchscript/convnet_b8_32px/scripted"  # CI includes 1
@@ -95,12 +103,15 @@ def test_unrecorded_step_counts_are_caught():
 
 def _contradicting_doc() -> dict:
     """Timed 1.25x faster, profiled windows slower: a breakdown the profile cannot explain."""
-    c = synth.case("c", [("base", synth.lognormal(10 * MS, 0.01, 12, 1)),
-                         ("fast", synth.lognormal(8 * MS, 0.01, 12, 2))])
-    c["variants"][0]["breakdown"] = synth.breakdown({"gemm": 9 * MS}, 1 * MS, device="cpu",
-                                                    timed_step_s=c["variants"][0]["stats"]["median"])
-    c["variants"][1]["breakdown"] = synth.breakdown({"gemm": 10 * MS}, 1 * MS, device="cpu",
-                                                    timed_step_s=c["variants"][1]["stats"]["median"])
+    c = synth.case(
+        "c", [("base", synth.lognormal(10 * MS, 0.01, 12, 1)), ("fast", synth.lognormal(8 * MS, 0.01, 12, 2))]
+    )
+    c["variants"][0]["breakdown"] = synth.breakdown(
+        {"gemm": 9 * MS}, 1 * MS, device="cpu", timed_step_s=c["variants"][0]["stats"]["median"]
+    )
+    c["variants"][1]["breakdown"] = synth.breakdown(
+        {"gemm": 10 * MS}, 1 * MS, device="cpu", timed_step_s=c["variants"][1]["stats"]["median"]
+    )
     return synth.document([synth.experiment("planted", [c])])
 
 

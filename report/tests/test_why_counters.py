@@ -2,6 +2,7 @@
 why_row.py): only where the timing has a direction and the count moved that way, per
 step of the baseline's work, and the audit (why_audit.py) catches a counter sentence
 that contradicts its timing or its windows."""
+
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -24,17 +25,29 @@ def _counters(**kw) -> dict:
     return c
 
 
-def _doc(base_fills: float, var_fills: float, var_ms: float = 8.0, var_window_ms: float | None = None,
-         named: list | None = None, var_units: dict | None = None) -> dict:
+def _doc(
+    base_fills: float,
+    var_fills: float,
+    var_ms: float = 8.0,
+    var_window_ms: float | None = None,
+    named: list | None = None,
+    var_units: dict | None = None,
+) -> dict:
     """Baseline 10 ms, variant var_ms (tight samples); CPU windows that agree with the
     timing unless var_window_ms says otherwise; fills per step as given."""
-    c = synth.case("c", [("zeroing", synth.lognormal(10 * MS, 0.01, 12, 1)),
-                         ("set_to_none", synth.lognormal(var_ms * MS, 0.01, 12, 2))])
+    c = synth.case(
+        "c",
+        [
+            ("zeroing", synth.lognormal(10 * MS, 0.01, 12, 1)),
+            ("set_to_none", synth.lognormal(var_ms * MS, 0.01, 12, 2)),
+        ],
+    )
     for v, fills, window in ((c["variants"][0], base_fills, None), (c["variants"][1], var_fills, var_window_ms)):
         med = v["stats"]["median"]
         step = med if window is None else window * MS
-        v["breakdown"] = synth.breakdown({"elementwise": 0.3 * step, "gemm": 0.7 * step}, 0.0, device="cpu",
-                                         timed_step_s=med)
+        v["breakdown"] = synth.breakdown(
+            {"elementwise": 0.3 * step, "gemm": 0.7 * step}, 0.0, device="cpu", timed_step_s=med
+        )
         v["breakdown"]["counters"] = _counters(fills_per_step=fills, op_calls_per_step=1000.0)
     if var_units:
         c["variants"][1]["units"] = var_units
@@ -112,12 +125,16 @@ def test_the_audit_catches_counter_whys_that_contradict():
     good = report_rows(doc)[0][3]
     assert good.count_leads and _planted(doc, good) == []
     count = good.count
-    assert _planted(doc, replace(good, count=replace(count, before=0.0, after=34.0))) == \
-        ["count_direction", "count_value"]
+    assert _planted(doc, replace(good, count=replace(count, before=0.0, after=34.0))) == [
+        "count_direction",
+        "count_value",
+    ]
     assert _planted(doc, replace(good, count=replace(count, after=2.0))) == ["count_value"]
     assert _planted(doc, replace(good, count=replace(count, scaled=True))) == ["count_value"]
-    assert _planted(doc, replace(good, count=Count("op_calls_per_step", 1000.0, 900.0, False))) == \
-        ["count_value", "count_unnamed"]
+    assert _planted(doc, replace(good, count=Count("op_calls_per_step", 1000.0, 900.0, False))) == [
+        "count_value",
+        "count_unnamed",
+    ]
     no_diff = _doc(34, 0, var_ms=10.0)
     assert "no_difference" in _planted(no_diff, replace(good, kind=Kind.COUNT))
 

@@ -51,24 +51,24 @@ ensure_venv() {
   echo "$dir/bin/python"
 }
 
-# Prints the ruff requirements-lint.txt pins, from an environment of its own made
-# once per machine beside the Python one; fails (printing nothing) where it cannot
-# be installed.
-ensure_ruff() {
+# Prints the bin folder of the style tools requirements-lint.txt pins (ruff,
+# clang-format), an environment of their own made once per machine beside the
+# Python one; fails (printing nothing) where they cannot be installed.
+ensure_lint_tools() {
   local dir base
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/optbench/lint-$(sha256sum "$ROOT/requirements-lint.txt" | cut -c1-12)"
   mkdir -p "$(dirname "$dir")"
   exec 8>"$dir.lock"
   flock 8
   if [ ! -f "$dir/.optbench-complete" ] && [ "${OPTBENCH_NO_INSTALL:-0}" != 1 ] && base=$(command -v python3); then
-    log "making the linter's environment $dir from requirements-lint.txt (once per machine)"
+    log "making the style tools' environment $dir from requirements-lint.txt (once per machine)"
     rm -rf "$dir"
     "$base" -m venv "$dir" >&2 &&
       "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements-lint.txt" >&2 &&
       touch "$dir/.optbench-complete"
   fi
   flock -u 8
-  [ -f "$dir/.optbench-complete" ] && echo "$dir/bin/ruff"
+  [ -f "$dir/.optbench-complete" ] && echo "$dir/bin"
 }
 
 # Sets and exports OPTBENCH_PYTHON (what the build, the tests, the report and the

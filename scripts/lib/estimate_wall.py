@@ -64,6 +64,7 @@ gives each step the budget the session would (OPTBENCH_SESSION_S,
 OPTBENCH_SESSION_EACH_ALONE) and prints per step min(budget, estimated cost)
 (plus OVERRUN_S for a run step) and what it is expected to cover.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,8 +92,10 @@ def optbench_binary() -> Path:
     for d in dirs + [str(ROOT / "build" / "cuda"), str(ROOT / "build" / "cpu")]:
         if (Path(d) / "optbench").is_file():
             return Path(d) / "optbench"
-    sys.exit("estimate_wall: no optbench built here (build/cuda or build/cpu); build it (scripts/run, scripts/test) "
-             "or name it in OPTBENCH_BIN: its `optbench model` is what this estimate plans by")
+    sys.exit(
+        "estimate_wall: no optbench built here (build/cuda or build/cpu); build it (scripts/run, scripts/test) "
+        "or name it in OPTBENCH_BIN: its `optbench model` is what this estimate plans by"
+    )
 
 
 def load_model() -> dict:
@@ -127,6 +130,7 @@ TIME_SHARE = {p: m["process_time_share"] if m["processes"] > 1 else None for p, 
 
 class Repeat(NamedTuple):
     """A further process's stopping and warm-up (MeasureConfig::repeat)."""
+
     min_rounds: int
     min_time_s: float
     max_time_s: float
@@ -134,9 +138,16 @@ class Repeat(NamedTuple):
     warmup_max_s: float
 
 
-REPEAT = {p: Repeat(m["repeat"]["stopping"]["min_samples"], m["repeat"]["stopping"]["min_time_s"],
-                    m["repeat"]["stopping"]["max_time_s"], m["repeat"]["warmup_min_s"], m["repeat"]["warmup_max_s"])
-          for p, m in _MEASURE.items()}
+REPEAT = {
+    p: Repeat(
+        m["repeat"]["stopping"]["min_samples"],
+        m["repeat"]["stopping"]["min_time_s"],
+        m["repeat"]["stopping"]["max_time_s"],
+        m["repeat"]["warmup_min_s"],
+        m["repeat"]["warmup_max_s"],
+    )
+    for p, m in _MEASURE.items()
+}
 # A fresh process on a GPU (cold first steps' processes): what a GPU session
 # measured, not the budget gate's process_start_s (1 s, for the CPU).
 PROCESS_START_S = 2.0
@@ -157,10 +168,12 @@ EXPERIMENT_PROCESS_S = 3.0
 # What --quick leaves out on a GPU, as "experiment/case[/variant]" (the sources
 # say so: aligned_dims, aot_inductor, cudnn_benchmark, dataloader and
 # pinned_memory's cases(); `optbench list`), for files of other profiles.
-QUICK_LEAVES_OUT = (r"aligned_dims/matmul_\w+_(4097|4100)_vs_4096|aot_inductor/convnet_b1_224px|"
-                    r"cudnn_benchmark/(new_shape_every_step_b16|fixed_shape_b64_224)|dataloader/pin.*|"
-                    r"dataloader/workers/workers_(1|2|8)(_data_only)?|"
-                    r"dataloader/prefetch_w4/prefetch_(2|4)(_data_only)?|pinned_memory/(h2d|d2h)_(4|64)MiB")
+QUICK_LEAVES_OUT = (
+    r"aligned_dims/matmul_\w+_(4097|4100)_vs_4096|aot_inductor/convnet_b1_224px|"
+    r"cudnn_benchmark/(new_shape_every_step_b16|fixed_shape_b64_224)|dataloader/pin.*|"
+    r"dataloader/workers/workers_(1|2|8)(_data_only)?|"
+    r"dataloader/prefetch_w4/prefetch_(2|4)(_data_only)?|pinned_memory/(h2d|d2h)_(4|64)MiB"
+)
 # Experiments no GPU has run, bounded from a CPU file: its cases' time outside
 # sampling and per round times how much more work the GPU configuration does
 # (workloads/*.cpp), as if the H100 machine did each unit no faster than the
@@ -212,8 +225,12 @@ MATMUL_CHECK_S = 6 * 2 * 1.0 + 6 * EXPERIMENT_PROCESS_S + 6 * 5
 # tests/libstdcxx_bindings.sh on three binaries: 4 s on the 2-core CI VM
 # (gpu_session_cpu, 2026-11-27); LD_DEBUG's logging is host work, so no faster there.
 BINDINGS_S = 4
-STEP_COST_S = {"bindings": BINDINGS_S, "gpu_tests": GPU_TESTS_S, "each_alone": EACH_ALONE_S,
-               "matmul_check": MATMUL_CHECK_S}
+STEP_COST_S = {
+    "bindings": BINDINGS_S,
+    "gpu_tests": GPU_TESTS_S,
+    "each_alone": EACH_ALONE_S,
+    "matmul_check": MATMUL_CHECK_S,
+}
 # What a run step may take past its --time-budget: one sample (the longest in
 # these steps is a dataloader or storage_reads window, ~1.6 s at today's
 # windows) and the run's own process start and exit (<= 1.7 s, as above).
@@ -315,16 +332,18 @@ def breakdown_cost(case: dict) -> float:
     return PROFILE_COST_FACTOR * len(vs) * window_cost(max(step_s(v) for v in vs))
 
 
-def estimate_case(e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0,
-                  breakdown: bool = False) -> float | None:
+def estimate_case(
+    e: str, c: dict, profile: str, images: int, scale: float, skip, fit_steps: int = 0, breakdown: bool = False
+) -> float | None:
     if skip(f"{e}/{c.get('name')}"):
         return None
     rounds, wall, sampling = c.get("rounds"), c.get("wall_s"), c.get("sampling_s")
     if not rounds or wall is None or sampling is None:
         return None
     other, per_round = wall - sampling, sampling / rounds
-    if e in FIT_EXPERIMENTS and not any("fit_steps" in ((x.get("verification") or {}).get("details") or {})
-                                        for x in c.get("comparisons") or []):
+    if e in FIT_EXPERIMENTS and not any(
+        "fit_steps" in ((x.get("verification") or {}).get("details") or {}) for x in c.get("comparisons") or []
+    ):
         other += fit_cost(c, fit_steps) + fit_build_cost(c)
     other += cold_cost(c, COLD_PROCESSES[profile] - 1)
     if e == "aot_inductor":
@@ -369,8 +388,10 @@ def repeat_builds(c: dict, ratio: float = 1.0) -> float:
     split = c.get("time_s")
     if isinstance(split, dict) and "build" in split:
         return ratio * ((split.get("build") or 0.0) + (split.get("other") or 0.0))
-    if any("baseline_trace_rel_dev" in ((x.get("verification") or {}).get("details") or {})
-           for x in c.get("comparisons") or []):
+    if any(
+        "baseline_trace_rel_dev" in ((x.get("verification") or {}).get("details") or {})
+        for x in c.get("comparisons") or []
+    ):
         return fit_build_cost(c)
     warmup = sum((v.get("warmup") or {}).get("seconds") or 0.0 for v in c.get("variants") or [])
     return max(0.0, (c.get("wall_s") or 0.0) - (c.get("sampling_s") or 0.0) - warmup)
@@ -403,8 +424,7 @@ def repeat_case(e: str, c: dict, profile: str, images: int, scale: float, skip, 
     for v in ok_variants(c):
         k = ratio * stretch.get(v.get("name"), 1.0)
         if k > 0:
-            warmup += repeat_warmup(k * (v.get("first_run_s") or 0.0), k * step_s(v), r.warmup_min_s,
-                                    r.warmup_max_s)
+            warmup += repeat_warmup(k * (v.get("first_run_s") or 0.0), k * step_s(v), r.warmup_min_s, r.warmup_max_s)
     return builds + warmup + repeat_sampling(per_round, r)
 
 
@@ -421,8 +441,15 @@ def is_gpu(doc: dict) -> bool:
     return ((doc.get("config") or {}).get("device") or (doc.get("environment") or {}).get("device")) == "cuda"
 
 
-def estimate(docs: list[dict], profile: str, skip, images: int = 2048, scale: float = 0.25, fit_steps: int = 9,
-             breakdown: bool = False) -> dict[str, dict]:
+def estimate(
+    docs: list[dict],
+    profile: str,
+    skip,
+    images: int = 2048,
+    scale: float = 0.25,
+    fit_steps: int = 9,
+    breakdown: bool = False,
+) -> dict[str, dict]:
     """Per experiment: {"cases": {name: seconds in the first process},
     "repeats": {name: seconds in each further process}, "basis": "gpu" | "cpu"}.
     The GPU files of the newest day that has the experiment (an older file's
@@ -451,8 +478,12 @@ def estimate(docs: list[dict], profile: str, skip, images: int = 2048, scale: fl
     for e, by in seen.items():
         source = max(by)  # ("gpu", newest day) before ("cpu", "")
         chosen = {c: d.get(True, d.get(False)) for c, d in by[source].items()}
-        out[e] = {"basis": source[0], "day": source[1], "cases": {c: v[0] for c, v in chosen.items()},
-                  "repeats": {c: v[1] for c, v in chosen.items()}}
+        out[e] = {
+            "basis": source[0],
+            "day": source[1],
+            "cases": {c: v[0] for c, v in chosen.items()},
+            "repeats": {c: v[1] for c, v in chosen.items()},
+        }
     return out
 
 
@@ -479,20 +510,30 @@ def basis_label(e: str, x: dict) -> str:
 
 # --- the session -------------------------------------------------------------
 
+
 def read_plan(gpu_session: Path = GPU_SESSION) -> list[dict]:
     """The steps as scripts/gpu-session --plan prints them: one fact, one place."""
     out = subprocess.run([str(gpu_session), "--plan"], capture_output=True, text=True, check=True).stdout
-    return [{"step": r["step"], "min": int(r["min_s"]), "cap": int(r["cap_s"]), "reserve": r["reserve"] == "1",
-             "overrun": int(r["overrun_s"]), "what": r["what"]}
-            for r in csv.DictReader(io.StringIO(out), delimiter="\t")]
+    return [
+        {
+            "step": r["step"],
+            "min": int(r["min_s"]),
+            "cap": int(r["cap_s"]),
+            "reserve": r["reserve"] == "1",
+            "overrun": int(r["overrun_s"]),
+            "what": r["what"],
+        }
+        for r in csv.DictReader(io.StringIO(out), delimiter="\t")
+    ]
 
 
 def budget_for(plan: list[dict], i: int, elapsed: int, session_s: int, each_alone: bool) -> int | None:
     """scripts/gpu-session's budget_for: the step's cap, or less so that its own
     overrun and the reserved later steps' minimums and overruns still fit; None
     when its own minimum does not."""
-    later = sum(p["min"] + p["overrun"] for p in plan[i + 1:]
-                if p["reserve"] and (p["step"] != EACH_ALONE_STEP or each_alone))
+    later = sum(
+        p["min"] + p["overrun"] for p in plan[i + 1 :] if p["reserve"] and (p["step"] != EACH_ALONE_STEP or each_alone)
+    )
     left = session_s - elapsed - later - plan[i]["overrun"]
     if left < plan[i]["min"]:
         return None
@@ -503,11 +544,15 @@ def run_args(what: str) -> tuple[list[str], str, bool, int | None]:
     """Experiments, profile, breakdown and --processes (None: the profile's) of a plan
     line `run NAME... --flags`."""
     words = what.split()[1:]
-    names = words[:next((k for k, w in enumerate(words) if w.startswith("--")), len(words))]
+    names = words[: next((k for k, w in enumerate(words) if w.startswith("--")), len(words))]
     value = lambda flag: words[words.index(flag) + 1] if flag in words[:-1] else None  # noqa: E731
     processes = value("--processes")
-    return (names, "quick" if "--quick" in words else "standard", value("--breakdown") == "on",
-            int(processes) if processes else None)
+    return (
+        names,
+        "quick" if "--quick" in words else "standard",
+        value("--breakdown") == "on",
+        int(processes) if processes else None,
+    )
 
 
 def cover(names: list[str], ests: dict, budget: float, breakdown: bool, processes: int = 1) -> tuple[float, str]:
@@ -560,10 +605,20 @@ def cover(names: list[str], ests: dict, budget: float, breakdown: bool, processe
 def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]) -> list[dict]:
     """Rows: step, budget (None: none given), seconds (None: not run), covers."""
     ests: dict = {}
-    rows = [{"step": "setup", "budget": None, "seconds": SETUP_S,
-             "covers": "python3 and torch checked, C++ bundle unpacked, CMake configure (at most)"},
-            {"step": "build", "budget": None, "seconds": BUILD_S,
-             "covers": "optbench, optbench_gpu_tests, optbench_bench (at most: every target took 128 s)"}]
+    rows = [
+        {
+            "step": "setup",
+            "budget": None,
+            "seconds": SETUP_S,
+            "covers": "python3 and torch checked, C++ bundle unpacked, CMake configure (at most)",
+        },
+        {
+            "step": "build",
+            "budget": None,
+            "seconds": BUILD_S,
+            "covers": "optbench, optbench_gpu_tests, optbench_bench (at most: every target took 128 s)",
+        },
+    ]
     t = SETUP_S + BUILD_S
     for i, p in enumerate(plan):
         row = {"step": p["step"], "budget": None, "seconds": None}
@@ -579,8 +634,9 @@ def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]
             key = (profile, bd)
             if key not in ests:
                 skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
-                ests[key] = estimate(docs, profile, lambda name, r=skip_re: bool(r and re.fullmatch(r, name)),
-                                     breakdown=bd)
+                ests[key] = estimate(
+                    docs, profile, lambda name, r=skip_re: bool(r and re.fullmatch(r, name)), breakdown=bd
+                )
             cost, covers = cover(names, ests[key], budget, bd, processes or PROCESSES[profile])
             seconds = math.ceil(min(budget, cost) + OVERRUN_S)
         else:
@@ -610,12 +666,19 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+")
     ap.add_argument("--profile", choices=sorted(CAP_S), default="standard")
-    ap.add_argument("--processes", type=int, default=None,
-                    help="processes per experiment (default: the profile's min_processes, PROCESSES)")
+    ap.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="processes per experiment (default: the profile's min_processes, PROCESSES)",
+    )
     ap.add_argument("--dataloader-images", type=int, default=2048, help="images in a window now")
     ap.add_argument("--dataloader-scale", type=float, default=0.25)
-    ap.add_argument("--skip", default=None,
-                    help="regex over experiment/case[/variant]: left out (quick: QUICK_LEAVES_OUT by default)")
+    ap.add_argument(
+        "--skip",
+        default=None,
+        help="regex over experiment/case[/variant]: left out (quick: QUICK_LEAVES_OUT by default)",
+    )
     ap.add_argument("--fit-steps", type=int, default=9, help="steps of the training checks' fit per variant")
     ap.add_argument("--breakdown", action="store_true", help="every case profiled (--breakdown on)")
     ap.add_argument("--session", action="store_true", help="scripts/gpu-session's steps under its deadline")
@@ -628,8 +691,10 @@ def main(argv: list[str]) -> int:
         each_alone = os.environ.get("OPTBENCH_SESSION_EACH_ALONE", "0") == "1"
         rows = session(docs, session_s, each_alone, read_plan(Path(a.gpu_session)))
         if not a.markdown:
-            print(f"estimate (not a measurement): scripts/gpu-session on an H100, OPTBENCH_SESSION_S={session_s}, "
-                  f"from {len(a.files)} files; per step: budget s, estimated s, what it covers")
+            print(
+                f"estimate (not a measurement): scripts/gpu-session on an H100, OPTBENCH_SESSION_S={session_s}, "
+                f"from {len(a.files)} files; per step: budget s, estimated s, what it covers"
+            )
         print_session(rows, a.markdown)
         return 0
     skip_re = a.skip if a.skip is not None else QUICK_LEAVES_OUT if a.profile == "quick" else None
@@ -640,9 +705,11 @@ def main(argv: list[str]) -> int:
     ests = estimate(docs, a.profile, skip, a.dataloader_images, a.dataloader_scale, a.fit_steps, a.breakdown)
     rows = {e: (first_process_cost(x, a.breakdown), (processes - 1) * further_process_cost(x)) for e, x in ests.items()}
     n = sum(len(x["cases"]) for x in ests.values())
-    print(f"estimate, {a.profile} profile, {processes} processes per experiment assumed "
-          f"(min {PROCESSES[a.profile]}, max {MAX_PROCESSES[a.profile]}; --processes), "
-          f"from {n} cases in {len(a.files)} files")
+    print(
+        f"estimate, {a.profile} profile, {processes} processes per experiment assumed "
+        f"(min {PROCESSES[a.profile]}, max {MAX_PROCESSES[a.profile]}; --processes), "
+        f"from {n} cases in {len(a.files)} files"
+    )
     print(f"  {'':20s} {'first':>7s} {'further':>7s} {'total':>7s}  (s; further: {processes - 1} processes)")
     for e, (first, further) in sorted(rows.items(), key=lambda kv: -sum(kv[1])):
         print(f"  {e:20s} {first:7.0f} {further:7.0f} {first + further:7.0f} s  {basis_label(e, ests[e])}")
@@ -651,8 +718,10 @@ def main(argv: list[str]) -> int:
     share = TIME_SHARE[a.profile] if a.processes is None else None
     if share is not None and further > share * first:
         capped = share * first
-        print(f"  {'total, time share':20s} {first:7.0f} {capped:7.0f} {first + capped:7.0f} s  "
-              f"(further processes stop at {share:g} x the first pass: fewer than {processes} where they cost more)")
+        print(
+            f"  {'total, time share':20s} {first:7.0f} {capped:7.0f} {first + capped:7.0f} s  "
+            f"(further processes stop at {share:g} x the first pass: fewer than {processes} where they cost more)"
+        )
     return 0
 
 

@@ -3,6 +3,7 @@ skip message, or a script's "SKIP: ..." line), from Testing/Temporary/LastTest.l
 
     python3 scripts/lib/skipped_tests.py BUILD_DIR
 """
+
 import re
 import sys
 from pathlib import Path

@@ -1,7 +1,8 @@
 // One call into each library the bundle carries; prints "deps ok" when all work.
-#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 TEST(DepsProbe, Links) { EXPECT_EQ(nlohmann::json::parse("[1,2]").size(), 2u); }

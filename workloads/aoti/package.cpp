@@ -1,15 +1,15 @@
 #include "workloads/aoti/package.h"
 
-#include "harness/build_info.h"
-#include "harness/scratch_dir.h"
-#include "harness/subprocess.h"
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "harness/build_info.h"
+#include "harness/scratch_dir.h"
+#include "harness/subprocess.h"
 
 namespace optbench::workloads::aoti {
 namespace {
@@ -59,9 +59,7 @@ TempDir::~TempDir() {
   fs::remove_all(path_, ec);
 }
 
-std::string python_executable() {
-  return optbench::python_executable();
-}
+std::string python_executable() { return optbench::python_executable(); }
 
 PythonTorch probe_python_torch(const std::string& python) {
   const Ran r = run_command({python, "-c",

@@ -8,10 +8,9 @@
 // failure paths (no Python, no torch, a compile error) are tested on their own.
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "workloads/models/convnet.h"
 
@@ -54,9 +53,9 @@ nlohmann::json write_weights(const ConvNet& net, const std::string& dir);
 std::string error_line(const std::string& output, int exit_status);
 
 struct Package {
-  std::shared_ptr<TempDir> dir;  // owns the files; the package lives as long as this
-  std::string path;              // the .pt2
-  std::string error;             // non-empty: no package, and why (one line)
+  std::shared_ptr<TempDir> dir;                    // owns the files; the package lives as long as this
+  std::string path;                                // the .pt2
+  std::string error;                               // non-empty: no package, and why (one line)
   nlohmann::json info = nlohmann::json::object();  // export_s, compile_s, torch_version, package_bytes
 };
 

@@ -42,7 +42,7 @@ std::string cache_root() {
 std::string package_key(const ConvNet& net, const PackageKey& key) {
   TempDir tmp("optbench-aoti-key-");
   const nlohmann::json layers = write_weights(net, tmp.path());
-  const nlohmann::json meta = {{"layers", layers}, {"shape", key.input_shape}, {"device", key.device},
+  const nlohmann::json meta = {{"layers", layers},         {"shape", key.input_shape},         {"device", key.device},
                                {"libtorch", key.libtorch}, {"python_torch", key.python_torch}, {"gpu", key.gpu}};
   std::uint64_t h = fnv1a(read_file(fs::path(tmp.path()) / "weights.bin"));
   h = fnv1a(meta.dump(), h);
@@ -67,8 +67,8 @@ double expected_compile_s(const std::string& root, const std::string& device) {
   return longest > 0 ? longest : device == "cpu" ? 120.0 : 90.0;
 }
 
-Package cached_package(const std::string& root, const std::string& python, const ConvNet& net,
-                       const PackageKey& key, std::optional<double> max_compile_s) {
+Package cached_package(const std::string& root, const std::string& python, const ConvNet& net, const PackageKey& key,
+                       std::optional<double> max_compile_s) {
   auto over_budget = [&]() -> std::optional<Package> {
     if (!max_compile_s) return std::nullopt;
     Package p;
@@ -99,8 +99,11 @@ Package cached_package(const std::string& root, const std::string& python, const
   Package p = compile_package(python, net, key.input_shape, key.device);
   if (!p.error.empty()) return p;
   p.info["cache"] = "miss";
-  p.info["key"] = {{"input_shape", key.input_shape}, {"device", key.device}, {"libtorch", key.libtorch},
-                   {"python_torch", key.python_torch}, {"gpu", key.gpu}};
+  p.info["key"] = {{"input_shape", key.input_shape},
+                   {"device", key.device},
+                   {"libtorch", key.libtorch},
+                   {"python_torch", key.python_torch},
+                   {"gpu", key.gpu}};
   // Stored whole or not at all: written beside, then renamed into place.
   std::error_code ec;
   const fs::path staging = fs::path(root) / "aoti" / (".staging-" + std::to_string(getpid()));

@@ -32,8 +32,8 @@ std::string package_key(const ConvNet& net, const PackageKey& key);
 // there). info["cache"] says which: "hit" or "miss"; "" root: always compiled.
 // With max_compile_s, a compile expected to take longer is not started: the
 // package's error is then the budget's reason (harness/budget_plan.h).
-Package cached_package(const std::string& root, const std::string& python, const ConvNet& net,
-                       const PackageKey& key, std::optional<double> max_compile_s = std::nullopt);
+Package cached_package(const std::string& root, const std::string& python, const ConvNet& net, const PackageKey& key,
+                       std::optional<double> max_compile_s = std::nullopt);
 
 // What a cold compile for `device` is expected to take: the longest one stored
 // under `root` for that device, else a first guess (120 s on a CPU, 90 s on a GPU).

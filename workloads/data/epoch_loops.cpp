@@ -10,7 +10,7 @@ namespace optbench::workloads {
 namespace {
 
 using ThreadLoader = torch::data::StatelessDataLoader<torch::data::datasets::MapDataset<SyntheticImages, StackMaybePin>,
-                                                torch::data::samplers::RandomSampler>;
+                                                      torch::data::samplers::RandomSampler>;
 
 std::unique_ptr<ThreadLoader> make_loader(const EpochSpec& s) {
   const std::int64_t n = s.batches * s.batch;

@@ -16,7 +16,6 @@ namespace {
 
 using json = nlohmann::json;
 
-
 Case base_case(const LoaderSetup& s, std::string name, std::int64_t window) {
   Case c;
   c.name = std::move(name);
@@ -43,8 +42,9 @@ Case base_case(const LoaderSetup& s, std::string name, std::int64_t window) {
                      std::to_string(s.min_window) + ", and " + std::to_string(s.window_factor) +
                      " x workers x prefetch of its deepest loader), so each pays its own pipeline fill over the same "
                      "work"},
-      {"fill", "the pipeline fill (time to the first batch of a fresh iterator) is in every window once and is "
-               "reported apart: metrics.time_to_first_batch_s and first_batch_share (of the window)"},
+      {"fill",
+       "the pipeline fill (time to the first batch of a fresh iterator) is in every window once and is "
+       "reported apart: metrics.time_to_first_batch_s and first_batch_share (of the window)"},
       {"loops",
        "train: the loader's batches copied to the device and trained on; *_data_only: the same loader and "
        "copies without training (the loop's data-only rate); no_loader: training on one batch already on the "
@@ -63,8 +63,9 @@ Case base_case(const LoaderSetup& s, std::string name, std::int64_t window) {
                                "the other cores";
   }
   if (l.train.precision == Precision::amp_fp16)
-    c.notes["grad_scaler"] = "each step reads GradScaler's found-inf flag on the host (as Python's "
-                             "GradScaler.step does): one host-device sync per step";
+    c.notes["grad_scaler"] =
+        "each step reads GradScaler's found-inf flag on the host (as Python's "
+        "GradScaler.step does): one host-device sync per step";
   return c;
 }
 
@@ -96,9 +97,9 @@ const VariantResult* find(const std::vector<VariantResult>& variants, const std:
   for (const auto& v : variants) {
     const json& p = v.params;
     if (p.value("loop", "") != loop) continue;
-    if (like.is_null() || (p.value("workers", -1) == like.value("workers", -2) &&
-                           p.value("prefetch", -1) == like.value("prefetch", -2) &&
-                           p.value("pinned", false) == like.value("pinned", false)))
+    if (like.is_null() ||
+        (p.value("workers", -1) == like.value("workers", -2) && p.value("prefetch", -1) == like.value("prefetch", -2) &&
+         p.value("pinned", false) == like.value("pinned", false)))
       return &v;
   }
   return nullptr;
@@ -130,8 +131,8 @@ std::int64_t window_batches(const LoaderSetup& s, const std::vector<LoaderSettin
   return std::max(s.min_window, s.window_factor * deepest);
 }
 
-Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description,
-                     LoaderSettings l, LoopKind kind, std::int64_t w) {
+Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description, LoaderSettings l,
+                     LoopKind kind, std::int64_t w) {
   const LoopSpec spec = s.loop;
   Variant v{name, description + " (" + std::to_string(w) + " batches a window)",
             [spec, l, kind, w] { return std::make_unique<LoaderLoop>(spec, l, kind, w); }};
@@ -160,18 +161,18 @@ Case workers_case(const LoaderSetup& s) {
 Case prefetch_case(const LoaderSetup& s) {
   std::vector<Setting> settings;
   for (std::int64_t p : s.prefetch)
-    settings.push_back({"prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker",
-                        {s.prefetch_workers, p, false}});
+    settings.push_back(
+        {"prefetch_" + std::to_string(p), std::to_string(p) + " batches per worker", {s.prefetch_workers, p, false}});
   Case c = build_case(s, "prefetch_w" + std::to_string(s.prefetch_workers), settings);
   c.params["workers"] = s.prefetch_workers;
   return c;
 }
 
 Case pin_case(const LoaderSetup& s) {
-  Case c = build_case(s, "pin_w" + std::to_string(s.pin_workers),
-                      {{"unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false}},
-                       {"pinned", "batches pinned in the worker, non_blocking copy",
-                        {s.pin_workers, s.default_prefetch, true}}});
+  Case c = build_case(
+      s, "pin_w" + std::to_string(s.pin_workers),
+      {{"unpinned", "pageable batches, blocking copy", {s.pin_workers, s.default_prefetch, false}},
+       {"pinned", "batches pinned in the worker, non_blocking copy", {s.pin_workers, s.default_prefetch, true}}});
   c.params["workers"] = s.pin_workers;
   c.params["prefetch"] = s.default_prefetch;
   return c;

@@ -7,10 +7,9 @@
 // each pays its own pipeline fill over the same number of batches; the fill
 // (time to the first batch) is also reported apart.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "harness/experiment.h"
 #include "workloads/data/loader_loop.h"
@@ -19,11 +18,11 @@ namespace optbench::workloads {
 
 struct LoaderSetup {
   LoopSpec loop;
-  std::vector<std::int64_t> workers;        // the workers sweep; the first is the baseline
-  std::int64_t default_prefetch = 2;        // PyTorch's prefetch_factor default
-  std::int64_t prefetch_workers = 1;        // workers in the prefetch case
-  std::vector<std::int64_t> prefetch;       // depths; the first is the baseline
-  std::int64_t pin_workers = 0;             // workers in the pin case; 0: no pin case (a CPU run)
+  std::vector<std::int64_t> workers;   // the workers sweep; the first is the baseline
+  std::int64_t default_prefetch = 2;   // PyTorch's prefetch_factor default
+  std::int64_t prefetch_workers = 1;   // workers in the prefetch case
+  std::vector<std::int64_t> prefetch;  // depths; the first is the baseline
+  std::int64_t pin_workers = 0;        // workers in the pin case; 0: no pin case (a CPU run)
   // A case's window holds at least min_window batches and at least
   // window_factor x workers x prefetch of its deepest setting: several times
   // what any of its loaders holds in flight.
@@ -44,8 +43,8 @@ std::int64_t window_batches(const LoaderSetup& s, const std::vector<LoaderSettin
 // One loop as a variant, named after its setting ("workers_2", "prefetch_4",
 // "pinned"), with "_data_only" appended for the data-only loop. Variant params
 // carry the setting and the loop kind; units are the window's samples.
-Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description,
-                     LoaderSettings l, LoopKind kind, std::int64_t window);
+Variant loop_variant(const LoaderSetup& s, const std::string& name, const std::string& description, LoaderSettings l,
+                     LoopKind kind, std::int64_t window);
 
 Case workers_case(const LoaderSetup& s);
 Case prefetch_case(const LoaderSetup& s);

@@ -11,9 +11,12 @@ namespace optbench::workloads {
 
 const char* to_string(LoopKind k) {
   switch (k) {
-    case LoopKind::train: return "train";
-    case LoopKind::data_only: return "data_only";
-    case LoopKind::no_loader: return "no_loader";
+    case LoopKind::train:
+      return "train";
+    case LoopKind::data_only:
+      return "data_only";
+    case LoopKind::no_loader:
+      return "no_loader";
   }
   return "?";
 }

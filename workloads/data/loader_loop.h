@@ -20,9 +20,8 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "harness/experiment.h"
 #include "workloads/synthetic_images.h"

@@ -70,8 +70,9 @@ std::string signature_mismatch(const std::vector<std::vector<std::int64_t>>& per
   bool same = true;
   for (const auto& s : per_rank) same = same && s == per_rank.front();
   if (same) return "";
-  std::string msg = "the ranks do not hold the same parameters (DDP needs the same model, in the same order, on "
-                    "every rank):";
+  std::string msg =
+      "the ranks do not hold the same parameters (DDP needs the same model, in the same order, on "
+      "every rank):";
   for (std::size_t r = 0; r < per_rank.size(); ++r) {
     const auto& s = per_rank[r];
     char hash[24];
@@ -212,8 +213,9 @@ void DistributedDataParallel::mark_ready(std::size_t param) {
   if (param_ready_[param]) {
     // Its bucket may already be on the wire with the first backward's gradient:
     // the sum would be lost. PyTorch raises here too.
-    fail("a second backward() reached a parameter before finish_gradients(): accumulate gradients inside no_sync() "
-         "(all but the last micro-batch), or call finish_gradients() after each backward");
+    fail(
+        "a second backward() reached a parameter before finish_gradients(): accumulate gradients inside no_sync() "
+        "(all but the last micro-batch), or call finish_gradients() after each backward");
     throw std::runtime_error(failed_);
   }
   param_ready_[param] = true;
@@ -259,8 +261,8 @@ void DistributedDataParallel::launch(std::size_t b) {
   // bucket is never all-reduced, so each rank keeps its own gradients there.
   if (b == 0 && distributed::fault_injected(session_.rank(), "unreduced_bucket")) return;
   try {
-    work_[b] = compat::allreduce_async(session_.collectives(), flat_[b],
-                                       avg_op_ ? c10d::ReduceOp::AVG : c10d::ReduceOp::SUM);
+    work_[b] =
+        compat::allreduce_async(session_.collectives(), flat_[b], avg_op_ ? c10d::ReduceOp::AVG : c10d::ReduceOp::SUM);
   } catch (const std::exception& e) {
     fail(e.what());
     throw;
@@ -280,8 +282,8 @@ void DistributedDataParallel::finish_gradients() {
   }
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     if (!work_[b]) continue;  // never launched (the unreduced_bucket test hook)
-    const std::string what = "all-reduce of gradient bucket " + std::to_string(b) + " of " +
-                             std::to_string(buckets_.size());
+    const std::string what =
+        "all-reduce of gradient bucket " + std::to_string(b) + " of " + std::to_string(buckets_.size());
     if (session_.host_blocking()) {
       session_.wait(work_[b], what);  // throws (the group aborted) on a timeout, an error or Ctrl-C
       work_[b].reset();

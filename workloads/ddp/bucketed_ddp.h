@@ -136,14 +136,14 @@ class DistributedDataParallel {
   std::vector<at::Tensor> params_;
   distributed::Session& session_;
   DdpOptions opts_;
-  bool avg_op_ = false;          // the backend averages (NCCL); else scale while copying in
-  at::Tensor inv_world_;         // 1/world as a 0-dim double (keeps the gradients' dtype)
+  bool avg_op_ = false;   // the backend averages (NCCL); else scale while copying in
+  at::Tensor inv_world_;  // 1/world as a 0-dim double (keeps the gradients' dtype)
   std::vector<std::vector<std::size_t>> buckets_;
   std::vector<std::size_t> bucket_of_;
-  std::vector<at::Tensor> views_;         // per parameter: its slice of its bucket, shaped like it
+  std::vector<at::Tensor> views_;  // per parameter: its slice of its bucket, shaped like it
   std::vector<std::int64_t> bucket_numel_;
-  std::vector<at::Tensor> flat_;          // the last one ends with one "used" flag per parameter
-  at::Tensor used_flags_;                 // that tail
+  std::vector<at::Tensor> flat_;  // the last one ends with one "used" flag per parameter
+  at::Tensor used_flags_;         // that tail
   std::vector<compat::WorkPtr> work_;
   std::vector<bool> param_ready_, used_;
   std::vector<std::size_t> ready_count_;

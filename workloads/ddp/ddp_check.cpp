@@ -209,8 +209,8 @@ int run_check(const dist::SelfCheckOptions& opts) {
     check_second_backward_refused(s, opts);
     std::ostringstream os;
     os.precision(3);
-    os << "ddp check ok: rank " << rank << " of " << world << ", " << s.backend() << " on " << s.device().str()
-       << ", " << worst.buckets << " buckets (" << worst.overlapped << " launched during backward), " << opts.steps
+    os << "ddp check ok: rank " << rank << " of " << world << ", " << s.backend() << " on " << s.device().str() << ", "
+       << worst.buckets << " buckets (" << worst.overlapped << " launched during backward), " << opts.steps
        << " steps + 2 accumulated micro-batches per layout (copy, bucket_view), max gradient error " << worst.grad
        << ", max parameter error " << worst.param << ", second backward refused";
     std::printf("%s\n", os.str().c_str());

@@ -23,9 +23,8 @@ torch::nn::Sequential make_mlp(const TrainSpec& s, std::int64_t depth) { return 
 
 // Rank r's batch: the same on every run and every variant.
 std::pair<torch::Tensor, torch::Tensor> rank_batch(const TrainSpec& s, int rank, const torch::Device& device) {
-  const std::vector<std::int64_t> shape = s.net == Net::mlp
-                                              ? std::vector<std::int64_t>{s.batch, s.width}
-                                              : std::vector<std::int64_t>{s.batch, 3, s.image, s.image};
+  const std::vector<std::int64_t> shape = s.net == Net::mlp ? std::vector<std::int64_t>{s.batch, s.width}
+                                                            : std::vector<std::int64_t>{s.batch, 3, s.image, s.image};
   auto x = seeded_randn(shape, torch::TensorOptions().device(device), 1000 + rank);
   auto gen = at::detail::createCPUGenerator(2000 + static_cast<std::uint64_t>(rank));
   auto y = at::randint(s.classes, {s.batch}, gen, at::TensorOptions().dtype(at::kLong)).to(device);

@@ -27,7 +27,7 @@ enum class Mode { single_device, data_parallel, ddp };
 
 struct TrainSpec {
   Net net = Net::mlp;
-  std::int64_t batch = 32;  // per rank
+  std::int64_t batch = 32;                            // per rank
   std::int64_t width = 256, depth = 4, classes = 16;  // the MLP
   std::int64_t image = 224;                           // ResNet-50's input side
   std::int64_t bucket_cap_bytes = 25 << 20;

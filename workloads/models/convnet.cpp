@@ -37,14 +37,24 @@ torch::nn::Sequential build(const std::vector<LayerSpec>& ls) {
   for (const LayerSpec& l : ls) {
     switch (l.kind) {
       case LayerKind::conv2d:
-        net->push_back(nn::Conv2d(
-            nn::Conv2dOptions(l.in, l.out, l.kernel).stride(l.stride).padding(l.padding).bias(false)));
+        net->push_back(
+            nn::Conv2d(nn::Conv2dOptions(l.in, l.out, l.kernel).stride(l.stride).padding(l.padding).bias(false)));
         break;
-      case LayerKind::batch_norm2d: net->push_back(nn::BatchNorm2d(nn::BatchNorm2dOptions(l.out).eps(l.eps))); break;
-      case LayerKind::relu: net->push_back(nn::ReLU()); break;
-      case LayerKind::global_avg_pool: net->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions(1))); break;
-      case LayerKind::flatten: net->push_back(nn::Flatten(nn::FlattenOptions().start_dim(1).end_dim(-1))); break;
-      case LayerKind::linear: net->push_back(nn::Linear(nn::LinearOptions(l.in, l.out).bias(l.bias))); break;
+      case LayerKind::batch_norm2d:
+        net->push_back(nn::BatchNorm2d(nn::BatchNorm2dOptions(l.out).eps(l.eps)));
+        break;
+      case LayerKind::relu:
+        net->push_back(nn::ReLU());
+        break;
+      case LayerKind::global_avg_pool:
+        net->push_back(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions(1)));
+        break;
+      case LayerKind::flatten:
+        net->push_back(nn::Flatten(nn::FlattenOptions().start_dim(1).end_dim(-1)));
+        break;
+      case LayerKind::linear:
+        net->push_back(nn::Linear(nn::LinearOptions(l.in, l.out).bias(l.bias)));
+        break;
     }
   }
   return net;
@@ -73,12 +83,18 @@ void calibrate(ConvNet& n, std::int64_t image, std::uint64_t seed) {
 
 const char* layer_kind_name(LayerKind k) {
   switch (k) {
-    case LayerKind::conv2d: return "conv2d";
-    case LayerKind::batch_norm2d: return "batch_norm2d";
-    case LayerKind::relu: return "relu";
-    case LayerKind::global_avg_pool: return "global_avg_pool";
-    case LayerKind::flatten: return "flatten";
-    case LayerKind::linear: return "linear";
+    case LayerKind::conv2d:
+      return "conv2d";
+    case LayerKind::batch_norm2d:
+      return "batch_norm2d";
+    case LayerKind::relu:
+      return "relu";
+    case LayerKind::global_avg_pool:
+      return "global_avg_pool";
+    case LayerKind::flatten:
+      return "flatten";
+    case LayerKind::linear:
+      return "linear";
   }
   return "?";
 }
@@ -127,8 +143,12 @@ Tolerance convnet_tolerance(DeviceKind d) {
 }
 
 nlohmann::json to_json(const ConvNetSpec& s) {
-  return {{"image", s.image},     {"stem_channels", s.stem_channels}, {"stem_stride", s.stem_stride},
-          {"stages", s.stages},   {"hidden", s.hidden},               {"classes", s.classes}};
+  return {{"image", s.image},
+          {"stem_channels", s.stem_channels},
+          {"stem_stride", s.stem_stride},
+          {"stages", s.stages},
+          {"hidden", s.hidden},
+          {"classes", s.classes}};
 }
 
 nlohmann::json to_json(const LayerSpec& l) {
@@ -137,9 +157,14 @@ nlohmann::json to_json(const LayerSpec& l) {
     case LayerKind::conv2d:
       j.update({{"in", l.in}, {"out", l.out}, {"kernel", l.kernel}, {"stride", l.stride}, {"padding", l.padding}});
       break;
-    case LayerKind::batch_norm2d: j.update({{"features", l.out}, {"eps", l.eps}}); break;
-    case LayerKind::linear: j.update({{"in", l.in}, {"out", l.out}, {"bias", l.bias}}); break;
-    default: break;
+    case LayerKind::batch_norm2d:
+      j.update({{"features", l.out}, {"eps", l.eps}});
+      break;
+    case LayerKind::linear:
+      j.update({{"in", l.in}, {"out", l.out}, {"bias", l.bias}});
+      break;
+    default:
+      break;
   }
   return j;
 }

@@ -6,16 +6,15 @@
 // torch.nn model) and loaded with the same weights.
 #include <torch/torch.h>
 
-#include <nlohmann/json.hpp>
-
-#include "harness/device.h"
-#include "harness/experiment.h"
-
 #include <cstdint>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "harness/device.h"
+#include "harness/experiment.h"
 
 namespace optbench::workloads {
 
@@ -40,7 +39,7 @@ struct LayerSpec {
 };
 
 struct ConvNet {
-  torch::nn::Sequential net;     // net[i] is layers[i]
+  torch::nn::Sequential net;  // net[i] is layers[i]
   std::vector<LayerSpec> layers;
 };
 

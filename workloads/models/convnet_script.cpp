@@ -27,16 +27,22 @@ std::string statement(const LayerSpec& l, std::size_t i) {
   s.precision(17);
   switch (l.kind) {
     case LayerKind::conv2d:
-      s << "torch.conv2d(x, " << attr(i, "weight") << ", None, [" << l.stride << ", " << l.stride << "], ["
-        << l.padding << ", " << l.padding << "], [1, 1], 1)";
+      s << "torch.conv2d(x, " << attr(i, "weight") << ", None, [" << l.stride << ", " << l.stride << "], [" << l.padding
+        << ", " << l.padding << "], [1, 1], 1)";
       break;
     case LayerKind::batch_norm2d:
       s << "torch.batch_norm(x, " << attr(i, "weight") << ", " << attr(i, "bias") << ", " << attr(i, "running_mean")
         << ", " << attr(i, "running_var") << ", False, 0.1, " << l.eps << ", True)";
       break;
-    case LayerKind::relu: s << "torch.relu(x)"; break;
-    case LayerKind::global_avg_pool: s << "torch.adaptive_avg_pool2d(x, [1, 1])"; break;
-    case LayerKind::flatten: s << "torch.flatten(x, 1, -1)"; break;
+    case LayerKind::relu:
+      s << "torch.relu(x)";
+      break;
+    case LayerKind::global_avg_pool:
+      s << "torch.adaptive_avg_pool2d(x, [1, 1])";
+      break;
+    case LayerKind::flatten:
+      s << "torch.flatten(x, 1, -1)";
+      break;
     case LayerKind::linear:
       s << "torch.linear(x, " << attr(i, "weight") << ", " << (l.bias ? attr(i, "bias") : "None") << ")";
       break;
@@ -100,12 +106,29 @@ namespace {
 
 // prim:: nodes that move values or control flow, doing no tensor work.
 bool bookkeeping(const std::string& kind) {
-  static const std::set<std::string> kinds = {
-      "prim::Constant",     "prim::GetAttr",       "prim::SetAttr",        "prim::ListConstruct", "prim::ListUnpack",
-      "prim::TupleConstruct", "prim::TupleUnpack", "prim::TupleIndex",     "prim::DictConstruct", "prim::If",
-      "prim::Loop",         "prim::RaiseException", "prim::CallMethod",    "prim::CallFunction",  "prim::Uninitialized",
-      "prim::unchecked_cast", "prim::NumToTensor", "prim::device",         "prim::dtype",         "prim::layout",
-      "prim::ConstantMKLDNNTensor", "prim::Return", "prim::Param"};
+  static const std::set<std::string> kinds = {"prim::Constant",
+                                              "prim::GetAttr",
+                                              "prim::SetAttr",
+                                              "prim::ListConstruct",
+                                              "prim::ListUnpack",
+                                              "prim::TupleConstruct",
+                                              "prim::TupleUnpack",
+                                              "prim::TupleIndex",
+                                              "prim::DictConstruct",
+                                              "prim::If",
+                                              "prim::Loop",
+                                              "prim::RaiseException",
+                                              "prim::CallMethod",
+                                              "prim::CallFunction",
+                                              "prim::Uninitialized",
+                                              "prim::unchecked_cast",
+                                              "prim::NumToTensor",
+                                              "prim::device",
+                                              "prim::dtype",
+                                              "prim::layout",
+                                              "prim::ConstantMKLDNNTensor",
+                                              "prim::Return",
+                                              "prim::Param"};
   return kinds.count(kind) > 0;
 }
 

@@ -18,8 +18,8 @@ BottleneckImpl::BottleneckImpl(std::int64_t in, std::int64_t width, std::int64_t
   conv3 = register_module("conv3", conv(width, out, 1, 1, 0));
   bn3 = register_module("bn3", torch::nn::BatchNorm2d(out));
   if (stride != 1 || in != out)
-    downsample = register_module("downsample",
-                                 torch::nn::Sequential(conv(in, out, 1, stride, 0), torch::nn::BatchNorm2d(out)));
+    downsample =
+        register_module("downsample", torch::nn::Sequential(conv(in, out, 1, stride, 0), torch::nn::BatchNorm2d(out)));
 }
 
 torch::Tensor BottleneckImpl::forward(torch::Tensor x) {

@@ -9,8 +9,9 @@ def build_net(nn, layers):
     for layer in layers:
         k = layer["kind"]
         if k == "conv2d":
-            m = nn.Conv2d(layer["in"], layer["out"], layer["kernel"], stride=layer["stride"], padding=layer["padding"],
-                          bias=False)
+            m = nn.Conv2d(
+                layer["in"], layer["out"], layer["kernel"], stride=layer["stride"], padding=layer["padding"], bias=False
+            )
         elif k == "batch_norm2d":
             m = nn.BatchNorm2d(layer["features"], eps=layer["eps"])
         elif k == "relu":

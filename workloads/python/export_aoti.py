@@ -5,6 +5,7 @@ convnet_layers.py (beside it: spec python_dir), loads the float32 weights C++
 wrote, and follows the documented AOTInductor route: torch.export.export under
 no_grad, then torch._inductor.aoti_compile_and_package (Inductor defaults, as
 torch.compile's default mode). Any failure ends in one marked line."""
+
 import json
 import sys
 import time
@@ -54,8 +55,9 @@ def main():
         path = torch._inductor.aoti_compile_and_package(ep, package_path=spec["package"])
         t2 = time.perf_counter()
     with open(sys.argv[2], "w") as f:
-        json.dump({"torch_version": torch.__version__, "export_s": t1 - t0, "compile_s": t2 - t1,
-                   "package": str(path)}, f)
+        json.dump(
+            {"torch_version": torch.__version__, "export_s": t1 - t0, "compile_s": t2 - t1, "package": str(path)}, f
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,12 @@ PythonPipe::PythonPipe(std::vector<std::string> argv, std::optional<std::vector<
 }
 
 PythonPipe::PythonPipe(pid_t pid, int socket, std::string what, std::string quit)
-    : what_(std::move(what)), quit_(std::move(quit)), pid_(pid), to_child_(socket),
-      from_child_(socket), socket_(socket) {
+    : what_(std::move(what)),
+      quit_(std::move(quit)),
+      pid_(pid),
+      to_child_(socket),
+      from_child_(socket),
+      socket_(socket) {
   ignore_sigpipe();
 }
 
@@ -53,7 +57,7 @@ PythonPipe::~PythonPipe() {
     (void)!::write(to_child_, q.data(), q.size());
   }
   close_input();
-  if (from_child_ >= 0) ::close(from_child_);  // the socket, where adopted
+  if (from_child_ >= 0) ::close(from_child_);      // the socket, where adopted
   if (pid_ > 0 && socket_ < 0) wait_status(pid_);  // an adopted process is its starter's to wait for
 }
 

@@ -15,9 +15,8 @@
 // count all inner_steps. Timed on the host (TimingMode::sync): the Python side
 // synchronises CUDA before it answers. No breakdown: this process's profiler
 // cannot see the work (harness/out_of_process.h).
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "harness/experiment.h"

@@ -31,6 +31,7 @@ its own. Protocol, one line each way:
                   "status killed by signal <n> (<name>)": how a twin ended
   "quit"          ends the zygote (its twins end with their sockets)
 Nothing here touches CUDA: a twin initialises it after the fork."""
+
 import json
 import os
 import sys

@@ -28,8 +28,14 @@ class AdamWStep:
         g = torch.Generator().manual_seed(1)
         for p in self.params:  # fixed gradients, as the C++ case's step alone
             p.grad = torch.randn(p.shape, generator=g).to(device)
-        self.opt = torch.optim.AdamW(self.params, lr=spec["lr"], betas=(spec["beta1"], spec["beta2"]),
-                                     eps=spec["eps"], weight_decay=spec["weight_decay"], **self.kw)
+        self.opt = torch.optim.AdamW(
+            self.params,
+            lr=spec["lr"],
+            betas=(spec["beta1"], spec["beta2"]),
+            eps=spec["eps"],
+            weight_decay=spec["weight_decay"],
+            **self.kw,
+        )
 
     def step(self):
         self.opt.step()
@@ -43,8 +49,7 @@ class AdamWStep:
         return out
 
     def metrics(self):
-        return {"parameter_tensors": len(self.params), "foreach": self.kw["foreach"],
-                "fused": bool(self.kw["fused"])}
+        return {"parameter_tensors": len(self.params), "foreach": self.kw["foreach"], "fused": bool(self.kw["fused"])}
 
 
 def build(torch, spec):

@@ -10,6 +10,7 @@ frozen). The weights are seeded here the way make_convnet seeds them in C++
 (seeded init, BatchNorm affine parameters drawn away from 1 and 0, running
 statistics from one seeded batch), not copied: verification compares the
 twin's variants with the twin's eager one."""
+
 import time
 
 from convnet_layers import build_net
@@ -61,8 +62,9 @@ class ConvNetInference:
                 frozen = torch.jit.freeze(scripted)
                 t2 = time.perf_counter()
                 self.model = torch.jit.optimize_for_inference(frozen)
-                self.times.update(script_compile_s=t1 - t0, freeze_s=t2 - t1,
-                                  optimize_for_inference_s=time.perf_counter() - t2)
+                self.times.update(
+                    script_compile_s=t1 - t0, freeze_s=t2 - t1, optimize_for_inference_s=time.perf_counter() - t2
+                )
             else:
                 raise ValueError("unknown jit mode %r" % (jit,))
         self.out = None

@@ -12,7 +12,11 @@ namespace optbench::workloads {
 
 AccumulateStep::AccumulateStep(NetFactory factory, torch::Tensor x, torch::Tensor y, std::int64_t k,
                                const torch::Device& device, bool divide_loss)
-    : factory_(std::move(factory)), x_(std::move(x)), y_(std::move(y)), k_(k), device_(device),
+    : factory_(std::move(factory)),
+      x_(std::move(x)),
+      y_(std::move(y)),
+      k_(k),
+      device_(device),
       divide_loss_(divide_loss) {
   TORCH_CHECK(k_ >= 1 && x_.size(0) % k_ == 0, "the batch must split into k equal micro-batches");
   net_ = factory_();
@@ -60,9 +64,7 @@ const std::vector<torch::Tensor>& AccumulateStep::first_step_grads() {
   return grads_;
 }
 
-nlohmann::json AccumulateStep::metrics() {
-  return {{"accumulation_steps", k_}, {"micro_batch", x_.size(0) / k_}};
-}
+nlohmann::json AccumulateStep::metrics() { return {{"accumulation_steps", k_}, {"micro_batch", x_.size(0) / k_}}; }
 
 std::function<std::string(std::vector<Workload*>&)> verify_accumulated_grads(double bound) {
   return [bound](std::vector<Workload*>& w) -> std::string {
@@ -74,8 +76,10 @@ std::function<std::string(std::vector<Workload*>&)> verify_accumulated_grads(dou
       const double err = worst_grad_error(var->first_step_grads(), base->first_step_grads());
       if (!(err <= bound)) {
         char msg[160];
-        std::snprintf(msg, sizeof msg, "gradients differ from the large batch's: %.3g (max |diff| / max |grad|, "
-                      "worst tensor) > %.3g", err, bound);
+        std::snprintf(msg, sizeof msg,
+                      "gradients differ from the large batch's: %.3g (max |diff| / max |grad|, "
+                      "worst tensor) > %.3g",
+                      err, bound);
         return msg;
       }
     }

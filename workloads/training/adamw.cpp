@@ -12,9 +12,12 @@ namespace optbench::workloads {
 
 const char* to_string(AdamWImpl i) {
   switch (i) {
-    case AdamWImpl::per_tensor: return "per_tensor";
-    case AdamWImpl::foreach: return "foreach";
-    case AdamWImpl::fused: return "fused";
+    case AdamWImpl::per_tensor:
+      return "per_tensor";
+    case AdamWImpl::foreach:
+      return "foreach";
+    case AdamWImpl::fused:
+      return "fused";
   }
   return "?";
 }
@@ -58,8 +61,8 @@ struct AdamWStep::Impl {
     // As torch/optim/adamw.py's _fused_adamw: the step count is advanced before
     // the kernel, which reads it for the bias corrections (step 0 divides by 0).
     at::_foreach_add_(state_steps, 1);
-    at::_fused_adamw_(params, g, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, state_steps, cfg.lr, cfg.beta1,
-                      cfg.beta2, cfg.weight_decay, cfg.eps, /*amsgrad=*/false, /*maximize=*/false);
+    at::_fused_adamw_(params, g, exp_avg, exp_avg_sq, /*max_exp_avg_sqs=*/{}, state_steps, cfg.lr, cfg.beta1, cfg.beta2,
+                      cfg.weight_decay, cfg.eps, /*amsgrad=*/false, /*maximize=*/false);
   }
 };
 
@@ -70,10 +73,8 @@ AdamWStep::AdamWStep(std::vector<at::Tensor> params, AdamWConfig cfg, AdamWImpl 
   impl_->kind = impl;
   if (impl == AdamWImpl::per_tensor) {
     impl_->frontend = std::make_unique<torch::optim::AdamW>(
-        impl_->params, torch::optim::AdamWOptions(cfg.lr)
-                           .betas({cfg.beta1, cfg.beta2})
-                           .eps(cfg.eps)
-                           .weight_decay(cfg.weight_decay));
+        impl_->params,
+        torch::optim::AdamWOptions(cfg.lr).betas({cfg.beta1, cfg.beta2}).eps(cfg.eps).weight_decay(cfg.weight_decay));
     return;
   }
   for (const auto& p : impl_->params) {
@@ -89,9 +90,15 @@ AdamWStep::~AdamWStep() = default;
 void AdamWStep::step() {
   RECORD_USER_SCOPE(profiling::kOptimizerStepScope);  // as every optimizer step (training/optimizer_scope.h)
   switch (impl_->kind) {
-    case AdamWImpl::per_tensor: impl_->frontend->step(); break;
-    case AdamWImpl::foreach: impl_->foreach_step(); break;
-    case AdamWImpl::fused: impl_->fused_step(); break;
+    case AdamWImpl::per_tensor:
+      impl_->frontend->step();
+      break;
+    case AdamWImpl::foreach:
+      impl_->foreach_step();
+      break;
+    case AdamWImpl::fused:
+      impl_->fused_step();
+      break;
   }
 }
 

@@ -106,7 +106,9 @@ Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, con
   const auto tensors = static_cast<std::int64_t>(m.build()->parameters().size());
   const std::int64_t n = elements(m);
   c.name = (train ? "train_step_" : "optimizer_step_") + m.name;
-  c.params = {{"model", m.name}, {"parameter_tensors", tensors}, {"parameter_elements", n},
+  c.params = {{"model", m.name},
+              {"parameter_tensors", tensors},
+              {"parameter_elements", n},
               {"mode", train ? "training step (forward, backward, AdamW)" : "AdamW step alone"}};
   if (train) c.params["batch"] = m.batch;
   // Alone: bytes the update streams, so the report shows GB/s against the memory.
@@ -118,17 +120,18 @@ Case fused_optimizer_case(const OptimizerModel& m, bool train, DeviceKind d, con
   for (std::size_t i = 0; i < 3; ++i) {
     const AdamWConfig cfg = cfgs.at(std::min(i, cfgs.size() - 1));
     const AdamWImpl impl = kImpls[i];
-    Variant v{to_string(impl), desc[i],
-              [=] { return std::make_unique<OptimizerStep>(m, impl, cfg, device, train); }};
+    Variant v{to_string(impl), desc[i], [=] { return std::make_unique<OptimizerStep>(m, impl, cfg, device, train); }};
     v.params = {{"implementation", to_string(impl)}, {"runtime", "cpp"}};
     c.variants.push_back(std::move(v));
   }
   // Reordered float32 arithmetic (lerp against mul + add) over 5 steps.
   c.tolerance = Tolerance{1e-5, 1e-6};
-  c.notes = {{"verification", "parameters after 5 AdamW steps from the same weights and gradients, rtol 1e-5, "
-                              "atol 1e-6, against the per-tensor loop"},
-             {"bytes", "alone: 28 bytes per parameter element (parameter, gradient and two moments read; "
-                       "parameter and moments written)"}};
+  c.notes = {{"verification",
+              "parameters after 5 AdamW steps from the same weights and gradients, rtol 1e-5, "
+              "atol 1e-6, against the per-tensor loop"},
+             {"bytes",
+              "alone: 28 bytes per parameter element (parameter, gradient and two moments read; "
+              "parameter and moments written)"}};
   return c;
 }
 
@@ -139,8 +142,11 @@ Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vec
   const std::int64_t n = elements(m);
   Case c;
   c.name = "python_optimizer_step_" + m.name;
-  c.params = {{"model", m.name}, {"parameter_tensors", shapes.size()}, {"parameter_elements", n},
-              {"mode", "AdamW step alone"}, {"optimizer_steps_per_step", inner_steps}};
+  c.params = {{"model", m.name},
+              {"parameter_tensors", shapes.size()},
+              {"parameter_elements", n},
+              {"mode", "AdamW step alone"},
+              {"optimizer_steps_per_step", inner_steps}};
   const double per_request = static_cast<double>(n * inner_steps);
   c.units = WorkUnits{kBytesPerElement * per_request, 0, per_request, "parameters"};
   c.timing = TimingMode::sync;  // another process's work: the host clock brackets each request
@@ -156,22 +162,32 @@ Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vec
                         "torch.optim.AdamW(fused=True): one _fused_adamw_ call"};
   for (std::size_t i = 0; i < 3; ++i) {
     const AdamWConfig cfg = cfgs.at(std::min(i, cfgs.size() - 1));
-    const nlohmann::json spec = {{"family", "adamw_step"}, {"inner_steps", inner_steps}, {"device", device},
-                                 {"shapes", shapes}, {"impl", to_string(kImpls[i])}, {"lr", cfg.lr},
-                                 {"beta1", cfg.beta1}, {"beta2", cfg.beta2}, {"eps", cfg.eps},
-                                 {"weight_decay", cfg.weight_decay}, {"check_steps", kCheckSteps}};
+    const nlohmann::json spec = {{"family", "adamw_step"},
+                                 {"inner_steps", inner_steps},
+                                 {"device", device},
+                                 {"shapes", shapes},
+                                 {"impl", to_string(kImpls[i])},
+                                 {"lr", cfg.lr},
+                                 {"beta1", cfg.beta1},
+                                 {"beta2", cfg.beta2},
+                                 {"eps", cfg.eps},
+                                 {"weight_decay", cfg.weight_decay},
+                                 {"check_steps", kCheckSteps}};
     Variant v{std::string("python_") + to_string(kImpls[i]), desc[i],
               [py, spec] { return std::make_unique<PythonTwin>(py, spec); }};
     v.params = {{"implementation", to_string(kImpls[i])}, {"runtime", "python"}};
     c.variants.push_back(std::move(v));
   }
   c.tolerance = Tolerance{1e-5, 1e-6};  // as the C++ case: reordered float32 arithmetic over 5 steps
-  c.notes = {{"runtime", "the build's Python (optbench::python_executable()), one process per variant driven over a "
-                         "pipe (workloads/python/step_server.py); its torch version is in each variant's metrics"},
-             {"sample", "one step = " + std::to_string(inner_steps) + " optimizer steps, called one after another in "
-                        "Python"},
-             {"verification", "parameters after 5 AdamW steps from the same seeded weights and gradients (seeded in "
-                              "Python), rtol 1e-5, atol 1e-6, against the twin's foreach=False loop"}};
+  c.notes = {{"runtime",
+              "the build's Python (optbench::python_executable()), one process per variant driven over a "
+              "pipe (workloads/python/step_server.py); its torch version is in each variant's metrics"},
+             {"sample", "one step = " + std::to_string(inner_steps) +
+                            " optimizer steps, called one after another in "
+                            "Python"},
+             {"verification",
+              "parameters after 5 AdamW steps from the same seeded weights and gradients (seeded in "
+              "Python), rtol 1e-5, atol 1e-6, against the twin's foreach=False loop"}};
   return c;
 }
 

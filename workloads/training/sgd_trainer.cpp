@@ -17,8 +17,7 @@ double max_rel_diff(const torch::Tensor& a, const torch::Tensor& ref) {
 
 }  // namespace
 
-SgdTrainer::SgdTrainer(const SgdSpec& spec, const torch::Device& device, bool track_updates)
-    : net_(spec.factory()) {
+SgdTrainer::SgdTrainer(const SgdSpec& spec, const torch::Device& device, bool track_updates) : net_(spec.factory()) {
   net_.module->to(device);
   net_.module->train();
   // C++ SGD's step is tensor arithmetic only (no host reads of tensor values),

@@ -25,9 +25,7 @@ struct SgdSpec {
   std::vector<Batch> batches;  // on the device; step i trains on batches[i % size]
   double lr = 0.01;
   double momentum = 0.9;
-  const Batch& batch(std::int64_t step) const {
-    return batches.at(static_cast<std::size_t>(step) % batches.size());
-  }
+  const Batch& batch(std::int64_t step) const { return batches.at(static_cast<std::size_t>(step) % batches.size()); }
 };
 
 class SgdTrainer {

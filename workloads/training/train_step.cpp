@@ -10,10 +10,14 @@ namespace optbench::workloads {
 
 const char* to_string(Precision p) {
   switch (p) {
-    case Precision::fp32: return "fp32";
-    case Precision::tf32: return "tf32";
-    case Precision::amp_fp16: return "amp_fp16";
-    case Precision::amp_bf16: return "amp_bf16";
+    case Precision::fp32:
+      return "fp32";
+    case Precision::tf32:
+      return "tf32";
+    case Precision::amp_fp16:
+      return "amp_fp16";
+    case Precision::amp_bf16:
+      return "amp_bf16";
   }
   return "?";
 }
@@ -207,10 +211,13 @@ at::Tensor TrainStep::float64_first_logits() {
 
 double TrainStep::unit_roundoff() const {
   switch (opts_.precision) {
-    case Precision::amp_bf16: return 0x1p-8;   // 8-bit significand
-    case Precision::amp_fp16:                  // 11-bit significand, as TF32's
-    case Precision::tf32: return 0x1p-11;
-    case Precision::fp32: return 0x1p-24;
+    case Precision::amp_bf16:
+      return 0x1p-8;           // 8-bit significand
+    case Precision::amp_fp16:  // 11-bit significand, as TF32's
+    case Precision::tf32:
+      return 0x1p-11;
+    case Precision::fp32:
+      return 0x1p-24;
   }
   return 0;
 }
@@ -218,9 +225,12 @@ double TrainStep::unit_roundoff() const {
 double TrainStep::loss_tolerance() const {
   switch (opts_.precision) {
     case Precision::amp_fp16:
-    case Precision::amp_bf16: return 5e-2;
-    case Precision::tf32: return 1e-2;
-    case Precision::fp32: return 1e-3;
+    case Precision::amp_bf16:
+      return 5e-2;
+    case Precision::tf32:
+      return 1e-2;
+    case Precision::fp32:
+      return 1e-3;
   }
   return 0;
 }

@@ -33,12 +33,12 @@ Net make_net(Holder m) {
 // (tests/test_planted_faults.cpp); no experiment sets one.
 enum class PlantedFault {
   none,
-  stale_autocast_cache,    // the cast cache outlives the step: forward uses old low-precision weights
-  scaler_never_unscales,   // the optimizer steps on gradients still multiplied by the loss scale
-  scaler_never_steps,      // unscaled, checked, but the optimizer step is never taken
-  skip_optimizer_step,     // no optimizer step at all (any precision)
-  scrambled_channels_last, // 4-D weights reinterpreted instead of converted to channels_last
-  fp16_without_scaler      // AMP fp16 with no GradScaler: small gradients underflow to zero
+  stale_autocast_cache,     // the cast cache outlives the step: forward uses old low-precision weights
+  scaler_never_unscales,    // the optimizer steps on gradients still multiplied by the loss scale
+  scaler_never_steps,       // unscaled, checked, but the optimizer step is never taken
+  skip_optimizer_step,      // no optimizer step at all (any precision)
+  scrambled_channels_last,  // 4-D weights reinterpreted instead of converted to channels_last
+  fp16_without_scaler       // AMP fp16 with no GradScaler: small gradients underflow to zero
 };
 
 struct TrainOptions {
@@ -113,8 +113,8 @@ class TrainStep : public Workload {
     double lr = 0, momentum = 0;  // SGD's
     double adam_lr = 0;           // > 0: Adam with this learning rate instead
     bool float64 = false;
-    bool fixed_batch = false;     // every step on batch 0
-    double stop_at_drop = 0;      // > 0: fit_losses' early end
+    bool fixed_batch = false;  // every step on batch 0
+    double stop_at_drop = 0;   // > 0: fit_losses' early end
   };
   // The losses after 0, 1, ... updates from fresh weights (up to r.steps of
   // them), update n on batch n. An update the GradScaler skips (an overflow at

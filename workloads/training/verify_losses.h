@@ -62,13 +62,13 @@ inline double norm_rel_dev(const at::Tensor& a, const at::Tensor& ref) {
 struct TrainRecord {
   at::Tensor losses = {}, logits = {};
   double tolerance = 0, unit_roundoff = 0;
-  at::Tensor fit = {};  // losses of the fixed-batch fit (TrainStep::fit_losses); undefined: not run
+  at::Tensor fit = {};                     // losses of the fixed-batch fit (TrainStep::fit_losses); undefined: not run
   int fit_skipped = 0, trace_skipped = 0;  // steps whose update the GradScaler skipped
 };
 
 inline TrainRecord record_of(TrainStep& t, at::Tensor fit) {
-  return {t.output(), t.first_logits(), t.loss_tolerance(), t.unit_roundoff(), std::move(fit), t.fit_skipped_updates(),
-          t.trace_skipped_updates()};
+  return {t.output(),     t.first_logits(),        t.loss_tolerance(),       t.unit_roundoff(),
+          std::move(fit), t.fit_skipped_updates(), t.trace_skipped_updates()};
 }
 
 inline constexpr double kUnjudgeableForwardDev = 0.1;
@@ -94,8 +94,8 @@ inline CheckResult judge_training(const TrainRecord& ref, const TrainRecord& bas
     const bool short_trace = r->losses.numel() < ref.losses.numel();
     if (short_trace || (r == &var && base.fit.defined() && var.fit.defined() && var.fit.numel() < base.fit.numel())) {
       CheckResult v{std::string("the GradScaler skipped every update it was given (") +
-                std::to_string(short_trace ? r->trace_skipped : r->fit_skipped) + " in a row): the " +
-                (r == &base ? "baseline" : "variant") + " does not train"};
+                    std::to_string(short_trace ? r->trace_skipped : r->fit_skipped) + " in a row): the " +
+                    (r == &base ? "baseline" : "variant") + " does not train"};
       v.details["trace_skipped_updates"] = var.trace_skipped;
       v.details["fit_skipped_updates"] = var.fit_skipped;
       v.details["baseline_trace_skipped_updates"] = base.trace_skipped;
@@ -180,16 +180,22 @@ inline CheckResult judge_training(const TrainRecord& ref, const TrainRecord& bas
     if (!var.fit.isfinite().all().item<bool>()) {
       problem = "non-finite loss while fitting one batch";
     } else if (!(drop_b >= kFitMinDrop)) {
-      std::snprintf(msg, sizeof msg, "the baseline's loss fell by a mean of %.3g over %s steps on one batch (at "
-                    "least %.3g required): it does not learn", drop_b, steps.c_str(), kFitMinDrop);
+      std::snprintf(msg, sizeof msg,
+                    "the baseline's loss fell by a mean of %.3g over %s steps on one batch (at "
+                    "least %.3g required): it does not learn",
+                    drop_b, steps.c_str(), kFitMinDrop);
       problem = msg;
     } else if (!(drop_v >= kFitMinDrop)) {
-      std::snprintf(msg, sizeof msg, "the loss fell by a mean of %.3g over %s steps on one batch (at least %.3g "
-                    "required; baseline %.3g): the variant does not learn", drop_v, steps.c_str(), kFitMinDrop, drop_b);
+      std::snprintf(msg, sizeof msg,
+                    "the loss fell by a mean of %.3g over %s steps on one batch (at least %.3g "
+                    "required; baseline %.3g): the variant does not learn",
+                    drop_v, steps.c_str(), kFitMinDrop, drop_b);
       problem = msg;
     } else if (!(gap <= kFitBand)) {
-      std::snprintf(msg, sizeof msg, "over %s steps on one batch the mean loss is %.4g against the baseline's "
-                    "%.4g: %.3g of the baseline's drop apart (allowed %.3g)", steps.c_str(), vk, bk, gap, kFitBand);
+      std::snprintf(msg, sizeof msg,
+                    "over %s steps on one batch the mean loss is %.4g against the baseline's "
+                    "%.4g: %.3g of the baseline's drop apart (allowed %.3g)",
+                    steps.c_str(), vk, bk, gap, kFitBand);
       problem = msg;
     }
     if (!problem.empty() && v.problem.empty()) v.problem = problem;
