@@ -3,32 +3,33 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <regex>
 
+#include "harness/atomic_file.h"
+#include "harness/build_info.h"
+#include "harness/cli_run.h"
+#include "harness/cost_model.h"
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
-#include "harness/build_info.h"
-#include "harness/cost_model.h"
-#include "harness/cli_run.h"
-#include "harness/malloc_regime.h"
-#include "harness/name_hint.h"
-#include "harness/measure_config.h"
-#include "harness/atomic_file.h"
 #include "harness/isolation/worker.h"
+#include "harness/malloc_regime.h"
+#include "harness/measure_config.h"
+#include "harness/name_hint.h"
 #include "harness/registry.h"
 #include "harness/run_settings.h"
 #include "harness/signals.h"
 #include "harness/suite_runner.h"
+#include "harness/vocabulary.h"
 
 namespace optbench {
 namespace {
@@ -41,9 +42,14 @@ int cmd_list(const std::string& filter, bool as_json) {
     const auto i = e->info();
     json devices = json::array();
     for (auto d : i.devices) devices.push_back(to_string(d));
-    out.push_back({{"name", i.name}, {"title", i.title}, {"optimization", i.optimization},
-                   {"claims", i.claims}, {"devices", devices}, {"description", i.description},
-                   {"quick_leaves_out", i.quick_leaves_out}, {"mechanism_counters", i.mechanism_counters}});
+    out.push_back({{"name", i.name},
+                   {"title", i.title},
+                   {"optimization", i.optimization},
+                   {"claims", i.claims},
+                   {"devices", devices},
+                   {"description", i.description},
+                   {"quick_leaves_out", i.quick_leaves_out},
+                   {"mechanism_counters", i.mechanism_counters}});
   }
   if (as_json) {
     std::cout << out.dump(2) << '\n';
@@ -113,8 +119,13 @@ int cli_main(int argc, char** argv) {
   list->add_option("--filter", filter, "Regex over experiment names");
   list->add_flag("--json", list_json, "Print JSON instead of a table");
   auto* model = app.add_subcommand(
-      "model", "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
-               "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
+      "model",
+      "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
+      "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
+  auto* vocab = app.add_subcommand(
+      "vocabulary",
+      "Print, as JSON, the names results files use for the profiler's time categories and mechanism counters "
+      "(the report's labels are checked against them)");
 
   RunFlags run_flags;
   add_run_command(app, run_flags);
@@ -165,6 +176,10 @@ int cli_main(int argc, char** argv) {
       std::cout << cost_model().dump(2) << '\n';
       return 0;
     }
+    if (*vocab) {
+      std::cout << vocabulary().dump(2) << '\n';
+      return 0;
+    }
     if (*report) return cmd_report(report->remaining());
     if (*env) {
       const DeviceKind d = env_device == "auto" ? best_device() : parse_device(env_device);
@@ -179,8 +194,10 @@ int cli_main(int argc, char** argv) {
     if (auto rc = ranks.follower_exit_code()) return *rc;
     return run_suite(opts);
   } catch (const WriteError& e) {
-    std::fprintf(stderr, "optbench: error: the results could not be written: %s; '%s' keeps its last complete "
-                 "version\n", one_line(e.what()).c_str(), results_path.c_str());
+    std::fprintf(stderr,
+                 "optbench: error: the results could not be written: %s; '%s' keeps its last complete "
+                 "version\n",
+                 one_line(e.what()).c_str(), results_path.c_str());
     return kExitWriteFailed;
   } catch (const std::exception& e) {
     std::string msg = e.what();

@@ -2,11 +2,12 @@
 file in the given directories that ran on the same device (GPU name, or CPU
 model) and completed. Used by the GPU regression workflow, so a runner with an
 H100 gates against the H100 baseline and never against another GPU's."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from .gpu_specs import device_name
+from .document import device_name, git_sha, run_date, run_status, source_path
 from .results import ResultsError, check_results, expand_paths, is_gbench, read_json
 
 
@@ -26,22 +27,21 @@ def candidates(paths: list[str | Path]) -> list[tuple[Path, dict]]:
 
 
 def _same_run(a: dict, b: dict) -> bool:
-    return Path(a.get("_path", "")).resolve() == Path(b.get("_path", "")).resolve()
+    return Path(source_path(a)).resolve() == Path(source_path(b)).resolve()
 
 
 def find_baseline(current: dict, paths: list[str | Path]) -> Path:
     want = device_name(current)
-    same = [(p, d) for p, d in candidates(paths)
-            if device_name(d) == want and d.get("status") == "complete" and not _same_run(d, current)]
+    same = [
+        (p, d)
+        for p, d in candidates(paths)
+        if device_name(d) == want and run_status(d) == "complete" and not _same_run(d, current)
+    ]
     if not same:
         raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
     # Newest run first: the date the run recorded, then the file name.
-    same.sort(key=lambda pd: (str(pd[1].get("environment", {}).get("date", "")), pd[0].name))
+    same.sort(key=lambda pd: (run_date(pd[1]), pd[0].name))
     return same[-1][0]
-
-
-def _sha(doc: dict) -> object:
-    return ((doc.get("environment") or {}).get("git") or {}).get("sha")
 
 
 def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list[dict]:
@@ -50,6 +50,11 @@ def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list
     differ by real changes, not noise), finished or not (each finished case counts);
     never CURRENT or BASELINE themselves."""
     want = device_name(current)
-    return [d for _, d in candidates(paths)
-            if device_name(d) == want and _sha(d) == _sha(baseline)
-            and not _same_run(d, current) and not _same_run(d, baseline)]
+    return [
+        d
+        for _, d in candidates(paths)
+        if device_name(d) == want
+        and git_sha(d) == git_sha(baseline)
+        and not _same_run(d, current)
+        and not _same_run(d, baseline)
+    ]

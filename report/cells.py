@@ -1,14 +1,21 @@
 """Table rows -> display text, shared by the Markdown and HTML writers."""
+
 from __future__ import annotations
 
 from .claims import ClaimResult
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
-from .gpu_specs import device_name, gpu_name, match_gpu
+from .document import NvidiaSmi, device_name, gpu_name, run_facts, run_status
+from .gpu_specs import match_gpu
 from .estimate import PROCESS
 from .glossary import spelling
 
-VERIFICATION = {"passed": "passed", "failed": "FAILED", "not_checked": "not checked", "baseline": "baseline",
-                "not_judged": "not judged (first loss only)"}
+VERIFICATION = {
+    "passed": "passed",
+    "failed": "FAILED",
+    "not_checked": "not checked",
+    "baseline": "baseline",
+    "not_judged": "not judged (first loss only)",
+}
 
 
 def verification_cell(r: dict) -> str:
@@ -32,20 +39,15 @@ def experiment_headers(t: dict) -> list[str]:
     return h + ["verification", "peak memory", "status / notes"]
 
 
-def smi_text(smi: dict | None) -> str:
+def smi_text(smi: NvidiaSmi | dict | None) -> str:
     """Checklist row 12 beside a GPU variant: what nvidia-smi would have shown
     while it was timed ('nvidia-smi: GPU 97% (min 92%), memory 41%, 1980 MHz, 690 W')."""
-    if not smi:
-        return ""
-
-    def med(key: str) -> float | None:
-        v = (smi.get(key) or {}).get("median")
-        return v if is_num(v) else None
-
+    smi = NvidiaSmi.of(smi)
+    med = smi.median
     parts = []
     if (g := med("gpu_util_pct")) is not None:
-        lo = (smi.get("gpu_util_pct") or {}).get("min")
-        parts.append(f"GPU {g:.0f}%" + (f" (min {lo:.0f}%)" if is_num(lo) and lo < g else ""))
+        lo = smi.min("gpu_util_pct")
+        parts.append(f"GPU {g:.0f}%" + (f" (min {lo:.0f}%)" if lo is not None and lo < g else ""))
     if (m := med("memory_util_pct")) is not None:
         parts.append(f"memory {m:.0f}%")
     if (c := med("sm_clock_mhz")) is not None:
@@ -113,8 +115,14 @@ def experiment_cells(t: dict, r: dict) -> list[str]:
         thr = fmt_items(r["throughput"], r["item_name"])
     else:
         thr = fmt_rate(r["throughput"], t["divisor"])
-    cells = [r["case"] or DASH, variant, fmt_time(r["median_s"]), fmt_time(r["iqr_s"]),
-             str(r["n"]) if is_num(r["n"]) else DASH, thr]
+    cells = [
+        r["case"] or DASH,
+        variant,
+        fmt_time(r["median_s"]),
+        fmt_time(r["iqr_s"]),
+        str(r["n"]) if is_num(r["n"]) else DASH,
+        thr,
+    ]
     if t["has_items"]:
         cells.append(fmt_items(r["items_per_s"], r["item_name"]))
     cells.append(speedup_cell(r, t.get("has_processes", False)))
@@ -165,8 +173,10 @@ def main_cells(t: dict, r: dict, processes: int | None) -> list[str]:
         cells.append(full["% of peak"])
     marker = r.get("marker")
     reason = r.get("reason") or ""
-    return cells + [VERIFICATION.get(r["verification"], r["verification"] or DASH),
-                    f"{marker}: {reason}" if marker and reason else (marker or "ok")]
+    return cells + [
+        VERIFICATION.get(r["verification"], r["verification"] or DASH),
+        f"{marker}: {reason}" if marker and reason else (marker or "ok"),
+    ]
 
 
 CLAIMS_HEADERS = ["claim", "tested on", "source"]
@@ -175,15 +185,17 @@ SOURCES_FILE = "report/sources.md"  # carries every quoted excerpt, inside the p
 
 def short_run_line(doc: dict) -> str:
     """The run in a few words: 'CPU AMD EPYC, libtorch 2.11.0, profile standard, 2026-11-26T15:31:08Z'."""
-    env = doc.get("environment", {})
-    cfg = doc.get("config", {})
-    parts = [device_name(doc), f"libtorch {(env.get('libtorch') or {}).get('version', '?')}",
-             f"profile {cfg.get('profile', '?')}"]
-    if cfg.get("filter") not in (None, "", ".*"):
-        parts.append(f"filter {cfg.get('filter')!r}")
-    if env.get("date"):
-        parts.append(str(env["date"]))
+    f = run_facts(doc)
+    parts = [device_name(doc), f"libtorch {_or_unknown(f.libtorch_version)}", f"profile {_or_unknown(f.profile)}"]
+    if f.filter not in (None, "", ".*"):
+        parts.append(f"filter {f.filter!r}")
+    if f.date:
+        parts.append(str(f.date))
     return ", ".join(parts)
+
+
+def _or_unknown(x: object) -> str:
+    return "?" if x is None else str(x)
 
 
 def tested_on(cr: ClaimResult) -> str:
@@ -214,41 +226,43 @@ def claim_details(cr: ClaimResult) -> dict:
     (a document and section whose excerpt ships in SOURCES_FILE)."""
     c = cr.claim
     used = [f"{e.label}: {e.text}" for e in cr.evidence]
-    return {"id": c["id"], "note": c.get("note", ""), "used": used, "why": cr.why,
-            "beside": [f"{b.label}: {b.text}" for b in cr.beside], "quote": str(c.get("quote", "")).strip(),
-            "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else ""}
+    return {
+        "id": c["id"],
+        "note": c.get("note", ""),
+        "used": used,
+        "why": cr.why,
+        "beside": [f"{b.label}: {b.text}" for b in cr.beside],
+        "quote": str(c.get("quote", "")).strip(),
+        "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else "",
+    }
 
 
 def environment_lines(doc: dict) -> list[tuple[str, str]]:
-    env = doc.get("environment", {})
-    cfg = doc.get("config", {})
+    f = run_facts(doc)
     dev = device_name(doc)
-    spec = match_gpu(gpu_name(doc)) if env.get("device") == "cuda" else None
+    spec = match_gpu(gpu_name(doc)) if f.device == "cuda" else None
     if spec:
         dev += f" (datasheet: {spec['name']})"
-    elif env.get("device") == "cuda":
+    elif f.device == "cuda":
         dev += " (no datasheet entry: no % of peak from the spec table)"
-    git = env.get("git", {})
-    sha = (git.get("sha") or "unknown")[:12] + (" (dirty)" if git.get("dirty") else "")
+    sha = (f.git_sha or "unknown")[:12] + (" (dirty)" if f.git_dirty else "")
     lines = [
-        ("run status", str(doc.get("status"))),
-        ("date", str(env.get("date", ""))),
-        ("device", f"{env.get('device', '?')}: {dev}"),
-        ("optbench", f"{env.get('optbench_version', '?')}, git {sha}"),
-        ("libtorch", str(env.get("libtorch", {}).get("version", "?"))),
-        ("host", f"{env.get('host', '?')}, {env.get('os', {}).get('name', '?')}"),
-        ("profile", f"{cfg.get('profile', '?')}, filter {cfg.get('filter', '')!r}"),
-        ("command", str(env.get("command_line", ""))),
+        ("run status", str(f.status)),
+        ("date", "" if f.date is None else str(f.date)),
+        ("device", f"{_or_unknown(f.device)}: {dev}"),
+        ("optbench", f"{_or_unknown(f.optbench_version)}, git {sha}"),
+        ("libtorch", _or_unknown(f.libtorch_version)),
+        ("host", f"{_or_unknown(f.host)}, {_or_unknown(f.os_name)}"),
+        ("profile", f"{_or_unknown(f.profile)}, filter {('' if f.filter is None else f.filter)!r}"),
+        ("command", "" if f.command_line is None else str(f.command_line)),
     ]
-    cuda = env.get("cuda")
-    if isinstance(cuda, dict):
-        lines.insert(3, ("CUDA", f"runtime {cuda.get('cuda_runtime')}, cuDNN {cuda.get('cudnn')}, "
-                                 f"{cuda.get('device_count')} device(s)"))
+    if f.cuda is not None:
+        lines.insert(3, ("CUDA", f"runtime {f.cuda.runtime}, cuDNN {f.cuda.cudnn}, {f.cuda.device_count} device(s)"))
     return lines
 
 
 def run_warning(doc: dict) -> str | None:
-    st = doc.get("status")
+    st = run_status(doc)
     if st == "interrupted":
         return "This run was interrupted: some experiments or cases are missing or partial."
     if st == "running":
@@ -266,8 +280,14 @@ def gbench_table(doc: dict) -> tuple[list[str], list[list[str]]]:
     out = []
     for r in rows:
         its = r["iterations"]
-        out.append([r["name"], fmt_time(r["real_s"]), fmt_time(r["cpu_s"]),
-                    str(its) if is_num(its) else DASH,
-                    *[sig(r["counters"][k]) if k in r["counters"] else DASH for k in counters],
-                    f"ERROR: {r['error']}" if r["error"] else "ok"])
+        out.append(
+            [
+                r["name"],
+                fmt_time(r["real_s"]),
+                fmt_time(r["cpu_s"]),
+                str(its) if is_num(its) else DASH,
+                *[sig(r["counters"][k]) if k in r["counters"] else DASH for k in counters],
+                f"ERROR: {r['error']}" if r["error"] else "ok",
+            ]
+        )
     return headers, out

@@ -48,6 +48,7 @@ apart, such a row is inconclusive. Every row below the floor: inconclusive.
 
 A claim about GPUs (gpu_only) measured on a CPU shows what was measured, its verdict
 "not measurable here: measured on a CPU (the claim is about GPUs)"."""
+
 from __future__ import annotations
 
 import functools
@@ -64,7 +65,7 @@ from .judged import NOT_JUDGED
 from .judged import status as judged_status
 from .multiplicity import rounds_floor
 from .pooled import geometric_mean, pooled_ci
-from .processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared, spread
+from .processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared
 from .rounds import rounds_text, why_no_ci
 from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, claimed_text, decide
 
@@ -220,8 +221,10 @@ class ClaimResult:
         else:
             text += "; no pooled CI"
         if self.left_out:
-            text += (f"; not pooled, below the rounds floor: {len(self.left_out)} case"
-                     f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.rounds for e in self.left_out])}, no CI)")
+            text += (
+                f"; not pooled, below the rounds floor: {len(self.left_out)} case"
+                f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.rounds for e in self.left_out])}, no CI)"
+            )
         return text
 
     @property
@@ -259,16 +262,31 @@ def _failed(case: Case, v: Variant) -> bool:
     return any(cm.variant_name == v.name and cm.failed for cm in case.comparisons)
 
 
-def _evidence(cm: Comparison, est: Estimate, variant: str | None = None, baseline: str | None = None,
-              sides: tuple | None = None, sp: Spread | None = None) -> Evidence:
+def _evidence(
+    cm: Comparison,
+    est: Estimate,
+    variant: str | None = None,
+    baseline: str | None = None,
+    sides: tuple | None = None,
+    sp: Spread | None = None,
+) -> Evidence:
     c = cm.case
     var, base = cm.variant, cm.baseline
     if sides is None and var is not None and base is not None:
         sides = (base, var)
-    return Evidence(str(c.experiment.name), str(c.name), str(variant or cm.variant_name or ""), est,
-                    str(baseline if baseline is not None else cm.baseline_name or ""), cm.rounds, cm.floor,
-                    cm.below_floor, judged_status(cm.verification) == NOT_JUDGED, sides=sides,
-                    spread=sp if sp is not None else spread(cm.raw))
+    return Evidence(
+        str(c.experiment.name),
+        str(c.name),
+        str(variant or cm.variant_name or ""),
+        est,
+        str(baseline if baseline is not None else cm.baseline_name or ""),
+        cm.rounds,
+        cm.floor,
+        cm.below_floor,
+        judged_status(cm.verification) == NOT_JUDGED,
+        sides=sides,
+        spread=sp if sp is not None else cm.spread,
+    )
 
 
 def _largest(rules: dict, found: list[tuple[Comparison, Variant]]) -> list[tuple[Comparison, Variant]]:
@@ -295,8 +313,10 @@ def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[Evidence
             # Nothing unverified counts: a variant that errored (a dead twin, an OOM) has
             # a ratio from the rounds before it died and no verification.
             if notes is not None:
-                notes.append(f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, its variant "
-                             f"{var.status if not var.ok else 'baseline ' + base.status}: unverified")
+                notes.append(
+                    f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, its variant "
+                    f"{var.status if not var.ok else 'baseline ' + base.status}: unverified"
+                )
             continue
         found.append((cm, var))
     out = []
@@ -370,7 +390,7 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
         if "experiment" in rules and e.name != rules["experiment"]:
             continue
         if e.status in ("skipped", "failed", "crashed", "hung"):
-            why_none.append(f"{e.name} {e.status}: {e.raw.get('reason') or 'no reason given'}")
+            why_none.append(f"{e.name} {e.status}: {e.reason or 'no reason given'}")
             continue
         for c in e.cases:
             if not c.ran:
@@ -381,7 +401,7 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
                 res.beside.append(Beside(f"{STRESS}: {why}", speedups_text(found)))
                 continue
             res.evidence += found
-            if found and c.raw.get("status") == "interrupted":
+            if found and c.status == "interrupted":
                 res.notes.append(f"{e.name}/{c.name}: interrupted, partial samples")
     if res.evidence:
         return None
@@ -397,8 +417,10 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
 
 
 DEFAULT_FP32, STRICT_FP32 = {"default_fp32": True}, {"precision": "fp32", "layout": "contiguous"}
-DEFAULT_WHY = {"tf32": "TF32 on for cuDNN convolutions, the default",
-               "fp32": "the default: no convolutions, matmul without TF32"}
+DEFAULT_WHY = {
+    "tf32": "TF32 on for cuDNN convolutions, the default",
+    "fp32": "the default: no convolutions, matmul without TF32",
+}
 
 
 def default_fp32(case: Case) -> tuple[Variant | None, str]:
@@ -421,12 +443,13 @@ def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -
     if cm is not None and cm.speedup is not None and (est := cm.estimate) is not None:
         return _evidence(cm, est, baseline=label)
     cm_v, cm_ref = c.comparison(v.name), c.comparison(ref.name)
-    sp_v, sp_ref = (spread(x.raw) if x is not None else None for x in (cm_v, cm_ref))
+    sp_v, sp_ref = (x.spread if x is not None else None for x in (cm_v, cm_ref))
     if cm_v is not None and sp_v and sp_ref:
         sp = relative(sp_v, sp_ref)
         if (t := t_interval(sp.speedups, confidence)) is not None:
-            est = Estimate(t[0], t[1], t[2], confidence, PROCESS, len(sp.speedups), len(sp.speedups) - 1,
-                           recorded=False)
+            est = Estimate(
+                t[0], t[1], t[2], confidence, PROCESS, len(sp.speedups), len(sp.speedups) - 1, recorded=False
+            )
             return _evidence(cm_v, est, baseline=label, sides=(ref, v), sp=sp)
     r = ev.ratio(ref, v, confidence)
     if r is None or cm_v is None:
@@ -454,12 +477,14 @@ def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: Cl
                 continue
             if ref is not None and (item := _against(c, ref, v, ref_label, doc.confidence)):
                 res.evidence.append(item)
-            if plain is not None and (item := _against(c, plain, v, f"{plain.name} (strict: TF32 off)",
-                                                       doc.confidence)):
+            if plain is not None and (
+                item := _against(c, plain, v, f"{plain.name} (strict: TF32 off)", doc.confidence)
+            ):
                 strict.append(item)
     if strict:
-        res.beside.append(Beside("against strict FP32 (TF32 off everywhere), not in the verdict",
-                                 speedups_text(strict)))
+        res.beside.append(
+            Beside("against strict FP32 (TF32 off everywhere), not in the verdict", speedups_text(strict))
+        )
     if res.evidence:
         return None
     return "no AMP variant with a default-FP32 reference in these results"
@@ -497,8 +522,9 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     where = f"({c.experiment.name}/{c.name})"
     if n == 1:
         text = _ratio_text(est.speedup, est.ci_low, est.ci_high, not est.has_ci and cm.below_floor, cm.rounds, "×")
-        return Beside(f"{what} at world size 1 (its overhead, not the claim)",
-                      f"{v.name}: {text} of one device {where}")
+        return Beside(
+            f"{what} at world size 1 (its overhead, not the claim)", f"{v.name}: {text} of one device {where}"
+        )
     per_variant = c.derived.get("variants")
     d = per_variant.get(str(v.name)) if isinstance(per_variant, dict) else None
     d = d if isinstance(d, dict) else {}
@@ -506,8 +532,10 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     if not is_num(eff):
         return None
     lo, hi = ci if isinstance(ci, list) and len(ci) == 2 else (None, None)
-    return Beside(f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
-                  f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}")
+    return Beside(
+        f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
+        f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}",
+    )
 
 
 def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
@@ -528,8 +556,9 @@ def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimRes
             if r is None or cm is None:
                 continue
             est = Estimate(r.speedup, r.ci_low, r.ci_high, r.confidence, ROUND, r.rounds, recorded=False)
-            item = _evidence(cm, est, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)",
-                             sides=(dv, v))
+            item = _evidence(
+                cm, est, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)", sides=(dv, v)
+            )
             item.spread, item.rounds, item.floor, item.below = None, r.rounds, r.floor, r.below_floor
             res.evidence.append(item)
     if res.evidence:
@@ -537,10 +566,14 @@ def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimRes
     most_ranks = max((n for n, *_ in ddp), default=0)
     most_devices = max((n for n, *_ in dp), default=0)
     if max(most_ranks, most_devices) < 2:
-        return ["needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices",  # the summary's part
-                f"this run had {most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)"]
-    return (f"needs DDP and DataParallel on the same number of devices: DDP ran on "
-            f"{sorted({n for n, *_ in ddp}) or 'none'}, DataParallel on {sorted({n for n, *_ in dp}) or 'none'}")
+        return [
+            "needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices",  # the summary's part
+            f"this run had {most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)",
+        ]
+    return (
+        f"needs DDP and DataParallel on the same number of devices: DDP ran on "
+        f"{sorted({n for n, *_ in ddp}) or 'none'}, DataParallel on {sorted({n for n, *_ in dp}) or 'none'}"
+    )
 
 
 METHODS = {"match": _by_match, "vs_default_fp32": _vs_default_fp32, "ddp_vs_dp": _ddp_vs_dp}
@@ -549,8 +582,10 @@ METHODS = {"match": _by_match, "vs_default_fp32": _vs_default_fp32, "ddp_vs_dp":
 def _pool(res: ClaimResult) -> None:
     """A pooled claim's estimate, interval and range, over its cases at or above the floor."""
     rows = res.pooled
-    res.notes += [f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds], [e.floor], res.run_confidence)}"
-                  for e in res.left_out]
+    res.notes += [
+        f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds], [e.floor], res.run_confidence)}"
+        for e in res.left_out
+    ]
     if len(rows) == 1:
         _take(res, rows[0])
         return
@@ -570,14 +605,19 @@ def _pool(res: ClaimResult) -> None:
     points = [e.speedup for e in rows]
     res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
     if any(spreads):
-        res.notes.append("no pooled CI: fewer than two processes measured every case" if all(spreads) else
-                         "no pooled CI: its cases were measured in different numbers of processes")
+        res.notes.append(
+            "no pooled CI: fewer than two processes measured every case"
+            if all(spreads)
+            else "no pooled CI: its cases were measured in different numbers of processes"
+        )
         return
     how = [ev.estimator_for(e.sides, e.speedup) for e in rows]
     ci = pooled_ci([(e.sides, h) for e, h in zip(rows, how)], res.run_confidence) if all(how) else None
     if ci is None:
-        res.notes.append("no pooled CI: a case's rounds are not in these results as its speedup was estimated "
-                         "from (no samples, or samples that do not give its recorded speedup)")
+        res.notes.append(
+            "no pooled CI: a case's rounds are not in these results as its speedup was estimated "
+            "from (no samples, or samples that do not give its recorded speedup)"
+        )
         return
     res.ci_low, res.ci_high = ci
     res.confidence = res.run_confidence
@@ -591,15 +631,25 @@ def _take(res: ClaimResult, e: Evidence) -> None:
 
 
 # Why an interval from one process decides nothing (verdicts.decide, one_process).
-ONE_PROCESS = ("measured in one process: its interval cannot show the spread between processes "
-               "(run the standard profile, or --processes N)")
+ONE_PROCESS = (
+    "measured in one process: its interval cannot show the spread between processes "
+    "(run the standard profile, or --processes N)"
+)
 
 
 def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
     kind = claim.get("kind", "qualitative")
     few = why_no_ci([e.rounds], [e.floor], run_confidence) if e.below_floor else None
-    return decide(kind, claim.get("low"), claim.get("high"), e.ci_low, e.ci_high, too_few_rounds=few,
-                  point=e.speedup, one_process=ONE_PROCESS if e.est.unit != PROCESS else None)
+    return decide(
+        kind,
+        claim.get("low"),
+        claim.get("high"),
+        e.ci_low,
+        e.ci_high,
+        too_few_rounds=few,
+        point=e.speedup,
+        one_process=ONE_PROCESS if e.est.unit != PROCESS else None,
+    )
 
 
 def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
@@ -627,17 +677,27 @@ def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
         return d.verdict
     if open_rows:
         first = open_rows[0].verdict
-        return Verdict(INCONCLUSIVE, f"{len(open_rows)} of {len(rows)} rows judged apart undecided; "
-                                     f"{d.label}: {first.why}", first.ranks)
+        return Verdict(
+            INCONCLUSIVE,
+            f"{len(open_rows)} of {len(rows)} rows judged apart undecided; {d.label}: {first.why}",
+            first.ranks,
+        )
     counts = {}
     for e in rows:
         counts[e.verdict.verdict] = counts.get(e.verdict.verdict, 0) + 1
     if counts == {d.verdict.verdict: len(rows)}:
-        return Verdict(d.verdict.verdict, f"{d.verdict.verdict} in each of its {len(rows)} rows judged apart; "
-                                          f"the weakest, {d.label}: {d.verdict.why}", d.verdict.ranks)
+        return Verdict(
+            d.verdict.verdict,
+            f"{d.verdict.verdict} in each of its {len(rows)} rows judged apart; "
+            f"the weakest, {d.label}: {d.verdict.why}",
+            d.verdict.ranks,
+        )
     each = ", ".join(f"{v} {n}" for v, n in sorted(counts.items(), key=lambda x: RANK[x[0]]))
-    return Verdict(d.verdict.verdict, f"the weakest of {len(rows)} rows judged apart ({each}); "
-                                      f"{d.label}: {d.verdict.why}", d.verdict.ranks)
+    return Verdict(
+        d.verdict.verdict,
+        f"the weakest of {len(rows)} rows judged apart ({each}); {d.label}: {d.verdict.why}",
+        d.verdict.ranks,
+    )
 
 
 def _too_few_rounds(res: ClaimResult) -> str | None:
@@ -655,18 +715,26 @@ def _say_unjudged(res: ClaimResult) -> None:
     """A verdict drawn from variants whose check judged only the first loss says so."""
     out = [e for e in res.evidence if e.unjudged]
     if out and res.verdict.verdict in DRAWN:
-        res.verdict = Verdict(res.verdict.verdict, f"{res.verdict.why}; not verified beyond the first loss "
-                                                   f"(which sits near ln(classes) whatever the logits): "
-                                                   f"{', '.join(e.label for e in out)}", res.verdict.ranks)
+        res.verdict = Verdict(
+            res.verdict.verdict,
+            f"{res.verdict.why}; not verified beyond the first loss "
+            f"(which sits near ln(classes) whatever the logits): "
+            f"{', '.join(e.label for e in out)}",
+            res.verdict.ranks,
+        )
 
 
 def _say_left_out(res: ClaimResult) -> None:
     """A verdict drawn from some cases says which below-floor cases it left out."""
     out = res.left_out
     if out and res.verdict.verdict in DRAWN:
-        res.verdict = Verdict(res.verdict.verdict, f"{res.verdict.why}; left out, below the rounds floor: "
-                                                   f"{len(out)} case{'s' * (len(out) > 1)} "
-                                                   f"({rounds_text([e.rounds for e in out])})", res.verdict.ranks)
+        res.verdict = Verdict(
+            res.verdict.verdict,
+            f"{res.verdict.why}; left out, below the rounds floor: "
+            f"{len(out)} case{'s' * (len(out) > 1)} "
+            f"({rounds_text([e.rounds for e in out])})",
+            res.verdict.ranks,
+        )
 
 
 def _one_per_case(res: ClaimResult) -> bool:
@@ -674,8 +742,10 @@ def _one_per_case(res: ClaimResult) -> bool:
     seen = [(e.experiment, e.case) for e in res.evidence]
     many = sorted({f"{x}/{c}" for x, c in seen if seen.count((x, c)) > 1})
     if many:
-        res.notes.append(f"claims.json pools this claim, but it matches several comparisons in {', '.join(many)}: "
-                         f"judged apart instead")
+        res.notes.append(
+            f"claims.json pools this claim, but it matches several comparisons in {', '.join(many)}: "
+            f"judged apart instead"
+        )
     return not many
 
 
@@ -704,12 +774,23 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
     elif res.evidence:
         _pool(res)
         if not unavailable and res.ci_low is None and not res.pooled[0].below_floor:
-            unavailable = "no pooled CI over its cases" if len(res.pooled) > 1 else \
-                "no speedup with a confidence interval was measured"
+            unavailable = (
+                "no pooled CI over its cases"
+                if len(res.pooled) > 1
+                else "no speedup with a confidence interval was measured"
+            )
     if res.verdict is None:
-        res.verdict = decide(kind, low, high, res.ci_low, res.ci_high, unavailable, _too_few_rounds(res),
-                             point=res.estimate if res.ci_low is not None else None,
-                             one_process=ONE_PROCESS if res.basis != BETWEEN else None)
+        res.verdict = decide(
+            kind,
+            low,
+            high,
+            res.ci_low,
+            res.ci_high,
+            unavailable,
+            _too_few_rounds(res),
+            point=res.estimate if res.ci_low is not None else None,
+            one_process=ONE_PROCESS if res.basis != BETWEEN else None,
+        )
     _say_left_out(res)
     _say_unjudged(res)
     return res

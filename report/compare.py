@@ -30,6 +30,7 @@ runs show beyond what the interval holds). Verdict, in log units:
 A 'slower' time or a 'lower' speedup is a regression: exit status 1, and so is a pair
 'not computable'. The summary counts the 'cannot tell' pairs, so a pass never hides
 what the gate could not see."""
+
 from __future__ import annotations
 
 import math
@@ -39,10 +40,9 @@ import numpy as np
 
 from scipy import stats as sps
 
-from .document import Case, Comparison, Document, Variant
+from .document import Case, Comparison, Document, Variant, device_name, run_profile, run_status
 from .estimate import PROCESS, Estimate
 from .fmt import is_num
-from .gpu_specs import device_name
 from .noise import Floor, floor_for, kind
 from .noise import spread as log_spread
 from .results import ResultsError
@@ -59,17 +59,17 @@ FAILURES = REGRESSIONS + (NOT_COMPUTABLE,)  # what fails the gate
 
 @dataclass
 class Row:
-    what: str                   # "time" or "speedup"
-    key: tuple[str, ...]        # (experiment, case, variant[, baseline variant])
-    base: float | None = None   # median time (s) or speedup, baseline run
-    cur: float | None = None    # the same, current run
+    what: str  # "time" or "speedup"
+    key: tuple[str, ...]  # (experiment, case, variant[, baseline variant])
+    base: float | None = None  # median time (s) or speedup, baseline run
+    cur: float | None = None  # the same, current run
     change: float | None = None  # relative change, current vs baseline
     ci_low: float | None = None
     ci_high: float | None = None
     floor: Floor | None = None
     p: float | None = None
     n: tuple[int, int] = (0, 0)
-    unit: str = ""              # what n counts, where it is not samples: "processes" or "rounds"
+    unit: str = ""  # what n counts, where it is not samples: "processes" or "rounds"
     verdict: str = NA
     notes: list[str] = field(default_factory=list)
 
@@ -133,11 +133,11 @@ def _samples(variant: Variant) -> np.ndarray:
 
 def _unusable(case: Case, variant: Variant | None) -> str | None:
     if not case.ran:
-        return f"case {case.raw.get('status')}"
+        return f"case {case.recorded_status}"
     if variant is None:
         return "variant missing"
     if not variant.ok:
-        return f"variant {variant.raw.get('status')}"
+        return f"variant {variant.recorded_status}"
     return None
 
 
@@ -154,8 +154,11 @@ class Run:
         return {(e, c, str(v.name)): v for (e, c), case in self.cases.items() for v in case.variants}
 
     def comparisons(self) -> dict[tuple[str, ...], Comparison]:
-        return {(e, c, str(cm.raw.get("variant")), str(cm.raw.get("baseline"))): cm
-                for (e, c), case in self.cases.items() for cm in case.comparisons}
+        return {
+            (e, c, str(cm.variant_name), str(cm.baseline_name)): cm
+            for (e, c), case in self.cases.items()
+            for cm in case.comparisons
+        }
 
     def time_samples(self, key: tuple[str, ...]) -> tuple[np.ndarray | None, str | None]:
         case = self.cases.get(key[:2])
@@ -180,8 +183,8 @@ class Run:
         cm = self.cms.get(key)
         est = cm.estimate if cm is not None else None
         if est is None:
-            if cm is not None and cm.raw.get("speedup") is not None:  # a figure, but none to take a change of
-                _positive("the recorded speedup", cm.raw["speedup"])
+            if cm is not None and cm.recorded_speedup is not None:  # a figure, but none to take a change of
+                _positive("the recorded speedup", cm.recorded_speedup)
             return None, "no speedup recorded"
         if est.has_ci:
             return est, None
@@ -201,8 +204,7 @@ class Run:
         return None if why else math.log(est.speedup)
 
 
-def _judge(row: Row, d: float, lo: float, hi: float, p: float, floor: Floor, st: Settings, up: str,
-           down: str) -> None:
+def _judge(row: Row, d: float, lo: float, hi: float, p: float, floor: Floor, st: Settings, up: str, down: str) -> None:
     """d, lo, hi: the change and its (1 - alpha) interval, in log units."""
     _finite("the change or its interval", d, lo, hi)
     _finite("the p value", p)
@@ -217,8 +219,10 @@ def _judge(row: Row, d: float, lo: float, hi: float, p: float, floor: Floor, st:
     resolution = max(d - lo, hi - d) + f
     if v not in (UP, DOWN) and resolution >= math.log1p(st.detect):
         row.verdict = BLIND
-        row.notes.append(f"a {st.detect:.0%} change could hide here: interval ±{100 * math.expm1(resolution - f):.0f}%"
-                         f" and floor {100 * floor.value:.0f}%")
+        row.notes.append(
+            f"a {st.detect:.0%} change could hide here: interval ±{100 * math.expm1(resolution - f):.0f}%"
+            f" and floor {100 * floor.value:.0f}%"
+        )
         return
     row.verdict = {UP: up, DOWN: down}.get(v, v)
 
@@ -266,12 +270,18 @@ def _judge_time(row: Row, key, base: Run, cur: Run, history: list[Run], st: Sett
         return
     _positive("the baseline's median time", row.base)
     _positive("the current median time", row.cur)
-    cb, cc = base.cases[key[:2]].raw, cur.cases[key[:2]].raw
-    if cb.get("primary_metric") != cc.get("primary_metric"):
-        row.notes.append(f"primary metric differs ({cb.get('primary_metric')} vs {cc.get('primary_metric')})")
+    cb, cc = base.cases[key[:2]], cur.cases[key[:2]]
+    if cb.primary_metric != cc.primary_metric:
+        row.notes.append(f"primary metric differs ({cb.primary_metric} vs {cc.primary_metric})")
     lb, lc = np.log(xb), np.log(xc)
-    floor = floor_for(kind(cur.doc, cc), "time", [log_spread(lb), log_spread(lc)], _history(history, "time", key),
-                      st.min_effect, st.threshold)
+    floor = floor_for(
+        kind(cc),
+        "time",
+        [log_spread(lb), log_spread(lc)],
+        _history(history, "time", key),
+        st.min_effect,
+        st.threshold,
+    )
     d = float(np.log(row.cur) - np.log(row.base))
     lo, hi = diff_ci(log_median_boot(xc), log_median_boot(xb), 1.0 - st.alpha)
     _judge(row, d, lo, hi, mann_whitney_p(xb, xc), floor, st, SLOWER, FASTER)
@@ -298,8 +308,8 @@ def change_interval(base: Estimate, cur: Estimate, alpha: float) -> tuple[float,
     se = math.hypot(sb, sc)
     if se == 0.0:  # two intervals of zero width: only a change of zero is 'no change'
         return d, d, d, (1.0 if d == 0.0 else 0.0)
-    finite = sum(s ** 4 / f for s, f in ((sb, fb), (sc, fc)) if math.isfinite(f))
-    df = se ** 4 / finite if finite > 0 else math.inf
+    finite = sum(s**4 / f for s, f in ((sb, fb), (sc, fc)) if math.isfinite(f))
+    df = se**4 / finite if finite > 0 else math.inf
     half = float(sps.t.ppf(1.0 - alpha / 2.0, df)) * se
     return d, d - half, d + half, float(2.0 * sps.t.sf(abs(d) / se, df))
 
@@ -316,8 +326,11 @@ def _judge_speedup(row: Row, key, base: Run, cur: Run, history: list[Run], st: S
         return
     row.base, row.cur = eb.speedup, ec.speedup
     for run, est in (("the baseline's", eb), ("the current", ec)):
-        for what, x in (("speedup", est.speedup), ("interval's low end", est.ci_low),
-                        ("interval's high end", est.ci_high)):
+        for what, x in (
+            ("speedup", est.speedup),
+            ("interval's low end", est.ci_low),
+            ("interval's high end", est.ci_high),
+        ):
             _positive(f"{run} {what}", x)
     row.n = (eb.n or 0, ec.n or 0)
     both = eb.unit == PROCESS and ec.unit == PROCESS
@@ -326,8 +339,14 @@ def _judge_speedup(row: Row, key, base: Run, cur: Run, history: list[Run], st: S
     # one process it is not, and the per-round spread widens the floor instead (noise.py).
     pairs = [] if both else [run.round_pairs(key)[0] for run in (base, cur)]
     spreads = [log_spread(np.log(bv[0]) - np.log(bv[1])) for bv in pairs if bv is not None]
-    floor = floor_for(kind(cur.doc, cur.cases[key[:2]].raw), "speedup", spreads,
-                      _history(history, "speedup", key), st.min_effect, st.threshold)
+    floor = floor_for(
+        kind(cur.cases[key[:2]]),
+        "speedup",
+        spreads,
+        _history(history, "speedup", key),
+        st.min_effect,
+        st.threshold,
+    )
     d, lo, hi, p = change_interval(eb, ec, st.alpha)
     _judge(row, d, lo, hi, p, floor, st, HIGHER, LOWER)
 
@@ -385,13 +404,15 @@ def check_devices(base: dict, cur: dict, allow: bool) -> str | None:
 def warnings_for(base: dict, cur: dict) -> list[str]:
     """What makes the floors less trustworthy for this pair of runs."""
     out = []
-    pb, pc = (d.get("config", {}).get("profile") for d in (base, cur))
+    pb, pc = (run_profile(d) for d in (base, cur))
     if pb != pc:
-        out.append(f"profiles differ (baseline {pb}, current {pc}): the floors are calibrated on runs of one "
-                   "profile, and launch-bound cases shift with the process's history")
+        out.append(
+            f"profiles differ (baseline {pb}, current {pc}): the floors are calibrated on runs of one "
+            "profile, and launch-bound cases shift with the process's history"
+        )
     for name, d in (("baseline", base), ("current", cur)):
-        if d.get("status") != "complete":
-            out.append(f"the {name} run is {d.get('status')}: only its finished cases are compared")
+        if run_status(d) != "complete":
+            out.append(f"the {name} run is {run_status(d)}: only its finished cases are compared")
     return out
 
 

@@ -11,6 +11,7 @@ rounds are the unit), and the file says so ("unit").
 Files from before the harness recorded it get the same figures here, from what they
 do record (the first process's comparison and its "repeats"), by the same formulas;
 tests/data/two_level_golden.json holds one input both implementations must agree on."""
+
 from __future__ import annotations
 
 import math
@@ -64,33 +65,21 @@ def t_interval(speedups: list[float], confidence: float) -> tuple[float, float, 
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def _num(v: object) -> float | None:
-    return float(v) if is_num(v) else None
-
-
-def from_record(rec: dict, confidence: float) -> Estimate | None:
-    s = _num(rec.get("speedup"))
-    if s is None or s <= 0:
-        return None
-    unit = PROCESS if rec.get("unit") == PROCESS else ROUND
-    n, df = rec.get("n"), rec.get("df")
-    return Estimate(s, _num(rec.get("ci_low")), _num(rec.get("ci_high")),
-                    _num(rec.get("confidence")) or confidence, unit,
-                    int(n) if is_num(n) else None, int(df) if is_num(df) else None)
-
-
-def derived(raw: dict, confidence: float, within_ci: tuple[float | None, float | None],
-            rounds: int | None) -> Estimate | None:
+def from_processes(
+    first: float | None,
+    further: list[float],
+    confidence: float,
+    within_ci: tuple[float | None, float | None],
+    rounds: int | None,
+) -> Estimate | None:
     """For a file without comparisons[].estimate: across its processes where it recorded
-    repeats (the first process's ratio and each further one's), else the first process's
-    own ratio and interval (within_ci, None below the rounds floor)."""
-    s = _num(raw.get("speedup"))
-    if s is None or s <= 0:
+    further ones (the first process's ratio `first` and each further one's), else the
+    first process's own ratio and interval (within_ci, None below the rounds floor)."""
+    if first is None or first <= 0:
         return None
-    per_process = [s] + [float(r["speedup"]) for r in raw.get("repeats") or []
-                         if isinstance(r, dict) and is_num(r.get("speedup")) and r["speedup"] > 0]
+    per_process = [first] + [x for x in further if x > 0]
     if len(per_process) >= 2:
         g, lo, hi = t_interval(per_process, confidence)
         return Estimate(g, lo, hi, confidence, PROCESS, len(per_process), len(per_process) - 1, recorded=False)
     lo, hi = within_ci
-    return Estimate(s, lo, hi, confidence, ROUND, rounds, recorded=False)
+    return Estimate(first, lo, hi, confidence, ROUND, rounds, recorded=False)

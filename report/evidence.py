@@ -11,6 +11,7 @@ ratio from fewer rounds (or, unpaired, samples a side) than the floor at its
 confidence has no CI (rounds.py). The sites that compute: a reference that is not
 the baseline (AMP against TF32), DDP against DataParallel, and a headline's CI
 re-read at a corrected confidence (reestimate)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .document import Comparison, Variant
-from .fmt import is_num
 from .multiplicity import rounds_floor
 from .stats import paired_ratio, paired_ratio_of_medians_ci, ratio_of_medians_ci
 
@@ -47,9 +47,17 @@ def recorded(cm: Comparison) -> Ratio | None:
     s = cm.speedup
     if s is None:
         return None
-    lo, hi = (cm.raw.get(k) for k in ("ci_low", "ci_high"))
-    r = Ratio(s, float(lo) if is_num(lo) else s, float(hi) if is_num(hi) else s, True, cm.rounds,
-              cm.confidence, cm.floor, cm.below_floor)
+    lo, hi = cm.first_process.ci_low, cm.first_process.ci_high
+    r = Ratio(
+        s,
+        lo if lo is not None else s,
+        hi if hi is not None else s,
+        True,
+        cm.rounds,
+        cm.confidence,
+        cm.floor,
+        cm.below_floor,
+    )
     return _computed(r)
 
 
@@ -114,5 +122,4 @@ def reestimate(sides: tuple, speedup: float, confidence: float) -> Ratio | None:
     a, b = sides[0].per_unit_times, sides[1].per_unit_times
     lo, hi = paired_ratio_of_medians_ci(a, b, confidence)
     floor = rounds_floor(confidence)
-    return _computed(Ratio(float(np.median(a) / np.median(b)), lo, hi, True, len(a), confidence, floor,
-                           len(a) < floor))
+    return _computed(Ratio(float(np.median(a) / np.median(b)), lo, hi, True, len(a), confidence, floor, len(a) < floor))

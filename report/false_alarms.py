@@ -11,6 +11,7 @@ The pairs judged share their runs, so they are not independent; the exact
 it optimistic: read it as an order of magnitude. A false-alarm rate means little
 without power: pairs that read 'cannot tell' (too noisy to see a 20% change) are
 counted beside it."""
+
 from __future__ import annotations
 
 import itertools
@@ -21,7 +22,7 @@ from pathlib import Path
 from scipy.stats import binomtest
 
 from .compare import BLIND, NA, Settings, compare_docs
-from .gpu_specs import device_name
+from .document import device_name, git_sha, run_profile, source_path
 from .results import ResultsError, load_inputs
 
 
@@ -31,23 +32,25 @@ DETECT = Settings().detect
 @dataclass
 class Tally:
     comparisons: int = 0  # ordered pairs of runs with a case in common
-    failed: int = 0       # of them, those that would exit 1
-    judged: int = 0       # pairs with a verdict (times and speedups)
-    alarms: int = 0       # of them, 'slower' or 'lower'
-    blind: int = 0        # of them, 'cannot tell': no alarm, but no power either
+    failed: int = 0  # of them, those that would exit 1
+    judged: int = 0  # pairs with a verdict (times and speedups)
+    alarms: int = 0  # of them, 'slower' or 'lower'
+    blind: int = 0  # of them, 'cannot tell': no alarm, but no power either
 
     def line(self, label: str) -> str:
         if not self.judged:
             return f"{label}: no pairs"
         runs = binomtest(self.failed, self.comparisons).proportion_ci(0.95, method="exact").high
         pairs = binomtest(self.alarms, self.judged).proportion_ci(0.95, method="exact").high
-        return (f"{label}: {self.failed} of {self.comparisons} comparisons fail (95% upper bound {runs:.0%}); "
-                f"{self.alarms} false alarms in {self.judged} judged pairs ({self.alarms / self.judged:.2%}, "
-                f"95% upper bound {pairs:.2%}); {self.blind} could not see a {DETECT:.0%} change")
+        return (
+            f"{label}: {self.failed} of {self.comparisons} comparisons fail (95% upper bound {runs:.0%}); "
+            f"{self.alarms} false alarms in {self.judged} judged pairs ({self.alarms / self.judged:.2%}, "
+            f"95% upper bound {pairs:.2%}); {self.blind} could not see a {DETECT:.0%} change"
+        )
 
 
 def _group(doc: dict) -> tuple[str, str]:
-    return device_name(doc), str(((doc.get("environment") or {}).get("git") or {}).get("sha"))
+    return device_name(doc), str(git_sha(doc))
 
 
 def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Tally], list[str]]:
@@ -58,7 +61,7 @@ def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Ta
     for base, cur in itertools.permutations(docs, 2):
         if _group(base) != _group(cur):
             continue
-        profiles = [d.get("config", {}).get("profile") for d in (base, cur)]
+        profiles = [run_profile(d) for d in (base, cur)]
         t = tallies["same profile" if profiles[0] == profiles[1] else "different profiles"]
         out = compare_docs(base, cur, st)
         rows = [r for r in out.times + out.speedups if r.verdict != NA]
@@ -71,8 +74,10 @@ def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Ta
         t.alarms += len(regs)
         t.blind += sum(r.verdict == BLIND for r in rows)
         names = "; ".join(f"{'/'.join(r.key[:3])} {r.what} {100 * r.change:+.1f}%" for r in regs)
-        lines.append(f"{Path(base['_path']).name} -> {Path(cur['_path']).name} ({profiles[0]} -> {profiles[1]}): "
-                     f"{len(rows)} judged, {len(regs)} regressions" + (f": {names}" if names else ""))
+        lines.append(
+            f"{Path(source_path(base)).name} -> {Path(source_path(cur)).name} ({profiles[0]} -> {profiles[1]}): "
+            f"{len(rows)} judged, {len(regs)} regressions" + (f": {names}" if names else "")
+        )
     return tallies, lines
 
 

@@ -1,5 +1,6 @@
-"""Datasheet peaks (gpu_specs.json): which GPU a results file ran on, and the peak a
-measured throughput is normalised to."""
+"""Datasheet peaks (gpu_specs.json): the entry for a GPU's name, and the peak a measured
+throughput is normalised to."""
+
 from __future__ import annotations
 
 import functools
@@ -31,31 +32,11 @@ def match_gpu(name: str | None) -> dict | None:
     return None
 
 
-def gpu_name(doc: dict) -> str | None:
-    cuda = doc.get("environment", {}).get("cuda")
-    if isinstance(cuda, dict) and cuda.get("gpus"):
-        return str(cuda["gpus"][0].get("name") or "") or None
-    return None
-
-
-NO_GPU_NAMED = "CUDA device (no GPU named in the file)"
-
-
-def device_name(doc: dict) -> str:
-    """The GPU name for a CUDA run, 'CPU <model>' for a CPU run: what compare refuses to mix.
-    A CUDA run that names no GPU (the schema refuses one) is never taken for a CPU run."""
-    env = doc.get("environment", {})
-    if env.get("device") == "cuda":
-        return gpu_name(doc) or NO_GPU_NAMED
-    return f"CPU {env.get('cpu', {}).get('model', 'unknown')}"
-
-
 def peak_kind(case: Case, variant: Variant, kind: str) -> str | None:
     """Which datasheet figure applies: fp32/tf32/fp16/bf16 for FLOP rates (from
     notes.peak_kind, else the variant's params.precision, else the case's), host_link
     or memory for bytes."""
-    notes = case.raw.get("notes") or {}
-    pk = notes.get("peak_kind")
+    pk = case.noted_peak_kind
     if kind == "flops":
         if pk in FLOP_KINDS:
             return pk
@@ -77,11 +58,10 @@ def peak_for(case: Case, variant: Variant, kind: str, spec: dict | None) -> tupl
     """(peak in units per second, label) for this variant's throughput kind, or None.
     A peak the harness measured or read for the case (notes.peak_flops_per_s,
     notes.link_bytes_per_s) wins over the datasheet."""
-    notes = case.raw.get("notes") or {}
-    if kind == "flops" and _pos(notes.get("peak_flops_per_s")):
-        return float(notes["peak_flops_per_s"]), "device peak (notes)"
-    if kind == "bytes" and _pos(notes.get("link_bytes_per_s")):
-        return float(notes["link_bytes_per_s"]), "link (notes)"
+    if kind == "flops" and _pos(case.noted_peak_flops_per_s):
+        return float(case.noted_peak_flops_per_s), "device peak (notes)"
+    if kind == "bytes" and _pos(case.noted_link_bytes_per_s):
+        return float(case.noted_link_bytes_per_s), "link (notes)"
     if spec is None:
         return None
     pk = peak_kind(case, variant, kind)

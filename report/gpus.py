@@ -1,12 +1,13 @@
 """`gpus RESULTS...`: one table, a column per GPU (per results file): every
 comparison's speedup, and every variant's throughput with its share of that GPU's
 datasheet peak (gpu_specs.json)."""
+
 from __future__ import annotations
 
-from .document import Case, Comparison, Document, Variant
+from .document import Case, Comparison, Document, Variant, device_name, gpu_name
 from .estimate import PROCESS
-from .fmt import DASH, KIND_KEYS, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
-from .gpu_specs import device_name, gpu_name, match_gpu, peak_for
+from .fmt import DASH, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, is_num, rate_scale
+from .gpu_specs import match_gpu, peak_for
 from .md_escape import inline
 from .textable import table
 
@@ -14,21 +15,20 @@ from .textable import table
 def column_labels(docs: list[dict]) -> list[str]:
     labels = []
     for d in docs:
-        spec = match_gpu(gpu_name(d)) if d.get("environment", {}).get("device") == "cuda" else None
+        spec = match_gpu(gpu_name(d)) if Document(d).device == "cuda" else None
         labels.append(spec["name"] if spec else device_name(d))
     counts = {lab: labels.count(lab) for lab in labels}
     return [f"{lab} #{i + 1}" if counts[lab] > 1 else lab for i, lab in enumerate(labels)]
 
 
 def _throughput_cell(case: Case, var: Variant, kind: str | None, spec: dict | None) -> str:
-    c, v = case.raw, var.raw
-    if not kind or v.get("status", "ok") != "ok":
-        return v.get("status", DASH).upper() if v.get("status", "ok") != "ok" else DASH
-    val = (v.get("throughput") or {}).get(KIND_KEYS[kind])
+    if not kind or not var.ok:
+        return var.status.upper() if not var.ok else DASH
+    val = var.rate(kind)
     if not is_num(val):
         return DASH
     if kind == "items":
-        return fmt_items(val, (v.get("units") or c.get("units") or {}).get("item_name", "items"))
+        return fmt_items(val, var.item_name)
     div, unit = rate_scale(kind, [val])
     text = f"{fmt_rate(val, div)} {unit}"
     peak = peak_for(case, var, kind, spec)
@@ -55,20 +55,21 @@ def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]
     speed: dict[tuple, list[str]] = {}
     thr: dict[tuple, list[str]] = {}
     for i, d in enumerate(docs):
-        spec = match_gpu(gpu_name(d)) if d.get("environment", {}).get("device") == "cuda" else None
-        for e in Document(d).experiments:
+        doc = Document(d)
+        spec = match_gpu(doc.gpu_name) if doc.device == "cuda" else None
+        for e in doc.experiments:
             kind = e.throughput_kind
-            if not e.raw.get("cases"):
+            if not e.recorded_cases:
                 key = (e.name, DASH, DASH)
-                speed.setdefault(key, [DASH] * len(docs))[i] = str(e.raw.get("status", "")).upper()
+                speed.setdefault(key, [DASH] * len(docs))[i] = str(e.status or "").upper()
                 continue
             for c in e.cases:
                 if not c.ran:
                     key = (e.name, c.name, DASH)
-                    speed.setdefault(key, [DASH] * len(docs))[i] = str(c.raw.get("status", "")).upper()
+                    speed.setdefault(key, [DASH] * len(docs))[i] = str(c.recorded_status or "").upper()
                     continue
                 for cm in c.comparisons:
-                    key = (e.name, c.name, f"{cm.raw.get('variant')} vs {cm.raw.get('baseline')}")
+                    key = (e.name, c.name, f"{cm.variant_name} vs {cm.baseline_name}")
                     speed.setdefault(key, [DASH] * len(docs))[i] = _speedup_cell(cm)
                 for v in c.variants:
                     key = (e.name, c.name, v.name)
@@ -80,11 +81,13 @@ def build(docs: list[dict]) -> tuple[list[str], list[list[str]], list[list[str]]
 def describe(paths: list, docs: list[dict]) -> list[str]:
     lines = []
     for lab, p, d in zip(column_labels(docs), paths, docs):
-        name = gpu_name(d) if d.get("environment", {}).get("device") == "cuda" else None
+        name = gpu_name(d) if Document(d).device == "cuda" else None
         spec = match_gpu(name) if name else None
         if spec:
-            peaks = (f"FP32 {spec['fp32_tflops']}, TF32 {spec['tf32_tflops']}, FP16 {spec['fp16_tflops']} TFLOP/s; "
-                     f"memory {spec['memory_gb_per_s']} GB/s; {spec['host_link']} {spec['host_link_gb_per_s']} GB/s")
+            peaks = (
+                f"FP32 {spec['fp32_tflops']}, TF32 {spec['tf32_tflops']}, FP16 {spec['fp16_tflops']} TFLOP/s; "
+                f"memory {spec['memory_gb_per_s']} GB/s; {spec['host_link']} {spec['host_link_gb_per_s']} GB/s"
+            )
             lines.append(f"{lab}: {p} ({name}; datasheet: {peaks}; {spec['source']})")
         elif name:
             lines.append(f"{lab}: {p} ({name}; not in gpu_specs.json, so no % of peak)")
@@ -96,7 +99,14 @@ def describe(paths: list, docs: list[dict]) -> list[str]:
 def run(paths: list, docs: list[dict], markdown: bool = False) -> str:
     headers, speed, thr = build(docs)
     cols = [f"  {inline(line) if markdown else line}" for line in describe(paths, docs)]  # names from the files
-    out = ["Columns:", *cols, "",
-           "Speedup (median baseline / median variant, [CI]):", table(headers, speed, markdown), "",
-           "Throughput (share of the datasheet peak, dense):", table(headers, thr, markdown)]
+    out = [
+        "Columns:",
+        *cols,
+        "",
+        "Speedup (median baseline / median variant, [CI]):",
+        table(headers, speed, markdown),
+        "",
+        "Throughput (share of the datasheet peak, dense):",
+        table(headers, thr, markdown),
+    ]
     return "\n".join(out)

@@ -30,24 +30,28 @@ measurements behind each constant.
 
 A change that makes a case noisier widens its own floor (the floor uses the noisier
 run); the table shows every floor, so that is visible rather than hidden."""
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-BASE = {"time": {"device": 0.025, "host": 0.06, "cpu": 1.40},
-        "speedup": {"device": 0.025, "host": 0.06, "cpu": 0.06}}
+if TYPE_CHECKING:
+    from .document import Case
+
+BASE = {"time": {"device": 0.025, "host": 0.06, "cpu": 1.40}, "speedup": {"device": 0.025, "host": 0.06, "cpu": 0.06}}
 SPREAD_FACTOR = 2.0
 HISTORY_Z = 3.0
 
 
-def kind(doc: dict, case: dict) -> str:
+def kind(case: Case) -> str:
     """'cpu' for a CPU run, else 'device' (CUDA-event timed) or 'host' (host clock)."""
-    if (doc.get("environment") or {}).get("device") == "cpu":
+    if case.experiment.document.device == "cpu":
         return "cpu"
-    return "device" if case.get("primary_metric") == "device_s" else "host"
+    return "device" if case.primary_metric == "device_s" else "host"
 
 
 def spread(log_values: np.ndarray) -> float:
@@ -68,11 +72,12 @@ def history_floor(log_values: list[float]) -> float | None:
 @dataclass
 class Floor:
     value: float  # relative change, e.g. 0.04 = 4%
-    source: str   # what set it: "model", "history", "min effect" or "fixed"
+    source: str  # what set it: "model", "history", "min effect" or "fixed"
 
 
-def floor_for(kind_name: str, what: str, spreads: list[float], history: list[float], min_effect: float,
-              fixed: float | None = None) -> Floor:
+def floor_for(
+    kind_name: str, what: str, spreads: list[float], history: list[float], min_effect: float, fixed: float | None = None
+) -> Floor:
     """The floor a pair ('time' or 'speedup') is judged against; `fixed` (--threshold)
     replaces the model and history. spreads: none for a speedup whose interval is
     between processes (its spread is in the interval)."""

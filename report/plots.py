@@ -10,6 +10,7 @@ Reference variants (role "reference": a data-only loop, training with no loader,
 copy or compute alone) bound the options and are none: their bars come last, hatched
 grey, their lines dashed grey, and their labels say "(reference)".
 matplotlib is imported lazily; without it plots are skipped with a message."""
+
 from __future__ import annotations
 
 import json
@@ -18,12 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from .document import VARIANT_KINDS, Breakdown, Case, Document, Experiment
+from .document import VARIANT_KINDS, Case, Document, Experiment, Variant
 from .estimate import PROCESS
-from .fmt import KIND_KEYS, is_num, rate_scale, time_scale
-from .gpu_specs import gpu_name, match_gpu, peak_for
+from .fmt import is_num, rate_scale, time_scale
+from .gpu_specs import match_gpu, peak_for
 from .rounds import floor_text, rounds_text
-from .why import CATEGORIES, IDLE, case_breakdowns, label, per_step, usable
+from .why import CATEGORIES, IDLE, label, per_step, usable
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
 REFERENCE = " (reference)"  # what a reference variant's bar or line label ends with
@@ -32,6 +33,7 @@ REFERENCE = " (reference)"  # what a reference variant's bar or line label ends 
 class Label(str):
     """A bar's or line's label that carries whether it is a reference (bounds, not
     options), so the drawing code reads the flag, not the label's text."""
+
     reference: bool
 
     def __new__(cls, text: str, reference: bool = False) -> "Label":
@@ -45,6 +47,8 @@ class SpeedupPoint(NamedTuple):
     speedup: float
     ci_low: float | None
     ci_high: float | None
+
+
 REFERENCE_COLOR = "#bdbdbd"
 
 
@@ -56,7 +60,6 @@ class Plot:
     path: Path
 
 
-
 def _speedup_axis(ax, bottom: float, top: float) -> None:
     """A log axis where the speedups span more than 8x (a 6x fusion beside 1.05x), else linear."""
     if bottom > 0 and top / bottom > 8:
@@ -65,6 +68,7 @@ def _speedup_axis(ax, bottom: float, top: float) -> None:
     else:
         pad = 0.08 * (top - bottom) or 0.05
         ax.set_xlim(max(0.0, bottom - pad), top + pad)
+
 
 def matplotlib_or_none():
     """pyplot with the Agg backend, or None when matplotlib is not installed."""
@@ -100,8 +104,8 @@ def _speedup_items(experiment: Experiment) -> list[tuple[tuple, str, float, floa
             if est is None:
                 continue
             ref = cm.variant is not None and cm.variant.role == "reference"
-            label = f"{c.name}: {cm.raw.get('variant')}"
-            key = (str(c.name), str(cm.raw.get("variant")))
+            label = f"{c.name}: {cm.variant_name}"
+            key = (str(c.name), str(cm.variant_name))
             if est.unit == PROCESS and shared is None:
                 label += f" ({est.basis})"
             if est.has_ci:
@@ -138,12 +142,25 @@ def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float
     with_ci = [i for i, p in enumerate(pts) if p[2] is not None and p[3] is not None]
     no_ci = [i for i in range(len(pts)) if i not in with_ci]
     if with_ci:
-        ax.errorbar([pts[i][1] for i in with_ci], [y[i] for i in with_ci],
-                    xerr=[[lo_err[i] for i in with_ci], [hi_err[i] for i in with_ci]],
-                    fmt="o", color="black", markersize=3, capsize=3)
+        ax.errorbar(
+            [pts[i][1] for i in with_ci],
+            [y[i] for i in with_ci],
+            xerr=[[lo_err[i] for i in with_ci], [hi_err[i] for i in with_ci]],
+            fmt="o",
+            color="black",
+            markersize=3,
+            capsize=3,
+        )
     if no_ci:
-        ax.plot([pts[i][1] for i in no_ci], [y[i] for i in no_ci], "o", markerfacecolor="white",
-                markeredgecolor="black", markersize=4, linestyle="none")
+        ax.plot(
+            [pts[i][1] for i in no_ci],
+            [y[i] for i in no_ci],
+            "o",
+            markerfacecolor="white",
+            markeredgecolor="black",
+            markersize=4,
+            linestyle="none",
+        )
     return bool(no_ci)
 
 
@@ -172,17 +189,23 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     for ref in (False, True):  # one call each: per-bar hatches need a newer matplotlib than Debian's
         idx = [i for i, r in enumerate(refs) if r == ref]
         if idx:
-            ax.barh([y[i] for i in idx], [vals[i] - 1.0 for i in idx], left=1.0, color=[colors[i] for i in idx],
-                    **({"hatch": "//", "edgecolor": "#7f7f7f"} if ref else {}))
+            ax.barh(
+                [y[i] for i in idx],
+                [vals[i] - 1.0 for i in idx],
+                left=1.0,
+                color=[colors[i] for i in idx],
+                **({"hatch": "//", "edgecolor": "#7f7f7f"} if ref else {}),
+            )
     if any(refs) and not all(refs):
         ax.axhline(y[refs.index(True)] + 0.5, color="#7f7f7f", linewidth=0.8)
     no_ci = _points(ax, pts, y, lo_err, hi_err)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, [_text(lab) for lab in labels], fontsize=8)
-    ax.set_xlabel("speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
-                  + ("\nhatched grey, below the line: references (bounds, not options)" if any(refs) else "")
-                  + (f"\nhollow, no whisker: no CI (fewer than {_floors(experiment)} rounds, or none recorded)"
-                     if no_ci else ""))
+    ax.set_xlabel(
+        "speedup vs baseline (×; whiskers: CI; green/red: CI above/below 1)"
+        + ("\nhatched grey, below the line: references (bounds, not options)" if any(refs) else "")
+        + (f"\nhollow, no whisker: no CI (fewer than {_floors(experiment)} rounds, or none recorded)" if no_ci else "")
+    )
     basis = common_basis(experiment)
     ax.set_title(_text(f"{experiment.name}: speedup" + (f" (CI between {basis})" if basis else "")), fontsize=10)
     top = max(v + h for v, h in zip(vals, hi_err))
@@ -207,26 +230,29 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
     kind = experiment.throughput_kind
     if not kind:
         return []
-    cases = [c.raw for c in experiment.cases if c.ran]
-    keys = sorted({k for c in cases for k, v in (c.get("params") or {}).items() if is_num(v)},
-                  key=lambda k: (k not in PREFERRED_SWEEPS, k))
+    cases = [c for c in experiment.cases if c.ran]
+    keys = sorted(
+        {k for c in cases for k, v in c.params.items() if is_num(v)},
+        key=lambda k: (k not in PREFERRED_SWEEPS, k),
+    )
     out = []
     for key in keys:
         groups: dict[str, tuple[dict, list]] = {}
         for c in cases:
-            params = c.get("params") or {}
+            params = c.params
             if not is_num(params.get(key)):
                 continue
             rest = {k: v for k, v in params.items() if k != key}
             _, pts = groups.setdefault(json.dumps(rest, sort_keys=True, default=str), (rest, []))
-            for v in c.get("variants", []) or []:
-                thr = (v.get("throughput") or {}).get(KIND_KEYS[kind])
-                if is_num(thr) and v.get("status", "ok") == "ok":
-                    pts.append((float(params[key]), (str(v.get("name")), v.get("role") == "reference"), float(thr)))
+            for v in c.variants:
+                thr = v.rate(kind)
+                if is_num(thr) and v.ok:
+                    pts.append((float(params[key]), (str(v.name), v.role == "reference"), float(thr)))
         # Label lines by the other params that differ between groups (e.g. direction=h2d).
         all_keys = {k for rest, _ in groups.values() for k in rest}
-        varying = sorted(k for k in all_keys
-                         if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1)
+        varying = sorted(
+            k for k in all_keys if len({json.dumps(r.get(k), default=str) for r, _ in groups.values()}) > 1
+        )
         lines: dict[tuple[str, tuple[str, bool]], list] = {}  # (group label, (variant, reference))
         for rest, pts in groups.values():
             label = ", ".join(f"{k}={rest.get(k)}" for k in varying)
@@ -241,29 +267,31 @@ def find_sweeps(experiment: Experiment) -> list[tuple[str, dict]]:
         lines = {k: v for k, v in lines.items() if per_label[k[0]] >= 2}
         distinct = len({x for v in lines.values() for x, _ in v})
         if lines and (key in PREFERRED_SWEEPS or distinct >= 3):
-            out.append((key, {Label(f"{lab}: {name}" if lab else name, ref): v
-                              for (lab, (name, ref)), v in lines.items()}))
+            out.append(
+                (key, {Label(f"{lab}: {name}" if lab else name, ref): v for (lab, (name, ref)), v in lines.items()})
+            )
     found = {k for k, _ in out}
     return out + [sw for sw in variant_sweeps(cases, kind) if sw[0] not in found]
 
 
-def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
+def variant_sweeps(cases: list[Case], kind: str) -> list[tuple[str, dict]]:
     """Sweeps across the variants of one case (variants[].params, e.g. workers or
     batch): a line per case and text param (e.g. the loop kind), over the variants that ran.
     The params that say what a variant is (document.VARIANT_KINDS: its precision, the
     devices it spread over) are no setting swept: neither lines nor points."""
     per_key: dict[str, dict[str, list]] = {}
     for c in cases:
-        variants = [v for v in c.get("variants", []) or []
-                    if v.get("status", "ok") == "ok" and is_num((v.get("throughput") or {}).get(KIND_KEYS[kind]))]
+        variants = [v for v in c.variants if v.ok and is_num(v.rate(kind))]
         for v in variants:
-            thr = v["throughput"][KIND_KEYS[kind]]
-            params = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
+            thr = v.rate(kind)
+            params = {k: x for k, x in v.params.items() if k not in VARIANT_KINDS}
             # Text params tell lines apart within a case (the dataloader's train and data_only loops).
             tags = [str(x) for x in params.values() if isinstance(x, str)]
             # A line every variant of which is a reference (the data-only loops) is one.
-            line = Label(str(c.get("name")) + (f" ({', '.join(tags)})" if tags else ""),
-                         all(w.get("role") == "reference" for w in variants if _same_line(w, params, tags)))
+            line = Label(
+                str(c.name) + (f" ({', '.join(tags)})" if tags else ""),
+                all(w.role == "reference" for w in variants if _same_line(w, params, tags)),
+            )
             for k, x in params.items():
                 if is_num(x):
                     per_key.setdefault(k, {}).setdefault(line, []).append((float(x), float(thr)))
@@ -275,9 +303,9 @@ def variant_sweeps(cases: list[dict], kind: str) -> list[tuple[str, dict]]:
     return out
 
 
-def _same_line(v: dict, params: dict, tags: list[str]) -> bool:
+def _same_line(v: Variant, params: dict, tags: list[str]) -> bool:
     """Whether variant v belongs to the line of a variant with these swept params and tags."""
-    mine = {k: x for k, x in (v.get("params") or {}).items() if k not in VARIANT_KINDS}
+    mine = {k: x for k, x in v.params.items() if k not in VARIANT_KINDS}
     return [str(x) for x in mine.values() if isinstance(x, str)] == tags and set(mine) == set(params)
 
 
@@ -294,6 +322,7 @@ def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, s
     kind = experiment.throughput_kind
     div, unit = rate_scale(kind, [y for pts in lines.values() for _, y in pts]) if kind != "items" else (1.0, "items/s")
     fig, ax = plt.subplots(figsize=(8, 4.5))
+
     def is_ref(label: str) -> bool:
         return getattr(label, "reference", False)
 
@@ -332,12 +361,12 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
     A reference variant's bar is faded and its label says so."""
     from matplotlib.colors import to_rgba
 
-    refs = [(v := case.variant(name)) is not None and v.role == "reference" for name, _ in case_breakdowns(case.raw)]
-    bars = [(name + REFERENCE if ref else name, bd) for (name, bd), ref in zip(case_breakdowns(case.raw), refs)]
+    refs = [v.role == "reference" for v in case.variants]
+    bars = [(str(v.name) + (REFERENCE if ref else ""), v.breakdown) for v, ref in zip(case.variants, refs)]
     ok = [bd for _, bd in bars if usable(bd)]
     if not ok:
         return False
-    device = ok[0].get("device")
+    device = ok[0].device
     steps = [per_step(bd) if usable(bd) else {} for _, bd in bars]
     seen = {k for st in steps for k in st}
     cats = [k for k in CATEGORIES if k in seen] + sorted(seen - {*CATEGORIES, IDLE}) + [IDLE] * (IDLE in seen)
@@ -349,25 +378,48 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
         widths = [st.get(k, 0.0) / div for st in steps]
         # A reference variant's bar is faded: a bound beside the options, not one of them.
         colors = [to_rgba(_category_color(plt, k), 0.35 if r else 1.0) for r in refs]
-        ax.barh(y, widths, left=left, color=colors, label=_text(label(k, device)),
-                hatch="//" if k == IDLE else None, edgecolor="white", linewidth=0.5)
+        ax.barh(
+            y,
+            widths,
+            left=left,
+            color=colors,
+            label=_text(label(k, device)),
+            hatch="//" if k == IDLE else None,
+            edgecolor="white",
+            linewidth=0.5,
+        )
         left = [a + b for a, b in zip(left, widths)]
-    views = [Breakdown.of(bd) for _, bd in bars]
+    views = [bd for _, bd in bars]
     timed = [(yy, b.timed_step_s / div) for yy, b in zip(y, views) if b.usable and b.timed_step_s is not None]
     if timed:
-        ax.plot([t for _, t in timed], [yy for yy, _ in timed], "|", color="black", markersize=16,
-                markeredgewidth=2, label="timed median step")
+        ax.plot(
+            [t for _, t in timed],
+            [yy for yy, _ in timed],
+            "|",
+            color="black",
+            markersize=16,
+            markeredgewidth=2,
+            label="timed median step",
+        )
     # On a GPU a copy overlapping a kernel counts in both categories: such a bar outgrows its window.
     overlap = any(sum(st.values()) > 1.01 * b.window_step_s for st, b in zip(steps, views) if b.usable)
     ax.set_yticks(y, [_text(name if usable(bd) else f"{name} (no breakdown)") for name, bd in bars], fontsize=8)
-    ax.set_xlabel(f"{unit} per step (profiled window)"
-                  + ("\noverlapping copies and kernels count in each of their categories" if overlap else ""))
-    ax.set_title(_text(f"{experiment.name} / {case.name}: where a step's time goes "
-                       "(profiled window, not timed)"), fontsize=10)
+    ax.set_xlabel(
+        f"{unit} per step (profiled window)"
+        + ("\noverlapping copies and kernels count in each of their categories" if overlap else "")
+    )
+    ax.set_title(
+        _text(f"{experiment.name} / {case.name}: where a step's time goes (profiled window, not timed)"), fontsize=10
+    )
     handles, names = ax.get_legend_handles_labels()  # categories in stacking order, the timed tick last
     order = sorted(range(len(names)), key=lambda i: names[i] == "timed median step")
-    ax.legend([handles[i] for i in order], [names[i] for i in order], fontsize=7, loc="center left",
-              bbox_to_anchor=(1.01, 0.5))
+    ax.legend(
+        [handles[i] for i in order],
+        [names[i] for i in order],
+        fontsize=7,
+        loc="center left",
+        bbox_to_anchor=(1.01, 0.5),
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -397,23 +449,39 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
         with_ci = [(y, it) for y, it in pts if it[3] is not None and it[4] is not None]
         without = [(y, it) for y, it in pts if not (it[3] is not None and it[4] is not None)]
         if with_ci:
-            ax.errorbar([it[2] for _, it in with_ci], [y for y, _ in with_ci],
-                        xerr=[[it[2] - it[3] for _, it in with_ci], [it[4] - it[2] for _, it in with_ci]],
-                        fmt=marker, color=color, markersize=4, capsize=2, label=_text(lab))
+            ax.errorbar(
+                [it[2] for _, it in with_ci],
+                [y for y, _ in with_ci],
+                xerr=[[it[2] - it[3] for _, it in with_ci], [it[4] - it[2] for _, it in with_ci]],
+                fmt=marker,
+                color=color,
+                markersize=4,
+                capsize=2,
+                label=_text(lab),
+            )
         if without:
             no_ci = True
-            ax.plot([it[2] for _, it in without], [y for y, _ in without], marker, markerfacecolor="white",
-                    markeredgecolor=color, markersize=5, linestyle="none",
-                    label=None if with_ci else _text(lab))
+            ax.plot(
+                [it[2] for _, it in without],
+                [y for y, _ in without],
+                marker,
+                markerfacecolor="white",
+                markeredgecolor=color,
+                markersize=5,
+                linestyle="none",
+                label=None if with_ci else _text(lab),
+            )
         lows += [it[3] if it[3] is not None else it[2] for _, it in pts]
         highs += [it[4] if it[4] is not None else it[2] for _, it in pts]
     if any(refs.values()) and not all(refs.values()):
         ax.axhline(y0[[refs[k] for k in keys].index(True)] + 0.5, color="#7f7f7f", linewidth=0.8)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y0, [_text(f"{c}: {v}" + (REFERENCE if refs[(c, v)] else "")) for c, v in keys], fontsize=8)
-    ax.set_xlabel("speedup vs baseline (×; whiskers: CI)"
-                  + ("\nbelow the line: references (bounds, not options)" if any(refs.values()) else "")
-                  + ("\nhollow: no CI" if no_ci else ""))
+    ax.set_xlabel(
+        "speedup vs baseline (×; whiskers: CI)"
+        + ("\nbelow the line: references (bounds, not options)" if any(refs.values()) else "")
+        + ("\nhollow: no CI" if no_ci else "")
+    )
     ax.set_title(_text(f"{name}: speedup in each run"), fontsize=10)
     bottom, top = min(lows), max(highs)
     _speedup_axis(ax, bottom, top)
@@ -425,8 +493,9 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
     return True
 
 
-def make_plots(runs: list[tuple[str, Document]], out_dir: Path,
-               every: bool = False) -> tuple[list[Plot], dict[str, list[Plot]]]:
+def make_plots(
+    runs: list[tuple[str, Document]], out_dir: Path, every: bool = False
+) -> tuple[list[Plot], dict[str, list[Plot]]]:
     """The report's plots under out_dir: per experiment one, its speedups (every run's in
     one plot); with every=True, each run's throughput sweeps and profiler breakdowns as
     well, by run label. ([], {}) without matplotlib."""
@@ -439,8 +508,11 @@ def make_plots(runs: list[tuple[str, Document]], out_dir: Path,
     for name in names:
         per_run = [(lab, e) for lab, d in runs for e in d.experiments if e.name == name]
         path = out_dir / f"{_safe(str(name))}_speedup.png"
-        drawn = plot_speedups(plt, per_run[0][1], path) if len(runs) == 1 else \
-            plot_speedups_runs(plt, str(name), per_run, path)
+        drawn = (
+            plot_speedups(plt, per_run[0][1], path)
+            if len(runs) == 1
+            else plot_speedups_runs(plt, str(name), per_run, path)
+        )
         if drawn:
             main.append(Plot(str(name), "speedup", f"{name}: speedup with CI", path))
     extra: dict[str, list[Plot]] = {}
@@ -452,7 +524,7 @@ def make_plots(runs: list[tuple[str, Document]], out_dir: Path,
 
 def _run_plots(plt, d: Document, out_dir: Path, prefix: str) -> list[Plot]:
     """One run's throughput sweeps and profiler breakdowns."""
-    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
+    spec = match_gpu(d.gpu_name) if d.device == "cuda" else None
     plots = []
     for e in d.experiments:
         name = str(e.name)

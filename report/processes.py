@@ -10,6 +10,7 @@ interval for it. What is here: each process's figures (for the tables, the gate 
 pooled claim), and the intervals the report has to form itself from them, a pooled
 claim's (pooled_between) and a ratio against a variant other than the baseline
 (relative)."""
+
 from __future__ import annotations
 
 import math
@@ -35,6 +36,7 @@ class ProcessEstimate:
 @dataclass
 class Spread:
     """One comparison across the processes that measured it."""
+
     estimates: list[ProcessEstimate]  # every process asked for, the first first
 
     @property
@@ -60,28 +62,6 @@ class Spread:
         if len(xs) < 2:
             return f"{len(xs)} of {len(self.estimates)} processes measured it{gone}"
         return f"{len(xs)} processes: {sig(min(xs))}–{sig(max(xs))}×{gone}"
-
-
-def spread(raw: dict) -> Spread | None:
-    """The comparison's estimate in each process (its own figures, then its "repeats");
-    None where it was measured in one process only (older files, --processes 1)."""
-    repeats = raw.get("repeats")
-    if not isinstance(repeats, list) or not repeats:
-        return None
-    first = ProcessEstimate(0, raw.get("speedup") if is_num(raw.get("speedup")) else None,
-                            raw.get("ci_low") if is_num(raw.get("ci_low")) else None,
-                            raw.get("ci_high") if is_num(raw.get("ci_high")) else None,
-                            "" if is_num(raw.get("speedup")) else "the first process recorded no ratio")
-    out = [first]
-    for r in repeats:
-        if not isinstance(r, dict):
-            continue
-        s = r.get("speedup")
-        out.append(ProcessEstimate(int(r.get("process", len(out))), float(s) if is_num(s) else None,
-                                   r.get("ci_low") if is_num(r.get("ci_low")) else None,
-                                   r.get("ci_high") if is_num(r.get("ci_high")) else None,
-                                   str(r.get("reason") or "")))
-    return Spread(out)
 
 
 def shared(per_case: list[Spread]) -> list[int]:
@@ -116,5 +96,10 @@ def relative(variant: Spread, reference: Spread) -> Spread:
     the default FP32 where that is TF32): per process, the ratio of their two recorded
     speedups over the baseline, each process's own rounds on both sides."""
     ref = reference.by_process()
-    return Spread([ProcessEstimate(e.process, e.speedup / ref[e.process], None, None)
-                   for e in variant.measured if e.process in ref])
+    return Spread(
+        [
+            ProcessEstimate(e.process, e.speedup / ref[e.process], None, None)
+            for e in variant.measured
+            if e.process in ref
+        ]
+    )

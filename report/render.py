@@ -9,6 +9,7 @@ moved between them, each experiment's table shows the runs side by side per comp
 Plots: one per experiment (its speedups with CIs, every run's in one plot) unless
 --plots all (each run's throughput sweeps and profiler breakdowns as well, in the
 details) or none."""
+
 from __future__ import annotations
 
 import sys
@@ -18,12 +19,11 @@ from pathlib import Path
 from . import render_csv, render_html, render_md
 from .claims import ClaimResult, evaluate
 from .document import Document
-from .gpu_specs import device_name
+from .document import device_name
 from .plots import Plot, make_plots, matplotlib_or_none
 from .results import Input, ResultsError
 from .summary import RunClaims, Summary, common_processes, summarize
 from .tables import document_tables
-from .why import document_has_breakdowns
 
 PLOT_MODES = ("experiment", "all", "none")
 DETAILS = "report_details.md"
@@ -75,8 +75,9 @@ class Report:
         return next((p for p in self.plots if p.experiment == experiment), None)
 
 
-def build(inputs: list[Input], plot_dir: Path | None, plot_mode: str = "experiment",
-          notices: list[str] | None = None) -> Report:
+def build(
+    inputs: list[Input], plot_dir: Path | None, plot_mode: str = "experiment", notices: list[str] | None = None
+) -> Report:
     sections = []
     run = 0
     for i, inp in enumerate(inputs, start=1):
@@ -88,11 +89,14 @@ def build(inputs: list[Input], plot_dir: Path | None, plot_mode: str = "experime
             s.tables = document_tables(s.document)
             s.claims = evaluate(s.document)
             s.processes = common_processes(s.document)
-            s.has_breakdowns = document_has_breakdowns(inp.doc)
+            s.has_breakdowns = s.document.has_breakdowns
         sections.append(s)
     runs = [s for s in sections if s.kind == "optbench"]
-    summary = summarize([RunClaims(s.label, s.claims, s.has_breakdowns, device_name(s.doc), s.processes)
-                         for s in runs]) if runs else None
+    summary = (
+        summarize([RunClaims(s.label, s.claims, s.has_breakdowns, device_name(s.doc), s.processes) for s in runs])
+        if runs
+        else None
+    )
     report = Report(sections, summary, notices=list(notices or []), plot_mode=plot_mode)
     if plot_dir is not None and runs:
         report.plots, extra = make_plots([(s.label, s.document) for s in runs], plot_dir, every=plot_mode == "all")
@@ -126,8 +130,12 @@ def render(inputs: list[Input], out_dir: Path, plots: bool | str = True) -> dict
     input_paths = {p.path.resolve() for p in inputs}
     written = {}
     try:
-        targets = {"markdown": out_dir / "report.md", "details": out_dir / DETAILS, "html": out_dir / "report.html",
-                   "csv": out_dir / "results.csv"}
+        targets = {
+            "markdown": out_dir / "report.md",
+            "details": out_dir / DETAILS,
+            "html": out_dir / "report.html",
+            "csv": out_dir / "results.csv",
+        }
         for t in targets.values():
             if t.resolve() in input_paths:
                 raise ResultsError(f"{t}: is one of the inputs; choose another --out")

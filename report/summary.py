@@ -22,13 +22,14 @@ The mechanism is the headline of the why of the comparison behind the claim
 shown only where that why is a mechanism: the profile agrees with the timing
 (why_agree.py), in the first run that has one. Reference variants are never a
 claim's evidence (claims._matching), so they never appear here."""
+
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
 
 from .claims import NO_EXPERIMENT, ClaimResult, Evidence
-from .document import Document
+from .document import Document, Timed
 from .estimate import PROCESS
 from .fmt import is_num, sig
 from .glossary import spelling
@@ -39,15 +40,20 @@ from .why_row import why_of
 NBSP = "\u00a0"
 DECIDED, UNDECIDED, UNJUDGED = "decided", "inconclusive", "unjudged"
 MOVED = spelling("moved?")
-UNIT_LINE = ("Speedup: the baseline's time over the optimization's for the same work (1.50 = 50% faster, below 1 "
-             "= slower), in brackets its CI.")
-ORDER_LINE = ("Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
-              "glossary at the end.")
+UNIT_LINE = (
+    "Speedup: the baseline's time over the optimization's for the same work (1.50 = 50% faster, below 1 "
+    "= slower), in brackets its CI."
+)
+ORDER_LINE = (
+    "Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
+    "glossary at the end."
+)
 
 
 @dataclass
 class RunCell:
     """One run's figure and verdict for a claim."""
+
     verdict: str  # the verdict word
     figure: str  # '1.64 [1.55, 1.69] (...)', or '—' without a measurement
     why: str  # the reason where no verdict was drawn (not measurable here)
@@ -101,8 +107,9 @@ class SummaryRow:
         out = [self.claim, self.technique, self.claimed, *(c.figure for c in self.runs)]
         if len(self.runs) > 1:
             out.append(self.moved)
-        whys = list(dict.fromkeys(c.verdict_text for c in self.runs if c.why != NO_EXPERIMENT)) or \
-            [self.runs[0].verdict_text]
+        whys = list(dict.fromkeys(c.verdict_text for c in self.runs if c.why != NO_EXPERIMENT)) or [
+            self.runs[0].verdict_text
+        ]
         return out + ["; ".join(whys)] + ([self.mechanism] if with_mechanism else [])
 
 
@@ -129,8 +136,14 @@ class Summary:
     @property
     def unjudged_headers(self) -> list[str]:
         if self.several:
-            out = ["claim", "optimization", "claimed", *(f"{lab} speedup × [CI]" for lab in self.labels), MOVED,
-                   "verdict"]
+            out = [
+                "claim",
+                "optimization",
+                "claimed",
+                *(f"{lab} speedup × [CI]" for lab in self.labels),
+                MOVED,
+                "verdict",
+            ]
         else:
             out = ["claim", "optimization", "claimed", "speedup × [CI]", "verdict"]
         return out + ["mechanism"] if self.has_mechanism else out
@@ -139,8 +152,13 @@ class Summary:
 def common_processes(doc: Document) -> int | None:
     """K where every interval of the run is between K processes (said once, in the runs
     list, and left out of the summary's and the main tables' cells), else None."""
-    ks = {(e.unit, e.n) for ex in doc.experiments for c in ex.cases for cm in c.comparisons
-          if (e := cm.estimate) is not None and e.has_ci}
+    ks = {
+        (e.unit, e.n)
+        for ex in doc.experiments
+        for c in ex.cases
+        for cm in c.comparisons
+        if (e := cm.estimate) is not None and e.has_ci
+    }
     if len(ks) == 1 and next(iter(ks))[0] == PROCESS:
         return next(iter(ks))[1]
     return None
@@ -156,8 +174,10 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
     tags = []
     if len(rows) > 1 and cr.apart:
         role = cr.decisive_role.removeprefix("the ")
-        tags.append(f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} judged apart, "
-                    f"{sig(cr.low)}–{sig(cr.high)}")
+        tags.append(
+            f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} judged apart, "
+            f"{sig(cr.low)}–{sig(cr.high)}"
+        )
     elif len(rows) > 1:
         tags.append(f"geometric mean of {len(rows)} cases, {sig(cr.low)}–{sig(cr.high)}")
     text = sig(cr.estimate)
@@ -195,10 +215,8 @@ def mechanism(e: Evidence) -> str:
     if not (base.breakdown.usable and var.breakdown.usable):
         return ""
     cm = var.case.comparison(var.name, base.name)
-    raw, below = (cm.raw, cm.below_floor) if cm is not None else (
-        {"speedup": e.speedup, "ci_low": e.ci_low, "ci_high": e.ci_high}, e.below_floor)
-    counters = var.case.experiment.raw.get("mechanism_counters") or ()
-    return why_of(raw, base.raw, var.raw, base.work, var.work, below, counters).headline()
+    timed = cm.first_process if cm is not None else Timed(e.speedup, e.ci_low, e.ci_high, e.below_floor)
+    return why_of(timed, base, var, var.case.experiment.mechanism_counters).headline()
 
 
 def _mechanism(cr: ClaimResult) -> str:
@@ -216,6 +234,7 @@ def _mechanism(cr: ClaimResult) -> str:
 @dataclass
 class RunClaims:
     """What summarize() reads of one run."""
+
     label: str
     claims: list[ClaimResult]
     has_breakdowns: bool = False
@@ -252,8 +271,9 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         if len(runs) > 1:
             row.moved = moved([(r.label, r.device, cr) for r, cr in zip(runs, crs)])
     key = lambda r: -(r.estimate or 0.0)  # noqa: E731
-    judged = sorted((r for r in judged if r.group == DECIDED), key=key) + \
-        sorted((r for r in judged if r.group == UNDECIDED), key=key)
+    judged = sorted((r for r in judged if r.group == DECIDED), key=key) + sorted(
+        (r for r in judged if r.group == UNDECIDED), key=key
+    )
     unjudged.sort(key=key)
     return Summary(labels, judged, unjudged, list(unmeasured.items()), any(r.has_breakdowns for r in runs))
 

@@ -2,43 +2,81 @@
 Markdown, HTML and CSV writers. Every case x variant gives a row; skipped, failed
 and interrupted experiments/cases and oom/error variants give marked rows. What the
 rows hold is read through document.py; this module only lays it out."""
-from __future__ import annotations
 
-import statistics
+from __future__ import annotations
 
 from .document import Case, Comparison, Document, Experiment, Variant
 from .estimate import PROCESS
 from .facts import derived_tables
-from .processes import spread
-from .fmt import KIND_KEYS, is_num, rate_scale, sig
-from .gpu_specs import gpu_name, match_gpu, peak_for
+from .fmt import is_num, rate_scale, sig
+from .gpu_specs import match_gpu, peak_for
 from .judged import judged_text
 from .judged import status as judged_status
 from .machine_paths import is_machine_path
-from .why import document_has_breakdowns
 from .why_row import why_of
 
-BAD_CASE = {"skipped": "SKIPPED", "failed": "FAILED", "interrupted": "INTERRUPTED", "running": "INCOMPLETE",
-            "not_run": "NOT RUN", "crashed": "CRASHED", "hung": "HUNG"}  # hung: killed at its deadline
+BAD_CASE = {
+    "skipped": "SKIPPED",
+    "failed": "FAILED",
+    "interrupted": "INTERRUPTED",
+    "running": "INCOMPLETE",
+    "not_run": "NOT RUN",
+    "crashed": "CRASHED",
+    "hung": "HUNG",
+}  # hung: killed at its deadline
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 
 
-def _median(xs: list | None) -> float | None:
-    """The median of a recorded per-sample series, None where none was recorded."""
-    xs = [x for x in xs or [] if is_num(x)]
-    return statistics.median(xs) if xs else None
-
-
 def _row(**kw) -> dict:
-    base = dict.fromkeys([
-        "experiment", "experiment_status", "case", "case_status", "variant", "role", "variant_status",
-        "marker", "reason", "primary_metric", "median_s", "q1_s", "q3_s", "iqr_s", "min_s", "n",
-        "bytes_per_s", "flops_per_s", "items_per_s", "item_name", "throughput", "speedup", "ci_low",
-        "ci_high", "why", "verification", "verification_judged", "verification_message", "pct_peak", "peak_label",
-        "peak_allocated_bytes", "peak_reserved_bytes", "params", "rounds", "below_floor", "nvidia_smi",
-        "minor_faults_per_step", "process_faults", "confidence", "ci_unit", "ci_n", "ci_df", "process_speedups",
-        "basis_text", "why_of",
-    ])
+    base = dict.fromkeys(
+        [
+            "experiment",
+            "experiment_status",
+            "case",
+            "case_status",
+            "variant",
+            "role",
+            "variant_status",
+            "marker",
+            "reason",
+            "primary_metric",
+            "median_s",
+            "q1_s",
+            "q3_s",
+            "iqr_s",
+            "min_s",
+            "n",
+            "bytes_per_s",
+            "flops_per_s",
+            "items_per_s",
+            "item_name",
+            "throughput",
+            "speedup",
+            "ci_low",
+            "ci_high",
+            "why",
+            "verification",
+            "verification_judged",
+            "verification_message",
+            "pct_peak",
+            "peak_label",
+            "peak_allocated_bytes",
+            "peak_reserved_bytes",
+            "params",
+            "rounds",
+            "below_floor",
+            "nvidia_smi",
+            "minor_faults_per_step",
+            "process_faults",
+            "confidence",
+            "ci_unit",
+            "ci_n",
+            "ci_df",
+            "process_speedups",
+            "basis_text",
+            "why_of",
+        ]
+    )
     base.update(kw)
     return base
 
@@ -46,65 +84,69 @@ def _row(**kw) -> dict:
 def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False) -> list[dict]:
     """why: give each comparison's row the profiler breakdown's why text (why.py)."""
     kind = experiment.throughput_kind
-    e_status = experiment.raw.get("status", "ok")
+    e_status = experiment.status or "ok"
     common = {"experiment": experiment.name, "experiment_status": e_status}
-    if not experiment.raw.get("cases"):
+    if not experiment.recorded_cases:
         marker = BAD_CASE.get(e_status, "NO CASES")
-        return [_row(**common, marker=marker, reason=experiment.raw.get("reason") or "no cases recorded")]
+        return [_row(**common, marker=marker, reason=experiment.reason or "no cases recorded")]
     rows = []
     for c in experiment.cases:
-        c_status = c.raw.get("status", "ok")
-        ccommon = dict(common, case=c.name, case_status=c_status, params=c.raw.get("params") or {},
-                       primary_metric=c.raw.get("primary_metric"))
-        if not c.raw.get("variants"):
-            rows.append(_row(**ccommon, marker=BAD_CASE.get(c_status, "NO VARIANTS"),
-                             reason=c.raw.get("reason") or "no variants recorded"))
+        ccommon = dict(common, case=c.name, case_status=c.status, params=c.params, primary_metric=c.primary_metric)
+        if not c.recorded_variants:
+            rows.append(
+                _row(**ccommon, marker=BAD_CASE.get(c.status, "NO VARIANTS"), reason=c.reason or "no variants recorded")
+            )
             continue
         for v in c.variants:
-            rows.append(_variant_row(c, v, ccommon, kind, spec, why, experiment.raw.get("mechanism_counters") or ()))
+            rows.append(_variant_row(c, v, ccommon, kind, spec, why, experiment.mechanism_counters))
     return rows
 
 
-def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool,
-                 counters: object = ()) -> dict:
-    v = var.raw
-    stats = v.get("stats") or {}
-    thr = v.get("throughput") or {}
-    mem = v.get("memory") or {}
-    units = v.get("units") or c.raw.get("units") or {}
-    v_status = v.get("status", "ok")
-    marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.raw.get("status", "ok"))
-    reason = v.get("error") or (c.raw.get("reason") if c.raw.get("status") in BAD_CASE else None)
-    row = _row(**ccommon, variant=v.get("name"), role=v.get("role"), variant_status=v_status,
-               marker=marker, reason=reason,
-               median_s=stats.get("median"), q1_s=stats.get("q1"), q3_s=stats.get("q3"),
-               iqr_s=stats.get("iqr"), min_s=stats.get("min"), n=stats.get("n"),
-               bytes_per_s=thr.get("bytes_per_s"), flops_per_s=thr.get("flops_per_s"),
-               items_per_s=thr.get("items_per_s"), item_name=units.get("item_name") or "items",
-               peak_allocated_bytes=mem.get("peak_allocated_bytes"),
-               peak_reserved_bytes=mem.get("peak_reserved_bytes"),
-               nvidia_smi=v.get("nvidia_smi") or None,
-               minor_faults_per_step=_median((v.get("samples") or {}).get("minor_faults")))
-    if isinstance(c.raw.get("repeats"), list):  # the same variant in the run's further processes
-        row["process_faults"] = [row["minor_faults_per_step"]] + [
-            ((r.get("variants") or {}).get(v.get("name")) or {}).get("minor_faults_per_step")
-            for r in c.raw["repeats"] if isinstance(r, dict)]
+def _variant_row(
+    c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool, counters: object = ()
+) -> dict:
+    stats = var.stats
+    v_status = var.status
+    marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.status)
+    reason = var.error or (c.reason if c.status in BAD_CASE else None)
+    row = _row(
+        **ccommon,
+        variant=var.name,
+        role=var.role,
+        variant_status=v_status,
+        marker=marker,
+        reason=reason,
+        median_s=stats.median,
+        q1_s=stats.q1,
+        q3_s=stats.q3,
+        iqr_s=stats.iqr,
+        min_s=stats.min,
+        n=stats.n,
+        bytes_per_s=var.rate("bytes"),
+        flops_per_s=var.rate("flops"),
+        items_per_s=var.rate("items"),
+        item_name=var.item_name,
+        peak_allocated_bytes=var.peak_allocated_bytes,
+        peak_reserved_bytes=var.peak_reserved_bytes,
+        nvidia_smi=var.nvidia_smi,
+        minor_faults_per_step=var.minor_faults_per_step,
+    )
+    if c.repeats is not None:  # the same variant in the run's further processes
+        row["process_faults"] = [row["minor_faults_per_step"]] + c.repeat_faults(var.name)
     if kind:
-        row["throughput"] = thr.get(KIND_KEYS[kind])
+        row["throughput"] = var.rate(kind)
         peak = peak_for(c, var, kind, spec) if kind != "items" else None
         if peak and is_num(row["throughput"]):
             row["pct_peak"] = row["throughput"] / peak[0]
             row["peak_label"] = peak[1]
-    if v.get("role") == "baseline":
-        row["speedup"] = 1.0 if v_status == "ok" and stats else None
+    if var.role == "baseline":
+        row["speedup"] = 1.0 if v_status == "ok" and stats.recorded else None
         row["verification"] = "baseline"
     cm = c.comparison(var.name)
     if cm:
-        raw = cm.raw
         row.update(_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
-            base = cm.baseline or Variant({}, c)
-            row["why_of"] = why_of(raw, base.raw, v, base.work, var.work, cm.below_floor, counters)
+            row["why_of"] = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters)
             row["why"] = row["why_of"].text()
         if row["speedup"] is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)
@@ -113,7 +155,7 @@ def _variant_row(c: Case, var: Variant, ccommon: dict, kind: str | None, spec: d
             row["verification"] = judged_status(ver)
             row["verification_judged"] = judged_text(ver) or None
             # A passed check can still say what it could not judge (an ill-conditioned trace).
-            row["verification_message"] = ver.get("message") or (ver.get("details") or {}).get("note")
+            row["verification_message"] = ver.message or ver.note
     return row
 
 
@@ -124,9 +166,16 @@ def _estimate_fields(cm: Comparison) -> dict:
     est = cm.estimate
     if est is None:
         return dict.fromkeys(("speedup", "ci_low", "ci_high"))
-    out = dict(speedup=est.speedup, ci_low=est.ci_low, ci_high=est.ci_high, confidence=est.confidence,
-               ci_unit=est.unit, ci_n=est.n, ci_df=est.df)
-    sp = spread(cm.raw)
+    out = dict(
+        speedup=est.speedup,
+        ci_low=est.ci_low,
+        ci_high=est.ci_high,
+        confidence=est.confidence,
+        ci_unit=est.unit,
+        ci_n=est.n,
+        ci_df=est.df,
+    )
+    sp = cm.spread
     if sp is not None:
         out["process_speedups"] = [e.speedup for e in sp.estimates]
     out["basis_text"] = basis_text(est.unit, est.n, out.get("process_speedups"))
@@ -152,53 +201,72 @@ def document_tables(doc: dict | Document) -> list[dict]:
     optional columns, and the rows. The why column is the whole document's or none:
     files from before the profiler breakdown have no variant with one."""
     d = doc if isinstance(doc, Document) else Document(doc)
-    spec = match_gpu(gpu_name(d.raw)) if d.device == "cuda" else None
-    has_why = document_has_breakdowns(d.raw)
+    spec = match_gpu(d.gpu_name) if d.device == "cuda" else None
+    has_why = d.has_breakdowns
     out = []
     for ex in d.experiments:
-        e = ex.raw
         rows = experiment_rows(ex, spec, has_why)
         kind = ex.throughput_kind
         div, unit = rate_scale(kind, [r["throughput"] for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
-        out.append({
-            "name": e.get("name"), "title": e.get("title", ""), "optimization": e.get("optimization", ""),
-            "description": e.get("description", ""), "status": e.get("status"), "reason": e.get("reason"),
-            "output_tail": e.get("output_tail") or [],
-            "claims": e.get("claims", []), "kind": kind, "divisor": div, "unit": unit,
-            "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
-            "has_peak": any(is_num(r["pct_peak"]) for r in rows),
-            "has_why": has_why,
-            # Say each speedup's basis where the interval is between processes anywhere in
-            # the table: a reader comparing two rows must know they rest on different units.
-            "has_processes": any(r["ci_unit"] == PROCESS for r in rows),
-            "rows": rows,
-            "derived": derived_tables([(str(c.get("name")), flat) for c in e.get("cases", []) or []
-                                       if (flat := flatten_derived(c.get("derived")))]),
-            "notes": case_notes(e),
-            "time": case_times(e),
-        })
+        out.append(
+            {
+                "name": ex.name,
+                "title": ex.title,
+                "optimization": ex.optimization,
+                "description": ex.description,
+                "status": ex.status,
+                "reason": ex.reason,
+                "output_tail": ex.output_tail,
+                "claims": ex.claims,
+                "kind": kind,
+                "divisor": div,
+                "unit": unit,
+                "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
+                "has_peak": any(is_num(r["pct_peak"]) for r in rows),
+                "has_why": has_why,
+                # Say each speedup's basis where the interval is between processes anywhere in
+                # the table: a reader comparing two rows must know they rest on different units.
+                "has_processes": any(r["ci_unit"] == PROCESS for r in rows),
+                "rows": rows,
+                "derived": derived_tables(
+                    [(str(c.name), flat) for c in ex.cases if (flat := flatten_derived(c.derived))]
+                ),
+                "notes": case_notes(ex),
+                "time": case_times(ex),
+            }
+        )
     return out
 
 
-TIME_PARTS = (("sampling", "sampling"), ("verification", "verification"), ("warmup", "warm-up"),
-              ("build", "build"), ("profiling", "profiling"), ("cold_first_steps", "cold first steps"),
-              ("other", "other"))
+TIME_PARTS = (
+    ("sampling", "sampling"),
+    ("verification", "verification"),
+    ("warmup", "warm-up"),
+    ("build", "build"),
+    ("profiling", "profiling"),
+    ("cold_first_steps", "cold first steps"),
+    ("other", "other"),
+)
 
 
-def case_times(experiment: dict) -> list[tuple[str, str]]:
+def case_times(experiment: Experiment) -> list[tuple[str, str]]:
     """Where each case's wall time went (time_s; files from before it have none):
     'name', '9.0 s: sampling 34%, verification 50%, ...', sampling first, then the
     rest by share; parts under 1% left out."""
     out = []
-    for c in experiment.get("cases", []) or []:
-        t, wall = c.get("time_s"), c.get("wall_s")
+    for c in experiment.cases:
+        t, wall = c.time_s, c.wall_s
         if not isinstance(t, dict) or not is_num(wall) or wall <= 0:
             continue
         shares = [(label, t[k] / wall) for k, label in TIME_PARTS if is_num(t.get(k))]
         first = [s for s in shares if s[0] == "sampling"]
         rest = sorted((s for s in shares if s[0] != "sampling" and s[1] >= 0.01), key=lambda s: -s[1])
-        out.append((str(c.get("name")), f"{sig(wall)} s: " + ", ".join(f"{label} {share:.0%}"
-                                                                        for label, share in first + rest)))
+        out.append(
+            (
+                str(c.name),
+                f"{sig(wall)} s: " + ", ".join(f"{label} {share:.0%}" for label, share in first + rest),
+            )
+        )
     return out
 
 
@@ -232,32 +300,34 @@ def _shown_note(key: str, value: object) -> bool:
     return key not in MACHINE_NOTES and not is_machine_path(value)
 
 
-def measurement_facts(case: dict) -> list[tuple[str, object]]:
+def measurement_facts(case: Case) -> list[tuple[str, object]]:
     """What the harness recorded about how the case was measured: variants timed in
     fresh processes (cold first runs), and the share of samples each variant spent
     throttled, by NVML's clock-event reason."""
-    variants = case.get("variants") or []
     out: list[tuple[str, object]] = []
-    if any(v.get("process") == "fresh" for v in variants):
+    if any(v.process == "fresh" for v in case.variants):
         out.append(("process", "each variant in a fresh process: first runs are cold, caches its own"))
-    throttled = [f"{v.get('name')} {kind} {share:.0%}" for v in variants
-                 for kind in ("thermal", "power", "other")
-                 if is_num(share := (v.get("throttle") or {}).get(kind)) and share > 0]
+    throttled = [
+        f"{v.name} {kind} {share:.0%}"
+        for v in case.variants
+        for kind in ("thermal", "power", "other")
+        if (share := v.throttled_share(kind)) is not None and share > 0
+    ]
     if throttled:
         out.append(("throttled samples", "; ".join(throttled)))
     return out
 
 
-def case_notes(experiment: dict) -> list[tuple[list[str], list[tuple[str, object]]]]:
+def case_notes(experiment: Experiment) -> list[tuple[list[str], list[tuple[str, object]]]]:
     """Each case's notes (how it was timed, what ran where, the PCIe link, cold or
     warm, throttling...) as (case names, items); cases with the same notes share one entry."""
     out: list[tuple[list[str], list]] = []
-    for c in experiment.get("cases", []) or []:
-        items = [(k, v) for k, v in flatten_derived(c.get("notes")) if _shown_note(k, v)]
+    for c in experiment.cases:
+        items = [(k, v) for k, v in flatten_derived(c.notes) if _shown_note(k, v)]
         items += measurement_facts(c)
         if not items:
             continue
-        name = str(c.get("name"))
+        name = str(c.name)
         same = next((i for i, (_, it) in enumerate(out) if it == items), None)
         if same is None:
             out.append(([name], items))

@@ -6,6 +6,7 @@ per-category change per step of the baseline's work and one sentence for the tab
 the 9.60 ms/step saved (timed); idle 4% -> 19%; launches 1,212 -> 1 per step;
 profiled: 5 steps, overhead +3% / +2%"). Whether a window may explain a comparison at
 all is why_agree.py's rule; why_row.py puts the two together for a table row."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -15,15 +16,44 @@ from .fmt import is_num, sig, time_scale
 from .glossary import spelling
 
 # "compiled" last: a category's plot colour is its place here, and older files' plots keep theirs.
-CATEGORIES = ("gemm", "conv", "attention", "elementwise", "reduction_norm", "optimizer", "memcpy_h2d",
-              "memcpy_d2h", "memcpy_d2d", "memcpy_host", "memset", "collective", "other", "compiled")
+CATEGORIES = (
+    "gemm",
+    "conv",
+    "attention",
+    "elementwise",
+    "reduction_norm",
+    "optimizer",
+    "memcpy_h2d",
+    "memcpy_d2h",
+    "memcpy_d2d",
+    "memcpy_host",
+    "memset",
+    "collective",
+    "other",
+    "compiled",
+)
 IDLE = "idle"
-LABELS = {"gemm": "matrix multiply", "conv": "convolution", "attention": "attention", "elementwise": "elementwise",
-          "reduction_norm": "reductions/norms", "optimizer": "optimizer", "memcpy_h2d": "copy H2D",
-          "memcpy_d2h": "copy D2H", "memcpy_d2d": "copy D2D", "memcpy_host": "host copy/cast", "memset": "memset",
-          "collective": "collectives", "other": "other", "compiled": "compiled code", IDLE: "idle"}
-NOTE = ("The why column comes from a profiled window per variant, run after the timed rounds; "
-        "its terms are in the glossary.")
+LABELS = {
+    "gemm": "matrix multiply",
+    "conv": "convolution",
+    "attention": "attention",
+    "elementwise": "elementwise",
+    "reduction_norm": "reductions/norms",
+    "optimizer": "optimizer",
+    "memcpy_h2d": "copy H2D",
+    "memcpy_d2h": "copy D2H",
+    "memcpy_d2d": "copy D2D",
+    "memcpy_host": "host copy/cast",
+    "memset": "memset",
+    "collective": "collectives",
+    "other": "other",
+    "compiled": "compiled code",
+    IDLE: "idle",
+}
+NOTE = (
+    "The why column comes from a profiled window per variant, run after the timed rounds; "
+    "its terms are in the glossary."
+)
 PER_BASE = spelling("per step of the baseline's work")
 NOT_SETTLED = spelling("mean not settled")
 # A change this many times the category's own time reads better as the times themselves.
@@ -116,13 +146,11 @@ def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
     does; a TorchScript graph's call is named as the compiled code it is."""
     if t.category != "other":
         return t
-    bd = Breakdown.of(var_bd if t.delta_s > 0 else base_bd)
-    for entry in bd.top:
-        if entry.get("category") == "other" and entry.get("name"):
-            name = str(entry["name"])
-            label, detail = GRAPH_CALLS.get(name, (t.label, name))
-            return replace(t, label=label, detail=detail)
-    return t
+    name = Breakdown.of(var_bd if t.delta_s > 0 else base_bd).top_operator("other")
+    if name is None:
+        return t
+    label, detail = GRAPH_CALLS.get(name, (t.label, name))
+    return replace(t, label=label, detail=detail)
 
 
 def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work: float = 1.0) -> float | None:
@@ -141,8 +169,11 @@ def _launches(x: float) -> str:
 def _profiled(base_bd: Breakdown, var_bd: Breakdown) -> str:
     """'profiled: 20 steps, overhead +44% / +31%': what stands behind the shares."""
     steps = (base_bd.steps, var_bd.steps)
-    text = (f"profiled: {steps[0]} step{'s' * (steps[0] != 1)}" if steps[0] == steps[1] and is_num(steps[0])
-            else f"profiled: {steps[0]} / {steps[1]} steps")
+    text = (
+        f"profiled: {steps[0]} step{'s' * (steps[0] != 1)}"
+        if steps[0] == steps[1] and is_num(steps[0])
+        else f"profiled: {steps[0]} / {steps[1]} steps"
+    )
     over = (base_bd.overhead, var_bd.overhead)
     if all(o is not None for o in over):
         text += f", overhead {100 * over[0]:+.0f}% / {100 * over[1]:+.0f}%"
@@ -155,11 +186,11 @@ def _beyond(base_bd: Breakdown, var_bd: Breakdown) -> str:
     sized by it record `window`; older ones are not marked) could not promise: an
     overhead beyond `tolerance`, a mean whose standard error stayed above target."""
     marks = []
-    sized = [bd for bd in (base_bd, var_bd) if bd.window is not None]
+    sized = [bd for bd in (base_bd, var_bd) if bd.sized]
     bounds = [bd.tolerance for bd in sized if bd.agrees is False and bd.tolerance is not None]
     if bounds:
         marks.append(f"over the ±{100 * max(bounds):.0f}% bound")
-    if any(bd.window.get("stopped") == "max_steps" for bd in sized):
+    if any(bd.stopped == "max_steps" for bd in sized):
         marks.append(NOT_SETTLED)
     return f" ({'; '.join(marks)})" if marks else ""
 
@@ -176,6 +207,7 @@ def _ranked(cats: list[str], deltas: dict[str, float], sign: float) -> list[str]
 @dataclass(frozen=True)
 class Mover:
     """One category's change per step, baseline to variant (the variant's per step of the baseline's work)."""
+
     category: str
     label: str
     before_s: float
@@ -189,6 +221,7 @@ class Mover:
 class Shares:
     """explain()'s result: what the two windows say moved, per step of the baseline's work.
     ok False: a breakdown is missing or unusable, `reason` says which."""
+
     ok: bool
     reason: str = ""  # why there is no breakdown to explain with
     device: object = None
@@ -226,16 +259,22 @@ class Shares:
             return f"no breakdown ({self.reason})"
         parts = [self.movers()]
         if all(is_num(x) for x in self.idle_share):
-            parts.append(f"{label(IDLE, self.device)} {100 * self.idle_share[0]:.0f}% -> "
-                         f"{100 * self.idle_share[1]:.0f}%")
+            parts.append(
+                f"{label(IDLE, self.device)} {100 * self.idle_share[0]:.0f}% -> {100 * self.idle_share[1]:.0f}%"
+            )
         if self.show_launches and all(is_num(x) for x in self.launches):
             parts.append(f"launches {_launches(self.launches[0])} -> {_launches(self.launches[1])} per step")
         parts.append(self.profiled)
         return "; ".join(parts)
 
 
-def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
-            timed_change_s: float | None = None, launches: bool = True) -> Shares:
+def explain(
+    base_bd: dict | None,
+    var_bd: dict | None,
+    scale: float = 1.0,
+    timed_change_s: float | None = None,
+    launches: bool = True,
+) -> Shares:
     """Per-category per-step change from baseline to variant (idle included), the
     variant's times scaled by `scale` (baseline work / variant work: the baseline's
     step of work, the speedup column's unit), launches and idle share before/after,
@@ -260,19 +299,38 @@ def explain(base_bd: dict | None, var_bd: dict | None, scale: float = 1.0,
     sign = -1.0 if change < 0 else 1.0
 
     def item(k: str) -> Mover:
-        m = Mover(k, label(k, device), before.get(k, 0.0), after.get(k, 0.0), deltas[k],
-                  deltas[k] / change if change else None)
+        m = Mover(
+            k,
+            label(k, device),
+            before.get(k, 0.0),
+            after.get(k, 0.0),
+            deltas[k],
+            deltas[k] / change if change else None,
+        )
         return _other_name(m, base_bd, var_bd)
 
     top = tuple(item(k) for k in _ranked(cats, deltas, sign))
     against = _ranked(cats, deltas, -sign)[:1]
-    against = item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0].delta_s) \
-        else None
-    return Shares(True, device=device, before_s=before, after_s=after, deltas_s=deltas, step_s=step,
-                  change_s=change, timed=timed, per_base=scale != 1.0,
-                  launches=(base_bd.launches_per_step, var_bd.launches_per_step),
-                  show_launches=launches, idle_share=(idle_share(base_bd), idle_share(var_bd)), top=top,
-                  against=against, profiled=_profiled(base_bd, var_bd))
+    against = (
+        item(against[0]) if against and top and abs(deltas[against[0]]) >= SECOND_MIN * abs(top[0].delta_s) else None
+    )
+    return Shares(
+        True,
+        device=device,
+        before_s=before,
+        after_s=after,
+        deltas_s=deltas,
+        step_s=step,
+        change_s=change,
+        timed=timed,
+        per_base=scale != 1.0,
+        launches=(base_bd.launches_per_step, var_bd.launches_per_step),
+        show_launches=launches,
+        idle_share=(idle_share(base_bd), idle_share(var_bd)),
+        top=top,
+        against=against,
+        profiled=_profiled(base_bd, var_bd),
+    )
 
 
 def _movers(sh: Shares, detail: bool) -> str:
@@ -284,8 +342,11 @@ def _movers(sh: Shares, detail: bool) -> str:
     basis = ("timed" if sh.timed else "profiled windows") + (f", {PER_BASE}" if sh.per_base else "")
     whole = f"the {_amount(change)} {verb}"
     if not top:
-        return f"no category moved with {whole} ({basis}); window step {_pair(*sh.step_s)}" if detail \
+        return (
+            f"no category moved with {whole} ({basis}); window step {_pair(*sh.step_s)}"
+            if detail
             else f"no category moved with {whole}"
+        )
     movers = " and ".join(_change(t, detail and i == 0, detail) for i, t in enumerate(top))
     if not sh.covers_all:
         verb_n = "accounts" if len(top) == 1 else "account"
@@ -297,16 +358,3 @@ def _movers(sh: Shares, detail: bool) -> str:
         return f"{movers} {verb_n} all of {whole}"
     rest = _change(against, False) if against else "other categories"
     return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(sh.moved_s)}, {rest} offset the rest)"
-
-
-def case_breakdowns(case: dict) -> list[tuple[str, dict | None]]:
-    """(variant name, its breakdown or None) for each variant of a case, in order."""
-    return [(str(v.get("name")), v.get("breakdown") if isinstance(v.get("breakdown"), dict) else None)
-            for v in case.get("variants", []) or []]
-
-
-def document_has_breakdowns(doc: dict) -> bool:
-    """Any variant in the document carries a breakdown (whatever its status): the why
-    column is shown for the whole document, or (older files) not at all."""
-    return any(bd is not None for e in doc.get("experiments", []) or [] for c in e.get("cases", []) or []
-               for _, bd in case_breakdowns(c))

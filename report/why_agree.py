@@ -29,6 +29,7 @@ overheads themselves would pass every window. Where that cost falls unevenly on
 the two variants (more operators profiled in one) the windows' ratio moves away
 from the timed one, and their per-category deltas carry the profiler's cost: that
 is what this rule refuses to publish as a mechanism."""
+
 from __future__ import annotations
 
 import math
@@ -37,7 +38,7 @@ from enum import Enum
 
 from scipy import stats
 
-from .document import Breakdown, breakdown_of
+from .document import Breakdown, Timed, Variant
 from .fmt import is_num, sig
 from .why import window_speedup
 
@@ -49,6 +50,7 @@ NOT_EXPLAINED = "profile disagrees with the timing: not explained"
 class Reason(Enum):
     """Why a window may not explain its comparison: a closed set, the report's words
     for each in `Agreement.text`."""
+
     AGREES = "agrees"
     NO_CI = "no_ci"  # rule 1: the timed speedup has no CI
     NO_DIFFERENCE = "no_difference"  # rule 1: its CI includes 1
@@ -63,9 +65,11 @@ class Reason(Enum):
         return self in (Reason.OTHER_DIRECTION, Reason.NO_NOISE, Reason.OUTSIDE_BAND)
 
 
-PLAIN = {Reason.NO_CI: "no CI for the timed speedup: nothing to check the profile against",
-         Reason.NO_DIFFERENCE: "timing finds no clear difference (CI includes 1): nothing to explain",
-         Reason.NO_WINDOW: "no window speedup"}
+PLAIN = {
+    Reason.NO_CI: "no CI for the timed speedup: nothing to check the profile against",
+    Reason.NO_DIFFERENCE: "timing finds no clear difference (CI includes 1): nothing to explain",
+    Reason.NO_WINDOW: "no window speedup",
+}
 NO_DIFFERENCE = PLAIN[Reason.NO_DIFFERENCE]
 
 
@@ -102,6 +106,7 @@ class Agreement:
 @dataclass(frozen=True)
 class Noise:
     """A window's relative uncertainty of its mean step, and what it rests on."""
+
     u: float
     df: float  # degrees of freedom; math.inf where taken as known
     source: str  # "steps" (the window's own step_s) | "timed" (the variant's timed spread)
@@ -122,17 +127,16 @@ def _step_noise(bd: Breakdown) -> tuple[float, float] | None:
     return sd / math.sqrt(n) / mean, n - 1.0
 
 
-def _timed_noise(variant: dict, bd: Breakdown) -> float | None:
+def _timed_noise(variant: Variant, bd: Breakdown) -> float | None:
     """The variant's timed per-step spread scaled to the window's steps (older files)."""
-    st = variant.get("stats") or {}
-    med, iqr = st.get("median"), st.get("iqr")
-    steps, ips = bd.steps, variant.get("iters_per_sample") or 1
+    med, iqr = variant.stats.median, variant.stats.iqr
+    steps, ips = bd.steps, variant.iters_per_sample or 1
     if not (is_num(med) and med > 0 and is_num(iqr) and iqr >= 0 and is_num(steps) and steps >= 1 and is_num(ips)):
         return None
     return iqr / IQR_PER_SD / med * math.sqrt(max(ips, 1) / steps)
 
 
-def window_noise(variant: dict, bd: object) -> Noise | None:
+def window_noise(variant: Variant, bd: object) -> Noise | None:
     """The module's u for one side; None where neither the window's steps nor the
     variant's timed spread are recorded."""
     bd = Breakdown.of(bd)
@@ -144,7 +148,7 @@ def window_noise(variant: dict, bd: object) -> Noise | None:
     return None if timed is None else Noise(max(timed, _negative_overhead(bd)), math.inf, "timed")
 
 
-def overhead_uncertainty(variant: dict, bd: object) -> float | None:
+def overhead_uncertainty(variant: Variant, bd: object) -> float | None:
     """window_noise's u alone."""
     n = window_noise(variant, bd)
     return None if n is None else n.u
@@ -152,8 +156,8 @@ def overhead_uncertainty(variant: dict, bd: object) -> float | None:
 
 def t_quantile(a: Noise, b: Noise) -> float:
     """Student's t at the Welch-Satterthwaite degrees of freedom of hypot(a.u, b.u)."""
-    num = (a.u ** 2 + b.u ** 2) ** 2
-    den = sum(x.u ** 4 / x.df for x in (a, b) if math.isfinite(x.df))
+    num = (a.u**2 + b.u**2) ** 2
+    den = sum(x.u**4 / x.df for x in (a, b) if math.isfinite(x.df))
     df = num / den if den > 0 else math.inf
     q = 0.5 + CONFIDENCE / 2
     return float(stats.norm.ppf(q)) if not math.isfinite(df) else float(stats.t.ppf(q, df))
@@ -163,27 +167,26 @@ def _side(x: float) -> int:
     return (x > 1.0) - (x < 1.0)
 
 
-def agreement(cm: dict, base: dict, var: dict, base_work: float, var_work: float,
-              below_floor: bool) -> Agreement:
-    """Rules 1-3 for one comparison `cm` of variant `var` against `base` (variant dicts
-    with their breakdowns); base_work / var_work: work per step (document.Variant.work)."""
-    bb, vb = breakdown_of(base), breakdown_of(var)
-    s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
-    if below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):
+def agreement(timed: Timed, base: Variant, var: Variant) -> Agreement:
+    """Rules 1-3 for the ratio `timed` of variant `var` against `base`, as the process
+    their windows were profiled in timed it."""
+    bb, vb = base.breakdown, var.breakdown
+    s, lo, hi = timed.speedup, timed.ci_low, timed.ci_high
+    if timed.below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):
         return Agreement(Reason.NO_CI)
     if lo <= 1.0 <= hi:
         return Agreement(Reason.NO_DIFFERENCE)
-    w = window_speedup(bb, vb, base_work, var_work)  # None unless both windows are usable
+    w = window_speedup(bb, vb, base.work, var.work)  # None unless both windows are usable
     if w is None:
         return Agreement(Reason.NO_WINDOW)
-    timed = (s, lo, hi)
+    interval = (s, lo, hi)
     if _side(w) != _side(s):
-        return Agreement(Reason.OTHER_DIRECTION, w, timed=timed)
+        return Agreement(Reason.OTHER_DIRECTION, w, timed=interval)
     nb, nv = window_noise(base, bb), window_noise(var, vb)
     if nb is None or nv is None:
-        return Agreement(Reason.NO_NOISE, w, timed=timed)
+        return Agreement(Reason.NO_NOISE, w, timed=interval)
     widen = math.exp(t_quantile(nb, nv) * math.hypot(nb.u, nv.u))
     band = (lo / widen, hi * widen)
     if not band[0] <= w <= band[1]:
-        return Agreement(Reason.OUTSIDE_BAND, w, band, timed)
-    return Agreement(Reason.AGREES, w, band, timed)
+        return Agreement(Reason.OUTSIDE_BAND, w, band, interval)
+    return Agreement(Reason.AGREES, w, band, interval)

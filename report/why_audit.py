@@ -22,11 +22,12 @@ A why that leads with a mechanism counter (why_counters.py) contradicts its timi
   count_unnamed  the experiment does not name that counter.
 Whys that say why no mechanism is shown are counted, not checked. (The sentence is
 rendered from these fields alone, `Why.text`; test_why holds what it prints.)"""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .document import Case, Comparison, Document, Variant
+from .document import Case, Comparison, Document, Timed, Variant
 from .fmt import is_num
 from .tables import document_tables
 from .why import window_speedup
@@ -54,22 +55,22 @@ class Audit:
         return len({f.row for f in self.findings})
 
 
-def _no_difference(cm: dict) -> bool:
-    s, lo, hi = cm.get("speedup"), cm.get("ci_low"), cm.get("ci_high")
+def _no_difference(t: Timed) -> bool:
+    s, lo, hi = t.speedup, t.ci_low, t.ci_high
     return not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi
 
 
 def _problems(why: Why, comparison: Comparison, case: Case) -> list[str]:
-    sh, cm = why.shares, comparison.raw
-    s = cm.get("speedup")
+    sh, t = why.shares, comparison.first_process
+    s = t.speedup
     base_v, var_v = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    out = ["no_difference"] if _no_difference(cm) else []
+    out = ["no_difference"] if _no_difference(t) else []
     if not is_num(sh.change_s) or (is_num(s) and (sh.change_s < 0) != (s > 1.0)):
         out.append("direction")
     if is_num(sh.change_s) and sh.change_s and not sh.covers_all and not 0 < sh.moved_s / sh.change_s <= 1.0:
         out.append("share")
-    t = base_v.stats.get("median")
-    timed = abs(t / s - t) if is_num(t) and is_num(s) and s > 0 else None
+    step = base_v.stats.median
+    timed = abs(step / s - step) if is_num(step) and is_num(s) and s > 0 else None
     if not sh.timed or timed is None or not is_num(sh.change_s) or abs(abs(sh.change_s) - timed) > ROUNDING * timed:
         out.append("size")
     w = window_speedup(base_v.breakdown, var_v.breakdown, base_v.work, var_v.work)
@@ -85,16 +86,17 @@ def _near(stated: float, actual: float | None) -> bool:
 
 
 def _count_problems(why: Why, comparison: Comparison, case: Case, named: list) -> list[str]:
-    cm, count = comparison.raw, why.count
-    s = cm.get("speedup")
+    t, count = comparison.first_process, why.count
+    s = t.speedup
     base, var = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    out = ["no_difference"] if _no_difference(cm) else []
+    out = ["no_difference"] if _no_difference(t) else []
     if not is_num(s) or count.before == count.after or (count.after < count.before) != (s > 1.0):
         out.append("count_direction")
     scale = base.work / var.work
     b, v = base.breakdown.counter(count.key), var.breakdown.counter(count.key)
-    if not (_near(count.before, b) and _near(count.after, None if v is None else v * scale)) or \
-            count.scaled != (scale != 1.0):
+    if not (_near(count.before, b) and _near(count.after, None if v is None else v * scale)) or count.scaled != (
+        scale != 1.0
+    ):
         out.append("count_value")
     if count.key not in named:
         out.append("count_unnamed")
@@ -105,7 +107,7 @@ def audit_rows(doc: dict, rows: list[tuple[str, str, str, Why]]) -> Audit:
     """rows: (experiment, case, variant, its Why) as a report renders them."""
     experiments = Document(doc).experiments
     cases = {(e.name, c.name): c for e in experiments for c in e.cases}
-    named = {e.name: list(e.raw.get("mechanism_counters") or []) for e in experiments}
+    named = {e.name: e.mechanism_counters for e in experiments}
     res = Audit()
     for exp, case_name, variant, why in rows:
         case = cases.get((exp, case_name))
@@ -125,8 +127,12 @@ def audit_rows(doc: dict, rows: list[tuple[str, str, str, Why]]) -> Audit:
 
 def report_rows(doc: dict) -> list[tuple[str, str, str, Why]]:
     """The whys the report renders for a document (every renderer prints these rows' text)."""
-    return [(t["name"], r["case"], r["variant"], r["why_of"]) for t in document_tables(doc) for r in t["rows"]
-            if r.get("why_of") is not None]
+    return [
+        (t["name"], r["case"], r["variant"], r["why_of"])
+        for t in document_tables(doc)
+        for r in t["rows"]
+        if r.get("why_of") is not None
+    ]
 
 
 def audit(doc: dict) -> Audit:

@@ -8,12 +8,13 @@ a count holds even where the windows' times do not.
 `Why` is made once per comparison and rendered at the edge: the table prints
 `text()`, the summary `headline()`, and the audit (why_audit.py) checks its fields
 against the timing."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
 
-from .document import breakdown_of
+from .document import Timed, Variant
 from .fmt import is_num
 from .why import Shares, explain, usable
 from .why_agree import Agreement, agreement
@@ -26,6 +27,7 @@ NO_TIMED_STEP = "no timed baseline step: not explained"
 
 class Kind(Enum):
     """What a why says: a closed set."""
+
     SHARES = "shares"  # the windows' time shares explain the timed change (a count may lead)
     COUNT = "count"  # the experiment's counter leads; the windows' times disagree, so no shares
     NOT_EXPLAINED = "not_explained"  # no mechanism: `agreement` (or no timed baseline step) says why
@@ -71,34 +73,30 @@ class Why:
         return text if self.count is None else f"{text} (counted: {self.count.text()})"
 
 
-def timed_change_s(base: dict, speedup: float) -> float | None:
+def timed_change_s(base: Variant, speedup: float | None) -> float | None:
     """The timed step change per baseline step of work: t_base / speedup - t_base,
     negative when the variant is faster; t_base the baseline's timed median step."""
-    t = (base.get("stats") or {}).get("median")
+    t = base.stats.median
     if not (is_num(t) and t > 0 and is_num(speedup) and speedup > 0):
         return None
     return t / speedup - t
 
 
-def why_of(cm: dict, base: dict, var: dict, base_work: float, var_work: float, below_floor: bool,
-           counters: object = ()) -> Why:
-    """counters: the experiment's mechanism_counters (absent in older files)."""
-    bb, vb = breakdown_of(base), breakdown_of(var)
+def why_of(timed: Timed, base: Variant, var: Variant, counters: object = ()) -> Why:
+    """The why of variant `var` against `base`, whose ratio the process their windows
+    were profiled in timed as `timed`; counters: the experiment's mechanism_counters
+    (absent in older files)."""
+    bb, vb = base.breakdown, var.breakdown
     if not (usable(bb) and usable(vb)):
         return Why(Kind.NO_BREAKDOWN, explain(bb, vb))
-    ag = agreement(cm, base, var, base_work, var_work, below_floor)
-    change = timed_change_s(base, cm.get("speedup"))
-    count = named_count(counters, bb, vb, base_work / var_work)
+    ag = agreement(timed, base, var)
+    change = timed_change_s(base, timed.speedup)
+    scale = base.work / var.work
+    count = named_count(counters, bb, vb, scale)
     # A count leads only where the timing has a direction (the CI excludes 1) and it moved that way.
-    leads = count is not None and count.moved_with(cm.get("speedup")) and (ag.ok or ag.reason.disagrees)
+    leads = count is not None and count.moved_with(timed.speedup) and (ag.ok or ag.reason.disagrees)
     if ag.ok and change is not None:
-        shares = explain(bb, vb, base_work / var_work, change,
-                         launches=not (leads and count.key == "kernel_launches_per_step"))
+        shares = explain(bb, vb, scale, change, launches=not (leads and count.key == "kernel_launches_per_step"))
         return Why(Kind.SHARES, shares, ag, count, leads)
     kind = Kind.COUNT if leads and not ag.ok else Kind.NOT_EXPLAINED
     return Why(kind, None, ag, count, leads and kind is Kind.COUNT)
-
-
-def why_text(cm: dict, base: dict, var: dict, base_work: float, var_work: float, below_floor: bool,
-             counters: object = ()) -> str:
-    return why_of(cm, base, var, base_work, var_work, below_floor, counters).text()

@@ -6,16 +6,21 @@ import pytest
 
 import synth
 from report.compare import Run
+from report.document import Document
 from report.noise import BASE, SPREAD_FACTOR, Floor, floor_for, history_floor, kind, spread
 
 
 def test_kind_follows_device_and_timer():
     cpu = synth.simple_doc([1e-3] * 5, [1e-3] * 5, gpu=None)
     gpu = synth.simple_doc([1e-3] * 5, [1e-3] * 5)
-    case = gpu["experiments"][0]["cases"][0]
-    assert kind(cpu, case) == "cpu"
-    assert kind(gpu, case) == "host"
-    assert kind(gpu, dict(case, primary_metric="device_s")) == "device"
+
+    def case(doc, **kw):
+        doc["experiments"][0]["cases"][0].update(kw)
+        return Document(doc).experiments[0].cases[0]
+
+    assert kind(case(cpu)) == "cpu"
+    assert kind(case(gpu)) == "host"
+    assert kind(case(gpu, primary_metric="device_s")) == "device"
 
 
 def test_spread_of_normal_noise():
@@ -55,12 +60,12 @@ def _worst(docs: list[dict], what: str) -> float:
     """The largest |change| / model floor over every pair of runs."""
     worst = 0.0
     for a, b in itertools.combinations([Run(d) for d in docs], 2):
-        for key in (a.times() if what == "time" else a.comparisons()):
+        for key in a.times() if what == "time" else a.comparisons():
             va, vb = a.log_value(what, key), b.log_value(what, key)
             if va is None or vb is None:
                 continue
             spreads = [spread(_logs(r, what, key)) for r in (a, b)]
-            floor = floor_for(kind(b.doc, b.cases[key[:2]].raw), what, spreads, [], 0.0)
+            floor = floor_for(kind(b.cases[key[:2]]), what, spreads, [], 0.0)
             worst = max(worst, abs(vb - va) / math.log1p(floor.value))
     return worst
 
@@ -91,10 +96,14 @@ def test_speedups_between_processes_get_the_drift_floor_and_it_covers_the_commit
     import json
     from report.compare import Settings, compare_docs
     from conftest import REPO
-    docs = [json.loads((REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json")
-                       .read_text()) for s in ("", "_second")]
+
+    docs = [
+        json.loads((REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json").read_text())
+        for s in ("", "_second")
+    ]
     rows = compare_docs(docs[0], docs[1], Settings()).speedups
     assert len(rows) == 67 and {(r.floor.source, round(r.floor.value, 6)) for r in rows} == {
-        ("model", BASE["speedup"]["cpu"])}
+        ("model", BASE["speedup"]["cpu"])
+    }
     drift = [abs(r.change) for r in rows if r.ci_low > 0 or r.ci_high < 0]
     assert drift and max(drift) < 0.8 * BASE["speedup"]["cpu"]

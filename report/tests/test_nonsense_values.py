@@ -1,6 +1,7 @@
 """Issue 31, item 7: numbers and devices no run can produce are refused, by the loader and
 by the schema with either validator (jsonschema, or the built-in check a GPU machine
 without jsonschema uses); a `hung` experiment is accepted and shown like a crash."""
+
 import csv
 import json
 import sys
@@ -8,7 +9,7 @@ import sys
 import pytest
 
 import synth
-from report.gpu_specs import device_name
+from report.document import device_name
 from report.results import load_results, load_schema, schema_errors
 from report.schema_check import structural_errors
 
@@ -48,8 +49,13 @@ def _write_text(tmp_path, name: str, doc: dict, token: str) -> object:
 def test_non_finite_sample_is_refused(token, validator, tmp_path, cli, monkeypatch):
     _use(validator, monkeypatch)
     p = _write_text(tmp_path, "r.json", _doc(), token)
-    for args in (["validate", p], ["render", p, "--out", tmp_path / "o"], ["compare", p, p], ["gpus", p],
-                 ["baseline", p, tmp_path]):
+    for args in (
+        ["validate", p],
+        ["render", p, "--out", tmp_path / "o"],
+        ["compare", p, p],
+        ["gpus", p],
+        ["baseline", p, tmp_path],
+    ):
         line = one_error_line(cli(*args))
         assert "not a finite number at experiments/0/cases/0/variants/0/samples/host_s/0" in line, line
     assert not (tmp_path / "o" / "report.md").exists()
@@ -119,8 +125,19 @@ def _set_step_time(doc: dict, where: str, t: float) -> str:
     return "cases/0/repeats/0/variants/base/median_s"
 
 
-STEP_TIMES = ["host_s", "device_s", "median", "q1", "min", "mean", "first_run_s", "cold_first_runs_s",
-              "breakdown/timed_step_s", "breakdown/step_s", "repeats/median_s"]
+STEP_TIMES = [
+    "host_s",
+    "device_s",
+    "median",
+    "q1",
+    "min",
+    "mean",
+    "first_run_s",
+    "cold_first_runs_s",
+    "breakdown/timed_step_s",
+    "breakdown/step_s",
+    "repeats/median_s",
+]
 
 
 @BOTH
@@ -227,10 +244,16 @@ def test_a_cuda_run_is_never_named_a_cpu_run(tmp_path):
 
 
 def _hung_doc() -> dict:
-    e = synth.experiment("eval_no_grad", [synth.case("kept", [
-        ("base", synth.lognormal(1e-3, 0.01, 12, 1)),
-        ("no_grad", synth.lognormal(5e-4, 0.01, 12, 2))])], status="hung",
-        reason="no output for 600 s: killed at the per-experiment deadline; the cases it finished are kept")
+    e = synth.experiment(
+        "eval_no_grad",
+        [
+            synth.case(
+                "kept", [("base", synth.lognormal(1e-3, 0.01, 12, 1)), ("no_grad", synth.lognormal(5e-4, 0.01, 12, 2))]
+            )
+        ],
+        status="hung",
+        reason="no output for 600 s: killed at the per-experiment deadline; the cases it finished are kept",
+    )
     e["claims"] = ["no_grad_eval"]
     e["signal"] = "SIGKILL (Killed)"
     e["output_tail"] = ["[2/3] eval_no_grad/big ...", "the last line before it hung"]

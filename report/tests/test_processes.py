@@ -1,6 +1,7 @@
 """A comparison in each process of a run (report/processes.py) and how claims use it:
 the comparison's one estimate (estimate.py) is judged, its processes' disagreement in
 its interval; a pooled claim pools per process, then across processes."""
+
 from __future__ import annotations
 
 import math
@@ -10,7 +11,8 @@ from scipy import stats
 
 from report.claims import ONE_PROCESS, evaluate, evaluate_claim
 from report.estimate import t_interval
-from report.processes import BETWEEN, WITHIN, case_points, pooled_between, relative, spread
+from report.document import spread_of as spread
+from report.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
 from report.summary import summarize
 from report.tests import synth
 from report.verdicts import CONFIRMED, INCONCLUSIVE, decide
@@ -18,10 +20,19 @@ from report.verdicts import CONFIRMED, INCONCLUSIVE, decide
 
 def _raw(first, repeats):
     s, lo, hi = first
-    return {"baseline": "b", "variant": "v", "speedup": s, "ci_low": lo, "ci_high": hi,
-            "repeats": [{"process": i + 1, "speedup": r[0], "ci_low": r[1], "ci_high": r[2]} if r else
-                        {"process": i + 1, "speedup": None, "reason": "crashed before this case"}
-                        for i, r in enumerate(repeats)]}
+    return {
+        "baseline": "b",
+        "variant": "v",
+        "speedup": s,
+        "ci_low": lo,
+        "ci_high": hi,
+        "repeats": [
+            {"process": i + 1, "speedup": r[0], "ci_low": r[1], "ci_high": r[2]}
+            if r
+            else {"process": i + 1, "speedup": None, "reason": "crashed before this case"}
+            for i, r in enumerate(repeats)
+        ],
+    }
 
 
 def test_spread_reads_every_process_and_says_which_recorded_nothing():
@@ -59,8 +70,10 @@ def _claim_doc(repeats, cases=("mlp",)):
     out = []
     for i, name in enumerate(cases):
         c = synth.case(name, [("zeroing", base), ("set_to_none", synth.lognormal(1.0e-3, 0.01, 40, seed=2 + i))])
-        c["comparisons"][0]["repeats"] = [{"process": k + 1, "speedup": s, "ci_low": lo, "ci_high": hi, "rounds": 40}
-                                          for k, (s, lo, hi) in enumerate(repeats)]
+        c["comparisons"][0]["repeats"] = [
+            {"process": k + 1, "speedup": s, "ci_low": lo, "ci_high": hi, "rounds": 40}
+            for k, (s, lo, hi) in enumerate(repeats)
+        ]
         out.append(c)
     return synth.document([synth.experiment("zero_grad", out, claims=["zero_grad_set_to_none"])])
 
@@ -82,6 +95,7 @@ def test_processes_that_agree_give_the_verdict_on_their_one_interval():
     assert "between 3 processes" in row.runs[0].figure
     # where every interval of the run is between 3 processes, the runs list says so once instead
     from report.summary import RunClaims
+
     row = summarize([RunClaims("run 1", [res], processes=3)]).rows[0]
     assert "processes" not in row.runs[0].figure
 

@@ -1,41 +1,45 @@
 """The rule that lets a profiled window explain a timed comparison (report/why_agree.py)
 and the sentence's promises: never more than 100% (or a negative share) of the timed
 difference, never 'added' where the timing says faster."""
+
 import math
 
 import numpy as np
 import synth
 
+from report.document import Timed, Variant
 from report.why import explain
 from report.why_agree import NOT_EXPLAINED, Noise, Reason, agreement, overhead_uncertainty, t_quantile, window_noise
 
 MS = 1e-3
 
 
-def side(window_s: float, timed_s: float, iqr_rel: float = 0.1349, steps: int = 4,
-         step_s: list[float] | None = None) -> dict:
+def side(
+    window_s: float, timed_s: float, iqr_rel: float = 0.1349, steps: int = 4, step_s: list[float] | None = None
+) -> Variant:
     """A variant with a timed median, its spread, and a one-category CPU window (with
     each profiled step's time where step_s is given)."""
     bd = synth.breakdown({"gemm": window_s}, 0.0, device="cpu", timed_step_s=timed_s)
     bd["steps"] = steps
     if step_s is not None:
         bd["step_s"], bd["steps"] = step_s, len(step_s)
-    return {"name": "x", "stats": {"median": timed_s, "iqr": iqr_rel * timed_s}, "iters_per_sample": 1,
-            "breakdown": bd}
+    return Variant.of(
+        {"name": "x", "stats": {"median": timed_s, "iqr": iqr_rel * timed_s}, "iters_per_sample": 1, "breakdown": bd}
+    )
 
 
-def cm(lo: float, hi: float) -> dict:
-    return {"speedup": math.sqrt(lo * hi), "ci_low": lo, "ci_high": hi}
+def cm(lo: float, hi: float, below_floor: bool = False) -> Timed:
+    return Timed(math.sqrt(lo * hi), lo, hi, below_floor)
 
 
 def test_the_band_is_the_ci_widened_by_both_windows_noise():
     # IQR / 1.349 = 10% per step, 4 steps: 5% per window; both sides: hypot = 7.07%.
     base = side(2.0 * MS, 2.0 * MS)
-    assert abs(overhead_uncertainty(base, base["breakdown"]) - 0.05) < 1e-12
+    assert abs(overhead_uncertainty(base, base.breakdown) - 0.05) < 1e-12
     widen = math.exp(1.959963984540054 * math.hypot(0.05, 0.05))
     for factor, ok in ((0.999, True), (1.001, False)):
         w = 2.0 * MS / (2.1 * widen * factor)  # the windows' speedup just inside / outside the band
-        a = agreement(cm(1.9, 2.1), base, side(w, w), 1.0, 1.0, False)
+        a = agreement(cm(1.9, 2.1), base, side(w, w))
         assert a.ok is ok and abs(a.band[1] - 2.1 * widen) < 1e-9
         assert ok or (a.reason is Reason.OUTSIDE_BAND and a.text().startswith(NOT_EXPLAINED + " (windows 2."))
 
@@ -56,15 +60,15 @@ def test_the_windows_own_step_spread_decides_agreement_both_ways():
     for rel in (0.01, 0.30):
         base = side(base_s, 2.0 * MS, 0.01, step_s=spread(base_s, rel, 10))
         var = side(var_s, 1.0 * MS, 0.01, step_s=spread(var_s, rel, 10))
-        assert window_noise(base, base["breakdown"]).source == "steps"
-        assert abs(overhead_uncertainty(base, base["breakdown"]) - rel / math.sqrt(10)) < 1e-9
-        a[rel] = agreement(cm(1.95, 2.05), base, var, 1.0, 1.0, False)
+        assert window_noise(base, base.breakdown).source == "steps"
+        assert abs(overhead_uncertainty(base, base.breakdown) - rel / math.sqrt(10)) < 1e-9
+        a[rel] = agreement(cm(1.95, 2.05), base, var)
     assert not a[0.01].ok and a[0.01].text().startswith(NOT_EXPLAINED + " (windows 2.3")
     assert a[0.30].ok and a[0.30].band[0] < 1.95 and a[0.30].band[1] > 2.3
     # Without step times the timed spread (1% per step, 10 steps) bounds the noise: refused.
     base, var = side(base_s, 2.0 * MS, 0.01, 10), side(var_s, 1.0 * MS, 0.01, 10)
-    assert window_noise(base, base["breakdown"]).source == "timed"
-    assert not agreement(cm(1.95, 2.05), base, var, 1.0, 1.0, False).ok
+    assert window_noise(base, base.breakdown).source == "timed"
+    assert not agreement(cm(1.95, 2.05), base, var).ok
 
 
 def test_a_window_of_few_steps_is_widened_by_students_t():
@@ -77,7 +81,7 @@ def test_a_window_of_few_steps_is_widened_by_students_t():
 
 def test_one_step_or_no_step_times_fall_back_to_the_timed_spread():
     one = side(2.0 * MS, 2.0 * MS, 0.1349, step_s=[2.0 * MS])
-    assert window_noise(one, one["breakdown"]) == Noise(0.1, math.inf, "timed")
+    assert window_noise(one, one.breakdown) == Noise(0.1, math.inf, "timed")
 
 
 def test_a_profiler_cost_on_one_side_is_not_uncertainty():
@@ -86,15 +90,15 @@ def test_a_profiler_cost_on_one_side_is_not_uncertainty():
     tight = 0.01
     base = side(3.0 * MS, 2.0 * MS, tight, 20)
     var = side(1.0 * MS, 1.0 * MS, tight, 20)
-    a = agreement(cm(1.98, 2.02), base, var, 1.0, 1.0, False)
+    a = agreement(cm(1.98, 2.02), base, var)
     assert not a.ok and abs(a.window - 3.0) < 1e-9
 
 
 def test_a_window_faster_than_its_timing_measured_that_much_noise():
     var = side(0.8 * MS, 1.0 * MS, 0.0, 20)  # overhead -20%, no timed spread
-    assert abs(overhead_uncertainty(var, var["breakdown"]) - 0.2) < 1e-12
+    assert abs(overhead_uncertainty(var, var.breakdown) - 0.2) < 1e-12
     steady = side(0.8 * MS, 1.0 * MS, 0.0, step_s=spread(0.8 * MS, 0.01, 20))  # and steady steps
-    n = window_noise(steady, steady["breakdown"])
+    n = window_noise(steady, steady.breakdown)
     assert abs(n.u - 0.2) < 1e-12 and n.df == math.inf  # a measured distance, not a spread of few steps
 
 
@@ -102,16 +106,18 @@ def test_the_other_direction_is_never_explained_however_noisy():
     noisy = 2.0  # a band far wider than the distance to 1
     base = side(1.0 * MS, 1.0 * MS, noisy, 1)
     var = side(1.02 * MS, 0.9 * MS, noisy, 1)  # windows: slower; timing: faster
-    a = agreement(cm(1.05, 1.2), base, var, 1.0, 1.0, False)
+    a = agreement(cm(1.05, 1.2), base, var)
     assert a.reason is Reason.OTHER_DIRECTION and a.text().endswith(": the other direction)") and a.window < 1.0
 
 
 def test_no_difference_and_no_ci_explain_nothing():
     base, var = side(2.0 * MS, 2.0 * MS), side(1.0 * MS, 1.0 * MS)
-    assert agreement(cm(0.95, 1.1), base, var, 1.0, 1.0, False).text() == \
-        "timing finds no clear difference (CI includes 1): nothing to explain"
-    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, True).reason is Reason.NO_CI
-    assert agreement(cm(1.9, 2.1), base, var, 1.0, 1.0, False).ok
+    assert (
+        agreement(cm(0.95, 1.1), base, var).text()
+        == "timing finds no clear difference (CI includes 1): nothing to explain"
+    )
+    assert agreement(cm(1.9, 2.1, True), base, var).reason is Reason.NO_CI
+    assert agreement(cm(1.9, 2.1), base, var).ok
 
 
 def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
@@ -124,8 +130,12 @@ def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
         b = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
         v = {k: float(x) for k, x in zip(cats, rng.uniform(0, 2e-3, len(cats)))}
         change = float(rng.uniform(-1e-3, 1e-3))
-        sh = explain(synth.breakdown(b, rng.uniform(0, 1e-3), device="cpu"),
-                     synth.breakdown(v, rng.uniform(0, 1e-3), device="cpu"), 1.0, change)
+        sh = explain(
+            synth.breakdown(b, rng.uniform(0, 1e-3), device="cpu"),
+            synth.breakdown(v, rng.uniform(0, 1e-3), device="cpu"),
+            1.0,
+            change,
+        )
         text = sh.sentence
         if not sh.top:
             assert text.startswith("no category moved with"), text
