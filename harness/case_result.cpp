@@ -60,6 +60,18 @@ const char* to_string(VerificationStatus s) {
   return "?";
 }
 
+const char* to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::running:
+      return "running";
+    case RunStatus::complete:
+      return "complete";
+    case RunStatus::interrupted:
+      return "interrupted";
+  }
+  return "?";
+}
+
 const char* to_string(ExperimentStatus s) {
   switch (s) {
     case ExperimentStatus::running:

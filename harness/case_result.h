@@ -33,6 +33,9 @@ enum class VerificationStatus { passed, failed, not_checked };
 // An experiment's outcome (experiments[].status), and a further process's for a
 // case it recorded nothing for (cases[].repeats[].status): one spelling each.
 enum class ExperimentStatus { running, ok, skipped, failed, interrupted, not_run, crashed, hung };
+// The whole run's (the results file's top-level "status"): running while it is
+// written, complete at its end, interrupted where it was stopped.
+enum class RunStatus { running, complete, interrupted };
 
 const char* to_string(CaseStatus s);
 const char* to_string(VariantStatus s);
@@ -41,6 +44,7 @@ const char* to_string(ProcessKind p);
 const char* to_string(PrimaryMetric m);
 const char* to_string(VerificationStatus s);
 const char* to_string(ExperimentStatus s);
+const char* to_string(RunStatus s);
 // What a child process recorded; nullopt for a word that is none of them.
 std::optional<ExperimentStatus> parse_experiment_status(const std::string& s);
 // Failed, crashed or hung: the run cannot exit 0.

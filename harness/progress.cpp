@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "harness/case_result.h"
+
 namespace optbench {
 
 Progress::Progress(std::size_t total_cases, bool enabled)
@@ -22,9 +24,9 @@ std::string Progress::format_duration(double s) {
 
 std::string Progress::headline(const nlohmann::json& r) {
   const std::string status = r.value("status", "");
-  if (status == "skipped") return "skipped: " + r.value("reason", "");
-  if (status == "failed") return "FAILED: " + r.value("reason", "");
-  if (status == "not_run") return "not run: " + r.value("reason", "");
+  if (status == to_string(CaseStatus::skipped)) return "skipped: " + r.value("reason", "");
+  if (status == to_string(CaseStatus::failed)) return "FAILED: " + r.value("reason", "");
+  if (status == to_string(CaseStatus::not_run)) return "not run: " + r.value("reason", "");
   std::ostringstream os;
   os.precision(3);
   for (const auto& c : r.value("comparisons", nlohmann::json::array())) {
@@ -36,7 +38,8 @@ std::string Progress::headline(const nlohmann::json& r) {
     } else {
       os << "n/a";
     }
-    if (c.contains("verification") && c["verification"].value("status", "") == "failed") os << " VERIFY-FAILED";
+    if (c.contains("verification") && c["verification"].value("status", "") == to_string(VerificationStatus::failed))
+      os << " VERIFY-FAILED";
     os << "  ";
   }
   if (r.value("comparisons", nlohmann::json::array()).empty()) {
@@ -45,9 +48,10 @@ std::string Progress::headline(const nlohmann::json& r) {
       os << "median " << v["stats"].value("median", 0.0) * 1e3 << " ms  ";
   }
   for (const auto& v : r.value("variants", nlohmann::json::array()))
-    if (v.value("status", "ok") != "ok") os << v.value("name", "?") << ": " << v.value("status", "") << "  ";
+    if (v.value("status", "ok") != to_string(VariantStatus::ok))
+      os << v.value("name", "?") << ": " << v.value("status", "") << "  ";
   os << "(" << r.value("stop_reason", "?") << ", " << r.value("rounds", 0) << " rounds)";
-  if (status == "interrupted") os << " INTERRUPTED";
+  if (status == to_string(CaseStatus::interrupted)) os << " INTERRUPTED";
   return os.str();
 }
 

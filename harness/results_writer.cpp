@@ -21,9 +21,12 @@ bool locks_unsupported(int err) { return err == ENOLCK || err == EOPNOTSUPP || e
 
 ResultsWriter::ResultsWriter(std::string path, nlohmann::json environment, nlohmann::json config)
     : path_(std::move(path)) {
-  doc_ = {{"schema", kSchemaName},       {"schema_version", kSchemaVersion},
-          {"status", "running"},         {"environment", std::move(environment)},
-          {"config", std::move(config)}, {"experiments", nlohmann::json::array()}};
+  doc_ = {{"schema", kSchemaName},
+          {"schema_version", kSchemaVersion},
+          {"status", to_string(RunStatus::running)},
+          {"environment", std::move(environment)},
+          {"config", std::move(config)},
+          {"experiments", nlohmann::json::array()}};
   take_lock();
   remove_leftover_temps(path_);
   flush();
@@ -104,8 +107,8 @@ void ResultsWriter::update_cases(std::size_t experiment, const std::function<voi
   flush();
 }
 
-void ResultsWriter::finish(const std::string& status) {
-  doc_["status"] = status;
+void ResultsWriter::finish(RunStatus status) {
+  doc_["status"] = to_string(status);
   flush();
 }
 

@@ -56,7 +56,7 @@ class ResultsWriter {
   // Changes every experiment's record at once, with one write of the file (the
   // end of a run, past its budget, should not rewrite it once per field).
   void update_experiments(const std::function<void(nlohmann::json& experiments)>& change);
-  void finish(const std::string& status);
+  void finish(RunStatus status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }
 

@@ -578,12 +578,12 @@ int run_suite(const SuiteOptions& opts) {
   further_processes(s, backend->now() - t_run);
 
   if (stop_requested()) {
-    writer.finish("interrupted");
+    writer.finish(RunStatus::interrupted);
     if (!opts.guarded_child)
       std::fprintf(stderr, "optbench: interrupted; finished results kept in %s\n", writer.path().c_str());
     return kExitInterrupted;
   }
-  writer.finish("complete");
+  writer.finish(RunStatus::complete);
   if (!opts.guarded_child) std::fprintf(stderr, "optbench: results written to %s\n", writer.path().c_str());
   return s.failures ? kExitFailures : kExitOk;
 }

@@ -78,7 +78,7 @@ def usable(bd: object) -> bool:
     return Breakdown.of(bd).usable
 
 
-def per_step(bd: dict) -> dict[str, float]:
+def per_step(bd: Breakdown | dict | None) -> dict[str, float]:
     """Seconds per step by category, in display order, idle last; only non-zero ones."""
     bd = Breakdown.of(bd)
     cats = bd.categories_s
@@ -89,7 +89,7 @@ def per_step(bd: dict) -> dict[str, float]:
     return out
 
 
-def idle_share(bd: dict) -> float | None:
+def idle_share(bd: Breakdown | dict | None) -> float | None:
     bd = Breakdown.of(bd)
     if bd.idle_share is not None:
         return bd.idle_share
@@ -141,7 +141,7 @@ def _change(t: Mover, with_times: bool, detail: bool = True) -> str:
 GRAPH_CALLS = {"forward": ("TorchScript graph's own time", "forward")}
 
 
-def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
+def _other_name(t: Mover, base_bd: Breakdown | dict, var_bd: Breakdown | dict) -> Mover:
     """'other (aten::x)': the operator that carries most of the other time, where one
     does; a TorchScript graph's call is named as the compiled code it is."""
     if t.category != "other":
@@ -153,7 +153,9 @@ def _other_name(t: Mover, base_bd: dict, var_bd: dict) -> Mover:
     return replace(t, label=label, detail=detail)
 
 
-def window_speedup(base_bd: dict, var_bd: dict, base_work: float = 1.0, var_work: float = 1.0) -> float | None:
+def window_speedup(
+    base_bd: Breakdown | dict | None, var_bd: Breakdown | dict | None, base_work: float = 1.0, var_work: float = 1.0
+) -> float | None:
     """The speedup the two profiled windows show, per unit of work like the timed one."""
     base_bd, var_bd = Breakdown.of(base_bd), Breakdown.of(var_bd)
     if not (base_bd.usable and var_bd.usable) or not (base_work > 0 and var_work > 0):
@@ -269,8 +271,8 @@ class Shares:
 
 
 def explain(
-    base_bd: dict | None,
-    var_bd: dict | None,
+    base_bd: Breakdown | dict | None,
+    var_bd: Breakdown | dict | None,
     scale: float = 1.0,
     timed_change_s: float | None = None,
     launches: bool = True,

@@ -75,7 +75,7 @@ std::string write_results(const std::string& name, const std::vector<json>& case
                                        {"devices", {"cpu"}}});
   for (const auto& c : cases) w.add_case(idx, c);
   w.end_experiment(idx, ExperimentStatus::ok);
-  w.finish("complete");
+  w.finish(RunStatus::complete);
   return path;
 }
 

@@ -69,7 +69,7 @@ TEST(ResultsFiles, ASymlinkPlantedAtTheTemporaryNameIsNeverFollowed) {
   ASSERT_EQ(::symlink(victim.c_str(), (out + ".tmp-" + std::to_string(::getpid())).c_str()), 0);
   const auto idx = w.begin_experiment(experiment_info());
   w.add_case(idx, a_case("c"));
-  w.finish("complete");
+  w.finish(RunStatus::complete);
   EXPECT_EQ(slurp(victim), "precious");
   EXPECT_EQ(json::parse(slurp(out))["status"], "complete");
   char target[256] = {};
@@ -88,7 +88,7 @@ TEST(ResultsFiles, ASecondWriterOfTheSameFileIsRefusedUntilTheFirstIsDone) {
     } catch (const OutputBusy& e) {
       EXPECT_NE(std::string(e.what()).find("another optbench run"), std::string::npos) << e.what();
     }
-    first.finish("complete");
+    first.finish(RunStatus::complete);
     EXPECT_EQ(json::parse(slurp(out))["config"]["run"], "first");  // untouched by the refused one
   }
   ResultsWriter third(out, json::object(), {{"run", "third"}});  // free again

@@ -52,7 +52,7 @@ TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
   w.add_case(idx, {{"name", "c"}, {"params", json::object()}, {"status", "skipped"}, {"reason", "why"}});
   EXPECT_EQ(read(path)["experiments"][0]["cases"].size(), 1u);
   w.end_experiment(idx, ExperimentStatus::ok);
-  w.finish("complete");
+  w.finish(RunStatus::complete);
   EXPECT_EQ(read(path)["status"], "complete");
   EXPECT_TRUE(schema_valid(path));
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
