@@ -6,8 +6,8 @@
 #     is stopped at the budget plus its overrun and what it wrote is kept (an
 #     `interrupted` results file); the steps after it still run, in the plan's
 #     order; the session exits with the stopped step's 124 and its checks name it.
-#  3. The same plan under a deadline its reserved steps no longer fit after the
-#     set-up: each skipped, named, and the session exits 4.
+#  3. A plan under a deadline its reserved steps no longer fit after the set-up:
+#     each skipped, named, and the session exits 4.
 #   gpu_session_faults.sh SRC BUILD_DIR
 set -u
 PY=${OPTBENCH_PYTHON:?the configured Python}
@@ -54,8 +54,14 @@ assert checks[("step", "after")] == "pass", checks
 print("ok: stuck stopped at", stuck["seconds"], "s, its file kept (interrupted); after ran")
 PY
 
-# 3. No time left for the reserved steps after the set-up.
-OPTBENCH_SESSION_PLAN="$tmp/plan" OPTBENCH_SESSION_S=4 session --rehearsal "$tmp/c"
+# 3. No time left for the reserved steps after the set-up. Each step's minimum is
+# more than the whole session, so both are skipped however fast the set-up is (with
+# the minimums of 2, a 3 s set-up once left "after" its 1 s).
+cat >"$tmp/plan3" <<'EOF'
+stuck	5	6	1	1	exec "$BUILD_DIR/optbench" run dataloader --device cpu --no-progress --time-budget 120 --out "$DIR/runs/stuck.json"
+after	5	6	1	0	echo after-ran
+EOF
+OPTBENCH_SESSION_PLAN="$tmp/plan3" OPTBENCH_SESSION_S=4 session --rehearsal "$tmp/c"
 rc=$?
 [ "$rc" = 4 ] || fail "with its reserved steps skipped the session exited $rc, not 4"
 grep -q 'reserved steps skipped for time: stuck after' "$tmp/log" || fail "the skipped steps are not named"
