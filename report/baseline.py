@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .document import device_name, git_sha, run_date, run_status, source_path
+from .document import device_name, run_facts, source_path
 from .results import ResultsError, check_results, expand_paths, is_gbench, read_json
 
 
@@ -35,12 +35,12 @@ def find_baseline(current: dict, paths: list[str | Path]) -> Path:
     same = [
         (p, d)
         for p, d in candidates(paths)
-        if device_name(d) == want and run_status(d) == "complete" and not _same_run(d, current)
+        if device_name(d) == want and run_facts(d).status == "complete" and not _same_run(d, current)
     ]
     if not same:
         raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
     # Newest run first: the date the run recorded, then the file name.
-    same.sort(key=lambda pd: (run_date(pd[1]), pd[0].name))
+    same.sort(key=lambda pd: (str(run_facts(pd[1]).date or ""), pd[0].name))
     return same[-1][0]
 
 
@@ -54,7 +54,7 @@ def history_runs(current: dict, baseline: dict, paths: list[str | Path]) -> list
         d
         for _, d in candidates(paths)
         if device_name(d) == want
-        and git_sha(d) == git_sha(baseline)
+        and run_facts(d).git_sha == run_facts(baseline).git_sha
         and not _same_run(d, current)
         and not _same_run(d, baseline)
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .claims import ClaimResult
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, is_num, sig
-from .document import NvidiaSmi, device_name, gpu_name, run_facts, run_status
+from .document import NvidiaSmi, device_name, gpu_name, run_facts
 from .gpu_specs import match_gpu
 from .estimate import PROCESS
 from .glossary import spelling
@@ -262,7 +262,7 @@ def environment_lines(doc: dict) -> list[tuple[str, str]]:
 
 
 def run_warning(doc: dict) -> str | None:
-    st = run_status(doc)
+    st = run_facts(doc).status
     if st == "interrupted":
         return "This run was interrupted: some experiments or cases are missing or partial."
     if st == "running":

@@ -40,7 +40,7 @@ import numpy as np
 
 from scipy import stats as sps
 
-from .document import Case, Comparison, Document, Variant, device_name, run_profile, run_status
+from .document import Case, Comparison, Document, Variant, device_name, run_facts
 from .estimate import PROCESS, Estimate
 from .fmt import is_num
 from .noise import Floor, floor_for, kind
@@ -404,15 +404,15 @@ def check_devices(base: dict, cur: dict, allow: bool) -> str | None:
 def warnings_for(base: dict, cur: dict) -> list[str]:
     """What makes the floors less trustworthy for this pair of runs."""
     out = []
-    pb, pc = (run_profile(d) for d in (base, cur))
+    pb, pc = (run_facts(d).profile for d in (base, cur))
     if pb != pc:
         out.append(
             f"profiles differ (baseline {pb}, current {pc}): the floors are calibrated on runs of one "
             "profile, and launch-bound cases shift with the process's history"
         )
     for name, d in (("baseline", base), ("current", cur)):
-        if run_status(d) != "complete":
-            out.append(f"the {name} run is {run_status(d)}: only its finished cases are compared")
+        if (status := run_facts(d).status) != "complete":
+            out.append(f"the {name} run is {status}: only its finished cases are compared")
     return out
 
 

@@ -647,12 +647,16 @@ class Experiment:
 NO_GPU_NAMED = "CUDA device (no GPU named in the file)"
 
 
+def _first_gpu(doc: dict) -> dict | None:
+    """environment.cuda.gpus[0], where the document records one."""
+    cuda = (doc.get("environment") or {}).get("cuda")
+    return cuda["gpus"][0] if isinstance(cuda, dict) and cuda.get("gpus") else None
+
+
 def gpu_name(doc: dict) -> str | None:
     """The first GPU's name a results document records (environment.cuda.gpus)."""
-    cuda = (doc.get("environment") or {}).get("cuda")
-    if isinstance(cuda, dict) and cuda.get("gpus"):
-        return str(cuda["gpus"][0].get("name") or "") or None
-    return None
+    g = _first_gpu(doc)
+    return None if g is None else str(g.get("name") or "") or None
 
 
 def device_name(doc: dict) -> str:
@@ -662,26 +666,6 @@ def device_name(doc: dict) -> str:
     if env.get("device") == "cuda":
         return gpu_name(doc) or NO_GPU_NAMED
     return f"CPU {(env.get('cpu') or {}).get('model', 'unknown')}"
-
-
-def run_status(doc: dict) -> object:
-    """complete, or how the run ended (interrupted, running...)."""
-    return doc.get("status")
-
-
-def run_profile(doc: dict) -> object:
-    """quick, standard or full (config.profile)."""
-    return (doc.get("config") or {}).get("profile")
-
-
-def git_sha(doc: dict) -> object:
-    """The commit the run's binary was built from (environment.git.sha)."""
-    return ((doc.get("environment") or {}).get("git") or {}).get("sha")
-
-
-def run_date(doc: dict) -> str:
-    """When the run started (environment.date, ISO 8601), '' where not recorded."""
-    return str((doc.get("environment") or {}).get("date", ""))
 
 
 def source_path(doc: dict, default: str = "") -> str:
@@ -701,11 +685,9 @@ class GpuFacts(NamedTuple):
 
 def gpu_facts(doc: dict) -> GpuFacts | None:
     """The first GPU of a run on CUDA that names one; None otherwise."""
-    env = doc.get("environment") or {}
-    gpus = (env.get("cuda") or {}).get("gpus") or []
-    if env.get("device") != "cuda" or not gpus:
+    g = _first_gpu(doc)
+    if (doc.get("environment") or {}).get("device") != "cuda" or g is None:
         return None
-    g = gpus[0]
     nv = g.get("nvml") or {}
     return GpuFacts(
         g.get("name"),

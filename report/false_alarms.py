@@ -22,7 +22,7 @@ from pathlib import Path
 from scipy.stats import binomtest
 
 from .compare import BLIND, NA, Settings, compare_docs
-from .document import device_name, git_sha, run_profile, source_path
+from .document import device_name, run_facts, source_path
 from .results import ResultsError, load_inputs
 
 
@@ -50,7 +50,7 @@ class Tally:
 
 
 def _group(doc: dict) -> tuple[str, str]:
-    return device_name(doc), str(git_sha(doc))
+    return device_name(doc), str(run_facts(doc).git_sha)
 
 
 def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Tally], list[str]]:
@@ -61,7 +61,7 @@ def estimate(docs: list[dict], st: Settings | None = None) -> tuple[dict[str, Ta
     for base, cur in itertools.permutations(docs, 2):
         if _group(base) != _group(cur):
             continue
-        profiles = [run_profile(d) for d in (base, cur)]
+        profiles = [run_facts(d).profile for d in (base, cur)]
         t = tallies["same profile" if profiles[0] == profiles[1] else "different profiles"]
         out = compare_docs(base, cur, st)
         rows = [r for r in out.times + out.speedups if r.verdict != NA]
