@@ -31,7 +31,7 @@ enum class ProcessKind { shared, fresh };
 enum class PrimaryMetric { host_s, device_s };
 enum class VerificationStatus { passed, failed, not_checked };
 // An experiment's outcome (experiments[].status), and a further process's for a
-// case it recorded nothing for (cases[].repeats[].status): one spelling each.
+// case it recorded nothing for (experiments[].repeats[].status): one spelling each.
 enum class ExperimentStatus { running, ok, skipped, failed, interrupted, not_run, crashed, hung };
 // The whole run's (the results file's top-level "status"): running while it is
 // written, complete at its end, interrupted where it was stopped.

@@ -1,6 +1,6 @@
 #include "harness/process_repeats.h"
 
-#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "harness/stats.h"
@@ -10,26 +10,28 @@ namespace {
 
 using json = nlohmann::json;
 
-json& repeats_of(json& j) {
-  if (!j.contains("repeats") || !j["repeats"].is_array()) j["repeats"] = json::array();
-  return j["repeats"];
+std::optional<double> number(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
-// The median of a recorded series (minor faults per step, one per sample); null when absent.
-json median_of(const json& series) {
-  if (!series.is_array()) return nullptr;
+// The median of a recorded series (minor faults per step, one per sample).
+std::optional<double> median_of(const json& series) {
+  if (!series.is_array()) return std::nullopt;
   std::vector<double> xs;
   for (const auto& x : series)
     if (x.is_number()) xs.push_back(x.get<double>());
-  return xs.empty() ? json(nullptr) : json(median(xs));
+  if (xs.empty()) return std::nullopt;
+  return median(xs);
 }
 
-json variant_facts(const json& v) {
-  json facts = {{"status", v.value("status", "ok")}};
-  const json stats = v.value("stats", json(nullptr));
-  facts["median_s"] = stats.is_object() && stats.contains("median") ? stats["median"] : json(nullptr);
-  facts["minor_faults_per_step"] = median_of(v.value("samples", json::object()).value("minor_faults", json(nullptr)));
-  return facts;
+VariantRepeat variant_repeat(const json& v) {
+  VariantRepeat r{v["name"].get<std::string>(), v.value("status", std::string(to_string(VariantStatus::ok))),
+                  std::nullopt, std::nullopt};
+  if (const json stats = v.value("stats", json(nullptr)); stats.is_object()) r.median_s = number(stats, "median");
+  r.minor_faults_per_step = median_of(v.value("samples", json::object()).value("minor_faults", json(nullptr)));
+  return r;
 }
 
 const json* find_comparison(const json& c, const json& baseline, const json& variant) {
@@ -40,39 +42,96 @@ const json* find_comparison(const json& c, const json& baseline, const json& var
   return nullptr;
 }
 
-}  // namespace
-
-void add_repeat(json& first_case, const json& repeat_case, std::size_t process) {
-  json facts = {{"process", process}, {"status", repeat_case.value("status", "ok")}};
-  if (repeat_case.contains("reason")) facts["reason"] = repeat_case["reason"];
-  if (repeat_case.contains("rounds")) facts["rounds"] = repeat_case["rounds"];
-  json variants = json::object();
-  for (const auto& v : repeat_case.value("variants", json::array()))
-    if (v.contains("name")) variants[v["name"].get<std::string>()] = variant_facts(v);
-  facts["variants"] = variants;
-  repeats_of(first_case).push_back(std::move(facts));
-
-  if (!first_case.contains("comparisons")) return;
-  for (auto& cm : first_case["comparisons"]) {
-    json est = {{"process", process}};
-    const json* r = find_comparison(repeat_case, cm.value("baseline", json()), cm.value("variant", json()));
-    if (r && r->contains("speedup") && (*r)["speedup"].is_number()) {
-      for (const char* key : {"speedup", "ci_low", "ci_high", "rounds", "below_floor"})
-        if (r->contains(key)) est[key] = (*r)[key];
-    } else {
-      est["speedup"] = nullptr;
-      est["reason"] = r ? r->value("verification", json::object()).value("message", "no speedup recorded")
-                        : "the process recorded no such comparison";
-    }
-    repeats_of(cm).push_back(std::move(est));
-  }
+ComparisonRepeat named_as(const json& first) {
+  ComparisonRepeat cm;
+  cm.baseline = first.value("baseline", "");
+  cm.variant = first.value("variant", "");
+  return cm;
 }
 
-void add_missing_repeat(json& first_case, std::size_t process, ExperimentStatus status, const std::string& reason) {
-  repeats_of(first_case).push_back({{"process", process}, {"status", to_string(status)}, {"reason", reason}});
-  if (!first_case.contains("comparisons")) return;
-  for (auto& cm : first_case["comparisons"])
-    repeats_of(cm).push_back({{"process", process}, {"speedup", nullptr}, {"reason", reason}});
+const json& comparisons_of(const json& c) {
+  static const json none = json::array();
+  const auto it = c.find("comparisons");
+  return it != c.end() && it->is_array() ? *it : none;
+}
+
+json optional_json(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+
+}  // namespace
+
+CaseRepeat recorded_repeat(const json& first_case, const json& repeat_case, std::size_t process) {
+  CaseRepeat r;
+  r.process = process;
+  r.case_name = first_case.value("name", "");
+  r.status = repeat_case.value("status", std::string(to_string(CaseStatus::ok)));
+  r.reason = repeat_case.value("reason", "");
+  r.recorded = true;
+  if (const auto it = repeat_case.find("rounds"); it != repeat_case.end() && it->is_number_integer())
+    r.rounds = it->get<std::int64_t>();
+  for (const auto& v : repeat_case.value("variants", json::array()))
+    if (v.contains("name") && v["name"].is_string()) r.variants.push_back(variant_repeat(v));
+  for (const auto& first : comparisons_of(first_case)) {
+    ComparisonRepeat cm = named_as(first);
+    const json* found = find_comparison(repeat_case, first.value("baseline", json()), first.value("variant", json()));
+    if (found && number(*found, "speedup")) {
+      cm.speedup = number(*found, "speedup");
+      cm.ci_low = number(*found, "ci_low");
+      cm.ci_high = number(*found, "ci_high");
+      if (const auto n = found->find("rounds"); n != found->end() && n->is_number_integer())
+        cm.rounds = n->get<std::int64_t>();
+      if (const auto b = found->find("below_floor"); b != found->end() && b->is_boolean())
+        cm.below_floor = b->get<bool>();
+    } else {
+      cm.reason = found ? found->value("verification", json::object()).value("message", "no speedup recorded")
+                        : "the process recorded no such comparison";
+    }
+    r.comparisons.push_back(std::move(cm));
+  }
+  return r;
+}
+
+CaseRepeat missing_repeat(const json& first_case, std::size_t process, ExperimentStatus status,
+                          const std::string& reason) {
+  CaseRepeat r;
+  r.process = process;
+  r.case_name = first_case.value("name", "");
+  r.status = to_string(status);
+  r.reason = reason;
+  for (const auto& first : comparisons_of(first_case)) {
+    ComparisonRepeat cm = named_as(first);
+    cm.reason = reason;
+    r.comparisons.push_back(std::move(cm));
+  }
+  return r;
+}
+
+json to_json(const CaseRepeat& r) {
+  json j = {{"process", r.process}, {"case", r.case_name}, {"status", r.status}};
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  if (r.rounds) j["rounds"] = *r.rounds;
+  if (r.recorded) {
+    json variants = json::object();
+    for (const auto& v : r.variants)
+      variants[v.name] = {{"status", v.status},
+                          {"median_s", optional_json(v.median_s)},
+                          {"minor_faults_per_step", optional_json(v.minor_faults_per_step)}};
+    j["variants"] = std::move(variants);
+  }
+  json comparisons = json::array();
+  for (const auto& cm : r.comparisons) {
+    json c = {{"baseline", cm.baseline}, {"variant", cm.variant}, {"speedup", optional_json(cm.speedup)}};
+    if (cm.speedup) {
+      if (cm.ci_low) c["ci_low"] = *cm.ci_low;
+      if (cm.ci_high) c["ci_high"] = *cm.ci_high;
+      if (cm.rounds) c["rounds"] = *cm.rounds;
+      if (cm.below_floor) c["below_floor"] = *cm.below_floor;
+    } else {
+      c["reason"] = cm.reason;
+    }
+    comparisons.push_back(std::move(c));
+  }
+  j["comparisons"] = std::move(comparisons);
+  return j;
 }
 
 }  // namespace optbench

@@ -1,26 +1,60 @@
 #pragma once
 // An experiment measured in more than one process (MeasureConfig::processes):
-// the first process's cases are the record, and each further process's timed
-// rounds go beside them, per case and per comparison, under "repeats". The
-// report puts the between-process spread beside each within-process interval
-// from these; nothing here estimates anything.
+// the first process's cases are the record, written once as each finishes and
+// never changed; what each further process recorded for a case is a record of
+// its own (experiments[].repeats), written once when that process has it. The
+// report joins them by case and comparison (report/document.py); nothing here
+// estimates anything (harness/two_level.h does, from these).
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/case_result.h"
 
 namespace optbench {
 
-// What a further process recorded for one case (as its child wrote it), added
-// to the first process's record of the same case: each comparison's speedup
-// with its interval and rounds, and the process's own facts (status, rounds,
-// each variant's median time and minor page faults per step).
-void add_repeat(nlohmann::json& first_case, const nlohmann::json& repeat_case, std::size_t process);
+// A variant's figures in a further process: its status, median time and
+// minor page faults per step (an allocator regime shows there).
+struct VariantRepeat {
+  std::string name;
+  std::string status;  // VariantStatus's spelling, as the child wrote it
+  std::optional<double> median_s, minor_faults_per_step;
+};
 
-// A further process that recorded nothing for this case: its status (not_run,
-// crashed, hung, interrupted, failed) and why.
-void add_missing_repeat(nlohmann::json& first_case, std::size_t process, ExperimentStatus status,
-                        const std::string& reason);
+// One comparison of the first process's case in a further process: its ratio,
+// interval and rounds, or why it has none.
+struct ComparisonRepeat {
+  std::string baseline, variant;
+  std::optional<double> speedup, ci_low, ci_high;
+  std::optional<std::int64_t> rounds;
+  std::optional<bool> below_floor;
+  std::string reason;  // empty where it has a ratio
+};
+
+struct CaseRepeat {
+  std::size_t process = 0;  // 0 is the first process
+  std::string case_name;
+  // The case's status where the process recorded it (CaseStatus), else the
+  // process's (ExperimentStatus: not_run, crashed, hung, interrupted, failed).
+  std::string status;
+  std::string reason;
+  bool recorded = false;  // the process recorded the case (variants below)
+  std::optional<std::int64_t> rounds;
+  std::vector<VariantRepeat> variants;
+  std::vector<ComparisonRepeat> comparisons;  // one per comparison of the first process's case, in its order
+};
+
+// What a further process recorded for a case (as its child wrote it), read
+// against the first process's record of the same case.
+CaseRepeat recorded_repeat(const nlohmann::json& first_case, const nlohmann::json& repeat_case, std::size_t process);
+
+// A further process that recorded nothing for this case: its status and why.
+CaseRepeat missing_repeat(const nlohmann::json& first_case, std::size_t process, ExperimentStatus status,
+                          const std::string& reason);
+
+nlohmann::json to_json(const CaseRepeat& r);
 
 }  // namespace optbench

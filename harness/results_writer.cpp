@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <stdexcept>
 
 #include "harness/signals.h"
 
@@ -83,27 +84,46 @@ void ResultsWriter::add_case(std::size_t experiment, nlohmann::json result) {
   flush();
 }
 
+namespace {
+
+void add_once(nlohmann::json& experiment, nlohmann::json fields) {
+  for (auto& [key, value] : fields.items()) {
+    if (experiment.contains(key))
+      throw std::logic_error("results: experiment " + experiment.value("name", std::string("?")) + " already has '" +
+                             key + "'");
+    experiment[key] = std::move(value);
+  }
+}
+
+}  // namespace
+
 void ResultsWriter::end_experiment(std::size_t experiment, ExperimentStatus status, const std::string& reason,
                                    double wall_s) {
   auto& e = doc_["experiments"].at(experiment);
+  // The status is the record's life (running, then its outcome); the rest is added once.
   e["status"] = to_string(status);
-  if (!reason.empty()) e["reason"] = reason;
-  if (wall_s >= 0) e["wall_s"] = wall_s;
+  nlohmann::json fields = nlohmann::json::object();
+  if (!reason.empty()) fields["reason"] = reason;
+  if (wall_s >= 0) fields["wall_s"] = wall_s;
+  add_once(e, std::move(fields));
   flush();
 }
 
-void ResultsWriter::set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value) {
-  doc_["experiments"].at(experiment)[key] = std::move(value);
+void ResultsWriter::add_repeats(std::size_t experiment, std::vector<nlohmann::json> records) {
+  if (records.empty()) return;
+  auto& e = doc_["experiments"].at(experiment);
+  if (!e.contains("repeats")) e["repeats"] = nlohmann::json::array();
+  for (auto& r : records) e["repeats"].push_back(std::move(r));
   flush();
 }
 
-void ResultsWriter::update_experiments(const std::function<void(nlohmann::json&)>& change) {
-  change(doc_["experiments"]);
+void ResultsWriter::add_fields(std::size_t experiment, nlohmann::json fields) {
+  add_once(doc_["experiments"].at(experiment), std::move(fields));
   flush();
 }
 
-void ResultsWriter::update_cases(std::size_t experiment, const std::function<void(nlohmann::json&)>& change) {
-  change(doc_["experiments"].at(experiment)["cases"]);
+void ResultsWriter::add_fields(const std::vector<std::pair<std::size_t, nlohmann::json>>& fields) {
+  for (const auto& [experiment, f] : fields) add_once(doc_["experiments"].at(experiment), f);
   flush();
 }
 

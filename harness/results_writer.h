@@ -4,6 +4,11 @@
 // out-of-memory kill or Ctrl-C keeps every finished result and the experiment
 // in flight shows as "running" or "interrupted".
 //
+// Records are written once: a case as it finishes, a further process's record
+// of a case beside it (never inside it), an experiment's fields when it knows
+// them; only a status moves, from "running" to its outcome. A reader sees each
+// record either whole or not yet, and nothing it read changes later.
+//
 // One run per file: two runs given the same --out (a re-triggered CI job, two
 // jobs on one runner) would otherwise replace each other's versions turn by
 // turn and leave a file whose header belongs to one run and cases to the other.
@@ -15,9 +20,10 @@
 // file itself (each new version is locked before it is renamed into place), so
 // it leaves nothing behind and dies with its process, even one killed by
 // SIGKILL. Readers do not take it and always see a whole version.
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/atomic_file.h"
 #include "harness/case_result.h"
@@ -49,13 +55,15 @@ class ResultsWriter {
   // wall_s: how long the experiment took, everything included (< 0: not recorded).
   void end_experiment(std::size_t experiment, ExperimentStatus status, const std::string& reason = "",
                       double wall_s = -1);
-  void set_experiment_field(std::size_t experiment, const std::string& key, nlohmann::json value);
-  // Changes the experiment's recorded cases in place (a further process's
-  // figures added beside them, harness/process_repeats.h).
-  void update_cases(std::size_t experiment, const std::function<void(nlohmann::json& cases)>& change);
-  // Changes every experiment's record at once, with one write of the file (the
-  // end of a run, past its budget, should not rewrite it once per field).
-  void update_experiments(const std::function<void(nlohmann::json& experiments)>& change);
+  // Appends further processes' records of cases (experiments[].repeats;
+  // harness/process_repeats.h), with one write of the file.
+  void add_repeats(std::size_t experiment, std::vector<nlohmann::json> records);
+  // Adds fields to an experiment's record: each written once (std::logic_error
+  // for a key it already has), so nothing recorded is changed afterwards.
+  void add_fields(std::size_t experiment, nlohmann::json fields);
+  // The same for several experiments with one write of the file (the end of a
+  // run, past its budget, should not rewrite it once per experiment).
+  void add_fields(const std::vector<std::pair<std::size_t, nlohmann::json>>& fields);
   void finish(RunStatus status);
   const nlohmann::json& document() const { return doc_; }
   const std::string& path() const { return path_; }

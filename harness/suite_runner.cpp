@@ -178,8 +178,9 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
     // A further process's crash is told in its cases' repeats; the record's
     // output tail stays the first process's.
     if (process_index == 0) {
-      writer.set_experiment_field(idx, "output_tail", r.output_tail);
-      if (!signal_text.empty()) writer.set_experiment_field(idx, "signal", signal_text);
+      json fields = {{"output_tail", r.output_tail}};
+      if (!signal_text.empty()) fields["signal"] = signal_text;
+      writer.add_fields(idx, std::move(fields));
     }
     std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(),
                  process_index ? (" (process " + std::to_string(process_index + 1) + ")").c_str() : "",
@@ -193,8 +194,8 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
 // the experiments after every first process has run: process 2 of each, then 3
 // of each, and so on, so that under a --time-budget every experiment gets its
 // processes before any gets many. Each runs its timed rounds again, and what it
-// records goes beside the first process's cases (harness/process_repeats.h); a
-// case a process did not record says why. After min_processes, an experiment
+// records is written beside the first process's cases as records of their own
+// (harness/process_repeats.h); a case a process did not record says why. After min_processes, an experiment
 // gets another only while one of its comparisons' between-process interval is
 // wider than the target (harness/two_level.h).
 struct RepeatsResult {
@@ -218,22 +219,32 @@ struct Pending {
   double further_max_s = 0;
   bool done = false;
   RepeatsResult r;
+  std::vector<CaseRepeat> repeats;  // what its further processes recorded, as written
 };
+
+// Records of a further process's cases, written with one write of the file and kept.
+void add_repeats(ResultsWriter& writer, Pending& x, std::vector<CaseRepeat> records) {
+  std::vector<json> written;
+  for (const auto& r : records) written.push_back(to_json(r));
+  writer.add_repeats(x.idx, std::move(written));
+  for (auto& r : records) x.repeats.push_back(std::move(r));
+}
 
 // Process p of one experiment, or why it has no more (x.done). `allowance_s`:
 // what is left of the further processes' share of the run (process_time_share).
 void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
                   double& shortest_child_s, Pending& x, std::size_t p, double& allowance_s) {
   const auto at_least = static_cast<std::size_t>(std::clamp(opts.measure.min_processes, 1, opts.measure.processes));
-  // Read, not changed: the writer's document (update_cases would rewrite the file).
-  const json& so_far = writer.document()["experiments"].at(x.idx)["cases"];
+  // A copy: the records below are written while it is read.
+  const json first_cases = writer.document()["experiments"].at(x.idx)["cases"];
+  const auto so_far = comparisons_across(first_cases, x.repeats, opts.measure.stopping.confidence);
   if (!has_ratios(so_far)) {
     x.done = true;
     x.r.why_stopped = "no comparison with a ratio in its first process";
     return;
   }
   if (p >= at_least) {
-    if (widest_process_interval(so_far, opts.measure.stopping.confidence) <= opts.measure.process_target_rel_ci) {
+    if (widest_process_interval(so_far) <= opts.measure.process_target_rel_ci) {
       x.done = true;
       x.r.why_stopped = "precision";
       return;
@@ -267,10 +278,10 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
     // Nothing more will be measured: said once, not once per process left.
     x.done = true;
     x.r.why_stopped = *status == ExperimentStatus::interrupted ? "interrupted" : reason;
-    writer.update_cases(x.idx, [&](json& cases) {
-      for (auto& first : cases)
-        if (first.contains("comparisons")) add_missing_repeat(first, p, *status, reason);
-    });
+    std::vector<CaseRepeat> missing;
+    for (const auto& first : first_cases)
+      if (first.contains("comparisons")) missing.push_back(missing_repeat(first, p, *status, reason));
+    add_repeats(writer, x, std::move(missing));
     return;
   }
   std::set<std::string> recorded;
@@ -279,11 +290,11 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
                                                  gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt,
                                                  x.later, x.cases_seen, x.experiments_seen, [&](const json& c) {
                                                    const std::string case_name = c.value("name", "");
-                                                   writer.update_cases(x.idx, [&](json& cases) {
-                                                     for (auto& first : cases)
-                                                       if (first.value("name", "") == case_name)
-                                                         add_repeat(first, c, p);
-                                                   });
+                                                   std::vector<CaseRepeat> got;
+                                                   for (const auto& first : first_cases)
+                                                     if (first.value("name", "") == case_name)
+                                                       got.push_back(recorded_repeat(first, c, p));
+                                                   add_repeats(writer, x, std::move(got));
                                                    recorded.insert(case_name);
                                                  });
   const double took = clock.now() - t0;
@@ -297,23 +308,29 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   reason =
       g.reason.empty() ? std::string("the process ended (") + to_string(g.status) + ") before this case" : g.reason;
   x.r.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
-  writer.update_cases(x.idx, [&](json& cases) {
-    for (auto& first : cases)
-      if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
-        add_missing_repeat(first, p, g.status == ExperimentStatus::ok ? ExperimentStatus::not_run : g.status, reason);
-  });
+  std::vector<CaseRepeat> missing;
+  for (const auto& first : first_cases)
+    if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
+      missing.push_back(
+          missing_repeat(first, p, g.status == ExperimentStatus::ok ? ExperimentStatus::not_run : g.status, reason));
+  add_repeats(writer, x, std::move(missing));
 }
 
-// The experiment's record of its processes and each comparison's one estimate.
-void finish_processes(json& experiment, const MeasureConfig& m, const Pending& x) {
-  if (experiment.contains("cases")) add_estimates(experiment["cases"], m.stopping.confidence);
-  experiment["processes"] = {{"ran", x.r.ran},
-                             {"min", m.min_processes},
-                             {"max", m.processes},
-                             {"target_rel_ci", m.process_target_rel_ci},
-                             {"stopped", x.r.why_stopped},
-                             {"first_s", x.first_s},
-                             {"further_s", x.further_s}};
+// The experiment's record of its processes and each comparison's one estimate,
+// added once its processes are done.
+json processes_fields(const json& first_cases, const MeasureConfig& m, const Pending& x) {
+  json estimates = json::array();
+  for (const auto& c : comparisons_across(first_cases, x.repeats, m.stopping.confidence))
+    if (const auto e = estimate_of(c)) estimates.push_back(to_json(*e));
+  return {{"processes",
+           {{"ran", x.r.ran},
+            {"min", m.min_processes},
+            {"max", m.processes},
+            {"target_rel_ci", m.process_target_rel_ci},
+            {"stopped", x.r.why_stopped},
+            {"first_s", x.first_s},
+            {"further_s", x.further_s}}},
+          {"estimates", std::move(estimates)}};
 }
 
 }  // namespace
@@ -392,7 +409,8 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
     s.cases_seen += g.cases;
     ++s.experiments_enumerated;
   }
-  s.writer.end_experiment(idx, g.status, g.reason, s.backend.now() - t_exp);
+  // An experiment with further processes gets its wall time with their record.
+  s.writer.end_experiment(idx, g.status, g.reason, g.cases > 0 ? -1.0 : s.backend.now() - t_exp);
 }
 
 // One case in this process, within its share of the budget; its result as written.
@@ -485,7 +503,7 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
     x.idx = idx;
     x.first_s = s.backend.now() - t_exp;
     x.r.why_stopped = "one process";
-    s.writer.update_experiments([&](json& experiments) { finish_processes(experiments.at(idx), s.measure, x); });
+    s.writer.add_fields(idx, processes_fields(s.writer.document()["experiments"].at(idx)["cases"], s.measure, x));
   }
   s.writer.end_experiment(idx, s.stopped ? ExperimentStatus::interrupted : ExperimentStatus::ok, "",
                           s.backend.now() - t_exp);
@@ -504,13 +522,14 @@ void further_processes(SuiteRun& s, double first_pass_s) {
       s.failures = s.failures || x.r.failures;
       s.stopped = x.r.stopped || stop_requested();
     }
-  s.writer.update_experiments([&](json& experiments) {
-    for (auto& x : s.pending) {
-      if (!x.done && s.stopped) x.r.why_stopped = "interrupted";
-      finish_processes(experiments.at(x.idx), s.measure, x);
-      experiments.at(x.idx)["wall_s"] = x.wall_s;
-    }
-  });
+  std::vector<std::pair<std::size_t, json>> fields;
+  for (auto& x : s.pending) {
+    if (!x.done && s.stopped) x.r.why_stopped = "interrupted";
+    json f = processes_fields(s.writer.document()["experiments"].at(x.idx)["cases"], s.measure, x);
+    f["wall_s"] = x.wall_s;
+    fields.emplace_back(x.idx, std::move(f));
+  }
+  s.writer.add_fields(fields);
 }
 
 }  // namespace

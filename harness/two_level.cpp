@@ -1,5 +1,6 @@
 #include "harness/two_level.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -84,61 +85,96 @@ std::optional<ProcessInterval> across_processes(const std::vector<double>& ratio
   return ProcessInterval{std::exp(mean), std::exp(mean - half), std::exp(mean + half), k};
 }
 
-std::vector<double> process_ratios(const json& cm) {
+std::vector<double> ComparisonAcross::ratios() const {
   std::vector<double> out;
-  if (!positive(cm.value("speedup", json()))) return out;
-  out.push_back(cm["speedup"].get<double>());
-  for (const auto& r : cm.value("repeats", json::array()))
-    if (r.is_object() && positive(r.value("speedup", json()))) out.push_back(r["speedup"].get<double>());
+  if (!speedup || !(std::isfinite(*speedup) && *speedup > 0)) return out;
+  out.push_back(*speedup);
+  for (double r : further)
+    if (std::isfinite(r) && r > 0) out.push_back(r);
   return out;
 }
 
-json estimate_record(const json& cm, double confidence) {
-  const auto ratios = process_ratios(cm);
-  if (ratios.empty()) return nullptr;
-  const double c = cm.value("confidence", confidence);
-  if (const auto p = across_processes(ratios, c))
-    return {{"speedup", p->estimate}, {"ci_low", p->low},  {"ci_high", p->high},    {"confidence", c},
-            {"unit", "process"},      {"n", p->processes}, {"df", p->processes - 1}};
-  // One process: its own ratio and interval; none below the rounds floor.
-  const bool has_ci =
-      !cm.value("below_floor", false) && positive(cm.value("ci_low", json())) && positive(cm.value("ci_high", json()));
-  return {{"speedup", ratios.front()},
-          {"ci_low", has_ci ? cm["ci_low"] : json(nullptr)},
-          {"ci_high", has_ci ? cm["ci_high"] : json(nullptr)},
-          {"confidence", c},
-          {"unit", "round"},
-          {"n", cm.value("rounds", json(nullptr))},
-          {"df", nullptr}};
-}
-
-void add_estimates(json& cases, double confidence) {
-  for (auto& c : cases) {
+std::vector<ComparisonAcross> comparisons_across(const json& first_cases, const std::vector<CaseRepeat>& repeats,
+                                                 double confidence) {
+  std::vector<ComparisonAcross> out;
+  if (!first_cases.is_array()) return out;
+  for (const auto& c : first_cases) {
     if (!c.is_object() || !c.contains("comparisons") || !c["comparisons"].is_array()) continue;
-    for (auto& cm : c["comparisons"]) {
-      json e = estimate_record(cm, confidence);
-      if (!e.is_null()) cm["estimate"] = std::move(e);
+    const std::string case_name = c.value("name", "");
+    for (const auto& cm : c["comparisons"]) {
+      ComparisonAcross a;
+      a.case_name = case_name;
+      a.baseline = cm.value("baseline", "");
+      a.variant = cm.value("variant", "");
+      if (positive(cm.value("speedup", json()))) a.speedup = cm["speedup"].get<double>();
+      if (positive(cm.value("ci_low", json()))) a.ci_low = cm["ci_low"].get<double>();
+      if (positive(cm.value("ci_high", json()))) a.ci_high = cm["ci_high"].get<double>();
+      a.below_floor = cm.value("below_floor", false);
+      if (cm.contains("rounds") && cm["rounds"].is_number_integer()) a.rounds = cm["rounds"].get<std::int64_t>();
+      a.confidence = cm.value("confidence", confidence);
+      for (const auto& r : repeats) {
+        if (r.case_name != case_name) continue;
+        for (const auto& rc : r.comparisons)
+          if (rc.baseline == a.baseline && rc.variant == a.variant && rc.speedup) a.further.push_back(*rc.speedup);
+      }
+      out.push_back(std::move(a));
     }
   }
+  return out;
 }
 
-double widest_process_interval(const json& cases, double confidence) {
-  double widest = 0;
-  for (const auto& c : cases) {
-    if (!c.is_object() || !c.contains("comparisons") || !c["comparisons"].is_array()) continue;
-    for (const auto& cm : c["comparisons"])
-      if (const auto p = across_processes(process_ratios(cm), cm.value("confidence", confidence)))
-        widest = std::max(widest, (p->high - p->low) / p->estimate);
+std::optional<EstimateRecord> estimate_of(const ComparisonAcross& c) {
+  const auto ratios = c.ratios();
+  if (ratios.empty()) return std::nullopt;
+  EstimateRecord e;
+  e.case_name = c.case_name;
+  e.baseline = c.baseline;
+  e.variant = c.variant;
+  e.confidence = c.confidence;
+  if (const auto p = across_processes(ratios, c.confidence)) {
+    e.speedup = p->estimate;
+    e.ci_low = p->low;
+    e.ci_high = p->high;
+    e.across_processes = true;
+    e.n = static_cast<std::int64_t>(p->processes);
+    e.df = static_cast<std::int64_t>(p->processes) - 1;
+    return e;
   }
+  // One process: its own ratio and interval; none below the rounds floor.
+  e.speedup = ratios.front();
+  if (!c.below_floor && c.ci_low && c.ci_high) {
+    e.ci_low = c.ci_low;
+    e.ci_high = c.ci_high;
+  }
+  e.n = c.rounds;
+  return e;
+}
+
+json to_json(const EstimateRecord& e) {
+  auto opt = [](const auto& x) { return x ? json(*x) : json(nullptr); };
+  return {{"case", e.case_name},
+          {"baseline", e.baseline},
+          {"variant", e.variant},
+          {"speedup", e.speedup},
+          {"ci_low", opt(e.ci_low)},
+          {"ci_high", opt(e.ci_high)},
+          {"confidence", e.confidence},
+          {"unit", e.across_processes ? "process" : "round"},
+          {"n", opt(e.n)},
+          {"df", opt(e.df)}};
+}
+
+double widest_process_interval(const std::vector<ComparisonAcross>& comparisons) {
+  double widest = 0;
+  for (const auto& c : comparisons)
+    if (const auto p = across_processes(c.ratios(), c.confidence))
+      widest = std::max(widest, (p->high - p->low) / p->estimate);
   return widest;
 }
 
-bool has_ratios(const json& cases) {
-  for (const auto& c : cases) {
-    if (!c.is_object() || !c.contains("comparisons") || !c["comparisons"].is_array()) continue;
-    for (const auto& cm : c["comparisons"])
-      if (!process_ratios(cm).empty()) return true;
-  }
+bool has_ratios(const std::vector<ComparisonAcross>& comparisons) {
+  for (const auto& c : comparisons)
+    if (!c.ratios().empty()) return true;
   return false;
 }
 

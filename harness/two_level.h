@@ -1,5 +1,5 @@
 #pragma once
-// The one estimate of a comparison (results: comparisons[].estimate), made once
+// The one estimate of a comparison (results: experiments[].estimates), made once
 // here and read by every part of the report. The estimand is what a fresh
 // process gets: a process's allocator history, page placement and clocks move a
 // ratio more than its own rounds scatter, so with ratios from K >= 2 processes
@@ -10,9 +10,13 @@
 // With one process, the rounds are the unit: its median of per-round ratios and
 // order-statistic interval (harness/stats.h), null below the rounds floor.
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 #include <vector>
+
+#include "harness/process_repeats.h"
 
 namespace optbench {
 
@@ -27,22 +31,47 @@ struct ProcessInterval {
 // Geometric mean and t interval of positive ratios; none with fewer than two.
 std::optional<ProcessInterval> across_processes(const std::vector<double>& ratios, double confidence);
 
-// Each comparison's speedup in each process: its own figure, then its repeats'
-// (harness/process_repeats.h), positive finite ones only.
-std::vector<double> process_ratios(const nlohmann::json& comparison);
+// One comparison across the processes of its experiment: the first process's
+// figures (its case record) and each further process's ratio (its repeats).
+struct ComparisonAcross {
+  std::string case_name, baseline, variant;
+  std::optional<double> speedup, ci_low, ci_high;  // the first process's
+  bool below_floor = false;
+  std::optional<std::int64_t> rounds;
+  double confidence = 0;
+  std::vector<double> further;  // positive finite ratios of the further processes, in order
 
-// The comparison's estimate record (null without a ratio in the first process).
-nlohmann::json estimate_record(const nlohmann::json& comparison, double confidence);
+  // Its ratio in each process that has one, the first's first; empty without
+  // a ratio in the first process (a further process alone says nothing).
+  std::vector<double> ratios() const;
+};
 
-// Writes comparisons[].estimate into every case of an experiment.
-void add_estimates(nlohmann::json& cases, double confidence);
+// Every comparison of an experiment's first-process cases, with what its
+// further processes recorded for it.
+std::vector<ComparisonAcross> comparisons_across(const nlohmann::json& first_cases,
+                                                 const std::vector<CaseRepeat>& repeats, double confidence);
+
+// The comparison's one estimate (results: experiments[].estimates).
+struct EstimateRecord {
+  std::string case_name, baseline, variant;
+  double speedup = 0;
+  std::optional<double> ci_low, ci_high;  // none below the rounds floor (one process)
+  double confidence = 0;
+  bool across_processes = false;  // unit: "process", else "round"
+  std::optional<std::int64_t> n, df;
+};
+
+// None without a ratio in the first process.
+std::optional<EstimateRecord> estimate_of(const ComparisonAcross& c);
+
+nlohmann::json to_json(const EstimateRecord& e);
 
 // The widest relative interval, (high - low) / estimate, over the experiment's
 // comparisons with ratios from two or more processes; 0 where none has.
-double widest_process_interval(const nlohmann::json& cases, double confidence);
+double widest_process_interval(const std::vector<ComparisonAcross>& comparisons);
 
 // Whether any comparison of the experiment has a ratio (from its first process):
 // without one, further processes have nothing to add.
-bool has_ratios(const nlohmann::json& cases);
+bool has_ratios(const std::vector<ComparisonAcross>& comparisons);
 
 }  // namespace optbench

@@ -399,11 +399,10 @@ def estimate_record(rec: dict, confidence: float) -> Estimate | None:
     )
 
 
-def spread_of(raw: dict) -> Spread | None:
-    """A comparison dict's ratio in each process (its own figures, then its "repeats");
-    None where it was measured in one process only."""
-    repeats = raw.get("repeats")
-    if not isinstance(repeats, list) or not repeats:
+def spread_of(raw: dict, repeats: list[dict]) -> Spread | None:
+    """A comparison's ratio in each process: the first process's figures (its dict), then
+    each further process's entry for it; None where it was measured in one process only."""
+    if not repeats:
         return None
     s = _num(raw.get("speedup"))
     out = [
@@ -506,7 +505,7 @@ class Comparison:
     def estimate(self) -> Estimate | None:
         """The comparison's one estimate and interval (estimate.py): what every table,
         plot, export, gate and verdict shows for it. None without a ratio."""
-        rec = self.raw.get("estimate")
+        rec = self.case.experiment.estimate_of(self.case.name, self.baseline_name, self.variant_name)
         if isinstance(rec, dict):
             return estimate_record(rec, self.confidence)
         t = self.first_process
@@ -516,14 +515,28 @@ class Comparison:
 
     @property
     def _repeats(self) -> list[dict]:
-        r = self.raw.get("repeats")
-        return [x for x in r if isinstance(x, dict)] if isinstance(r, list) else []
+        """Its entry in each further process's record of its case, with the process."""
+        out = []
+        for r in self.case.repeats or []:
+            entry = next(
+                (
+                    x
+                    for x in r.get("comparisons") or []
+                    if isinstance(x, dict)
+                    and x.get("baseline") == self.baseline_name
+                    and x.get("variant") == self.variant_name
+                ),
+                None,
+            )
+            if entry is not None:
+                out.append({**entry, "process": r.get("process")})
+        return out
 
     @cached_property
     def spread(self) -> Spread | None:
         """The comparison's ratio in each process (the first's, then each further one's);
         None where it was measured in one process only (older files, --processes 1)."""
-        return spread_of(self.raw)
+        return spread_of(self.raw, self._repeats)
 
 
 class Case:
@@ -571,10 +584,9 @@ class Case:
 
     @property
     def repeats(self) -> list[dict] | None:
-        """Its record in each further process (harness/process_repeats.cpp): process,
-        status, variants' facts; None where it ran in one process only."""
-        r = self.raw.get("repeats")
-        return [x for x in r if isinstance(x, dict)] if isinstance(r, list) else None
+        """Its record in each further process (harness/process_repeats.h): process,
+        status, variants' facts, comparisons; None where it ran in one process only."""
+        return self.experiment.repeats_of(self.name) or None
 
     def repeat_faults(self, variant: object) -> list:
         """The named variant's minor page faults per step in each further process."""
@@ -636,6 +648,31 @@ class Experiment:
     def recorded_cases(self) -> bool:
         """The file lists cases for it (one skipped or crashed before any has none)."""
         return bool(self.raw.get("cases"))
+
+    @cached_property
+    def _repeats_by_case(self) -> dict[object, list[dict]]:
+        """experiments[].repeats (harness/process_repeats.h), each case's in process order."""
+        out: dict[object, list[dict]] = {}
+        for r in self.raw.get("repeats") or []:
+            if isinstance(r, dict):
+                out.setdefault(r.get("case"), []).append(r)
+        return out
+
+    def repeats_of(self, case: object) -> list[dict]:
+        """What each further process recorded for the named case."""
+        return self._repeats_by_case.get(case, [])
+
+    @cached_property
+    def _estimates(self) -> dict[tuple, dict]:
+        return {
+            (r.get("case"), r.get("baseline"), r.get("variant")): r
+            for r in self.raw.get("estimates") or []
+            if isinstance(r, dict)
+        }
+
+    def estimate_of(self, case: object, baseline: object, variant: object) -> dict | None:
+        """experiments[].estimates' record of one comparison (harness/two_level.h)."""
+        return self._estimates.get((case, baseline, variant))
 
     @property
     def throughput_kind(self) -> str | None:

@@ -1,5 +1,5 @@
 """The one estimate and interval of a comparison, as the harness recorded it
-(comparisons[].estimate, harness/two_level.h): every place the report prints, plots,
+(experiments[].estimates, harness/two_level.h): every place the report prints, plots,
 exports, gates or judges a comparison's speedup reads it here.
 
 The harness's estimand is what a fresh process gets. With ratios from K >= 2
@@ -9,7 +9,7 @@ is that process's median of per-round ratios with its order-statistic interval (
 rounds are the unit), and the file says so ("unit").
 
 Files from before the harness recorded it get the same figures here, from what they
-do record (the first process's comparison and its "repeats"), by the same formulas;
+do record (the first process's comparison and its further processes' records), by the same formulas;
 tests/data/two_level_golden.json holds one input both implementations must agree on."""
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def from_processes(
     within_ci: tuple[float | None, float | None],
     rounds: int | None,
 ) -> Estimate | None:
-    """For a file without comparisons[].estimate: across its processes where it recorded
+    """For a file without experiments[].estimates: across its processes where it recorded
     further ones (the first process's ratio `first` and each further one's), else the
     first process's own ratio and interval (within_ci, None below the rounds floor)."""
     if first is None or first <= 0:

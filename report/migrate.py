@@ -1,6 +1,13 @@
-"""Variant params for results files from before variants declared what they are (the
+"""Older results files read as the current ones are written.
+
+Variant params for files from before variants declared what they are (the
 vocabulary in harness/results.schema.json, variants[].params): filled from the names
 the harness's earlier versions gave their variants, per experiment, in one table.
+
+Further processes' records for files from before they were records of their own
+(2026-11-28): those files added them inside the first process's case ("repeats") and
+comparisons ("repeats", "estimate"); they move to experiments[].repeats and
+experiments[].estimates, where the harness now writes them.
 
 This is the one place in the report where a name stands for a meaning. It fills only
 params a variant does not record, so a file whose variants declare theirs passes
@@ -91,10 +98,55 @@ def _fill(variant: dict, params: dict) -> None:
             have[k] = v
 
 
+def _comparison_key(cm: dict) -> dict:
+    return {"baseline": cm.get("baseline"), "variant": cm.get("variant")}
+
+
+def _move_repeats(e: dict) -> None:
+    """A file from before 2026-11-28: each case's and comparison's further processes
+    become one record per process and case, and each comparison's estimate one record,
+    at the experiment's level; the case keeps only what its first process recorded."""
+    records: dict[tuple[int, int], dict] = {}  # (process, case's index) -> record
+    estimates = []
+    for i, c in enumerate(e.get("cases") or []):
+        if not isinstance(c, dict):
+            continue
+        for r in c.pop("repeats", None) or []:
+            if isinstance(r, dict) and is_num(r.get("process")):
+                records[(int(r["process"]), i)] = {
+                    **{k: v for k, v in r.items() if k != "process"},
+                    "process": int(r["process"]),
+                    "case": c.get("name"),
+                    "comparisons": [],
+                }
+        for cm in c.get("comparisons") or []:
+            if not isinstance(cm, dict):
+                continue
+            for r in cm.pop("repeats", None) or []:
+                if not (isinstance(r, dict) and is_num(r.get("process"))):
+                    continue
+                key = (int(r["process"]), i)
+                if key not in records:  # a process the case did not list: what its ratio says
+                    ran = is_num(r.get("speedup"))
+                    records[key] = {"process": key[0], "case": c.get("name"), "status": "ok" if ran else "not_run"}
+                    records[key]["comparisons"] = []
+                entry = {k: v for k, v in r.items() if k != "process"}
+                records[key]["comparisons"].append({**_comparison_key(cm), **entry})
+            if isinstance(cm.get("estimate"), dict):
+                estimates.append({"case": c.get("name"), **_comparison_key(cm), **cm.pop("estimate")})
+    if records:
+        e["repeats"] = [records[k] for k in sorted(records)]
+    if estimates:
+        e["estimates"] = estimates
+
+
 def migrate(doc: dict) -> dict:
     """Fill every variant's params its name stood for, where the variant does not record
-    them; returns the same document."""
+    them, and move further processes' records out of older files' cases; returns the same
+    document."""
     for e in doc.get("experiments") or []:
+        if isinstance(e, dict) and "repeats" not in e and "estimates" not in e:
+            _move_repeats(e)
         table = TABLE.get(str(e.get("name")))
         if not table:
             continue

@@ -4,7 +4,7 @@ harness/process_repeats.h records each further process's speedup beside the firs
 The process is the unit: a process's allocator history, page placement and clocks
 move a ratio more than its own rounds scatter (fused AdamW over 16 MB tensors: 3.5x in
 one process, 8.7x in the next, each with a CI a few percent wide). A comparison's one
-estimate (estimate.py, comparisons[].estimate) is the processes' geometric mean with
+estimate (estimate.py, experiments[].estimates) is the processes' geometric mean with
 Student's t interval, which carries that disagreement; nothing here makes a second
 interval for it. What is here: each process's figures (for the tables, the gate and a
 pooled claim), and the intervals the report has to form itself from them, a pooled

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# An experiment measured in more than one process (--processes): every
-# comparison of the first process gets each further process's speedup beside
-# its own, and every case what each further process recorded (each variant's
-# median and page faults per step); a further process that dies costs only its
-# own figures, each case it did not finish saying why, and the experiment's
-# record stays the first process's.
+# An experiment measured in more than one process (--processes): what each
+# further process recorded for a case (each comparison's speedup, each variant's
+# median and page faults per step) is a record of its own beside the first
+# process's cases, which are never changed; a further process that dies costs
+# only its own figures, each case it did not finish saying why, and the
+# experiment's record stays the first process's.
 #   process_repeats.sh OPTBENCH_PROBE SRC
 set -u
 PY=${OPTBENCH_PYTHON:-python3}
@@ -23,43 +23,57 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete" and d["config"]["measure"]["processes"] == 3
 e = {x["name"]: x for x in d["experiments"]}
+# The first process's cases are as it wrote them: nothing is added to them later.
+for x in e.values():
+    for c in x["cases"]:
+        assert "repeats" not in c and all("repeats" not in cm and "estimate" not in cm for cm in c.get("comparisons", [])), c["name"]
+def records(x, case):
+    return [r for r in x.get("repeats", []) if r["case"] == case]
+def entry(r, cm):
+    found = [m for m in r["comparisons"] if (m["baseline"], m["variant"]) == (cm["baseline"], cm["variant"])]
+    assert len(found) == 1, (r, cm)
+    return found[0]
 # A healthy experiment: two further processes, each with a ratio per comparison
 # (its variants in worker processes; the one whose worker dies has none, in each).
 ratios = 0
-for c in e["isolation_probe"]["cases"]:
-    assert [r["process"] for r in c["repeats"]] == [1, 2], c["repeats"]
-    assert all(r["status"] == "ok" and set(r["variants"]) == {v["name"] for v in c["variants"]} for r in c["repeats"])
+ip = e["isolation_probe"]
+for c in ip["cases"]:
+    rs = records(ip, c["name"])
+    assert [r["process"] for r in rs] == [1, 2], rs
+    assert all(r["status"] == "ok" and set(r["variants"]) == {v["name"] for v in c["variants"]} for r in rs)
     for cm in c["comparisons"]:
-        assert [r["process"] for r in cm["repeats"]] == [1, 2]
+        further = [entry(r, cm) for r in rs]
         if cm["speedup"] is None:
-            assert all(r["speedup"] is None and r["reason"] for r in cm["repeats"]), cm["repeats"]
+            assert all(f["speedup"] is None and f["reason"] for f in further), further
             continue
-        assert all(isinstance(r["speedup"], float) and r["ci_low"] <= r["speedup"] <= r["ci_high"]
-                   for r in cm["repeats"]), cm["repeats"]
+        assert all(isinstance(f["speedup"], float) and f["ci_low"] <= f["speedup"] <= f["ci_high"]
+                   for f in further), further
         ratios += 1
 assert ratios >= 2, ratios
-# The one estimate: across the processes that gave a ratio, recorded with them.
-for c in e["isolation_probe"]["cases"]:
+# The one estimate: across the processes that gave a ratio, recorded once beside them.
+estimates = {(x["case"], x["baseline"], x["variant"]): x for x in ip["estimates"]}
+for c in ip["cases"]:
     for cm in c["comparisons"]:
+        key = (c["name"], cm["baseline"], cm["variant"])
         if cm["speedup"] is None:
-            assert "estimate" not in cm
+            assert key not in estimates
             continue
-        est, n = cm["estimate"], 1 + sum(r["speedup"] is not None for r in cm["repeats"])
+        est, n = estimates[key], 1 + sum(entry(r, cm)["speedup"] is not None for r in records(ip, c["name"]))
         assert est["unit"] == "process" and est["n"] == n and est["df"] == n - 1, est
         assert est["ci_low"] <= est["speedup"] <= est["ci_high"], est
-p = e["isolation_probe"]["processes"]
+p = ip["processes"]
 assert {k: p[k] for k in ("ran", "min", "max", "stopped")} == {"ran": 3, "min": 3, "max": 3, "stopped": "max_processes"}, p
 assert p["first_s"] > 0 and p["further_s"] > 0, p
+assert ip["wall_s"] >= p["first_s"] + p["further_s"] - 1e-6, (ip["wall_s"], p)
 # The crash: process 2 finished "first" and died in "dies"; process 3 ran whole
 # (the marker was left by the first process, so every later one dies in "dies").
 cp = e["crash_probe"]
 assert cp["status"] == "ok" and "output_tail" not in cp, cp.get("status")
-cases = {c["name"]: c for c in cp["cases"]}
-assert cases["first"]["repeats"][0]["status"] == "ok"
+assert records(cp, "first")[0]["status"] == "ok"
 for name in ("dies", "after"):
-    r = cases[name]["repeats"][0]
+    r = records(cp, name)[0]
     assert r["process"] == 1 and r["status"] == "crashed" and "SIGSEGV" in r["reason"], r
-    assert cases[name]["comparisons"][0]["repeats"][0]["speedup"] is None
+    assert all(m["speedup"] is None for m in r["comparisons"]), r
 print("ok")
 PY
 # More processes only while imprecise: at least 2, at most 8; stopped on precision
@@ -74,8 +88,7 @@ d = json.load(open(sys.argv[1]))
 e = d["experiments"][0]
 p = e["processes"]
 assert p["min"] == 2 and p["max"] == 8 and 2 <= p["ran"] <= 8, p
-widths = [(cm["estimate"]["ci_high"] - cm["estimate"]["ci_low"]) / cm["estimate"]["speedup"]
-          for c in e["cases"] for cm in c["comparisons"] if cm.get("estimate", {}).get("unit") == "process"]
+widths = [(x["ci_high"] - x["ci_low"]) / x["speedup"] for x in e["estimates"] if x["unit"] == "process"]
 assert widths, "no comparison measured across processes"
 if p["stopped"] == "precision":
     assert max(widths) <= p["target_rel_ci"], (widths, p)

@@ -59,6 +59,33 @@ TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
   std::filesystem::remove(path);
 }
 
+// A record, once written, is never changed: a case's further processes are
+// records of their own beside it, and an experiment's fields are added once.
+TEST(ResultsWriter, RecordsAreWrittenOnce) {
+  const std::string path = temp_path("once");
+  ResultsWriter w(path, capture_environment(DeviceKind::cpu, {"test"}), minimal_config());
+  const auto idx = w.begin_experiment({{"name", "demo"},
+                                       {"title", "t"},
+                                       {"optimization", "o"},
+                                       {"claims", json::array()},
+                                       {"description", "d"},
+                                       {"devices", {"cpu"}}});
+  const json c = {{"name", "c"}, {"params", json::object()}, {"status", "skipped"}, {"reason", "why"}};
+  w.add_case(idx, c);
+  w.add_repeats(idx, {{{"process", 1}, {"case", "c"}, {"status", "ok"}, {"comparisons", json::array()}}});
+  w.add_fields(idx, {{"processes", {{"ran", 2}, {"stopped", "max_processes"}}}, {"estimates", json::array()}});
+  EXPECT_THROW(w.add_fields(idx, {{"estimates", json::array()}}), std::logic_error);
+  w.end_experiment(idx, ExperimentStatus::ok, "", 1.5);
+  EXPECT_THROW(w.end_experiment(idx, ExperimentStatus::ok, "", 2.5), std::logic_error);
+  w.finish(RunStatus::complete);
+  const json e = read(path)["experiments"][0];
+  EXPECT_EQ(e["cases"][0], c);
+  EXPECT_EQ(e["repeats"].size(), 1u);
+  EXPECT_EQ(e["wall_s"], 1.5);
+  EXPECT_TRUE(schema_valid(path));
+  std::filesystem::remove(path);
+}
+
 TEST(ResultsWriter, SchemaRejectsAForeignDocument) {
   const std::string path = temp_path("foreign");
   std::ofstream(path) << R"({"schema": "optbench-results", "schema_version": 1, "status": "complete"})";

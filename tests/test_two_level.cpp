@@ -44,45 +44,120 @@ TEST(TwoLevel, NoIntervalFromOneProcess) {
   EXPECT_THROW(student_t_quantile(0.9, 0.5), std::invalid_argument);
 }
 
+namespace {
+
+// One case "c" whose comparison v/b has these figures in its first process.
+json first_cases(json comparison) {
+  comparison["baseline"] = "b";
+  comparison["variant"] = "v";
+  return json::array({{{"name", "c"}, {"comparisons", json::array({comparison})}}});
+}
+
+// A further process's record of case "c": v/b's ratio, or none.
+CaseRepeat repeat(std::size_t process, std::optional<double> speedup) {
+  const json first = first_cases({{"speedup", 1.0}})[0];
+  json cm = {{"baseline", "b"}, {"variant", "v"}, {"speedup", speedup ? json(*speedup) : json(nullptr)}};
+  return recorded_repeat(first, {{"name", "c"}, {"comparisons", json::array({cm})}}, process);
+}
+
+std::optional<EstimateRecord> only_estimate(const json& cases, const std::vector<CaseRepeat>& repeats) {
+  const auto across = comparisons_across(cases, repeats, 0.95);
+  EXPECT_EQ(across.size(), 1u);
+  return estimate_of(across.at(0));
+}
+
+}  // namespace
+
 TEST(TwoLevel, RecordAcrossProcessesSkipsThoseWithoutARatio) {
-  const json cm = {{"speedup", 2.0},
-                   {"ci_low", 1.9},
-                   {"ci_high", 2.1},
-                   {"rounds", 40},
-                   {"repeats",
-                    {{{"process", 1}, {"speedup", 2.2}},
-                     {{"process", 2}, {"speedup", nullptr}},
-                     {{"process", 3}, {"speedup", 1.8}}}}};
-  const json e = estimate_record(cm, 0.95);
-  EXPECT_EQ(e["unit"], "process");
-  EXPECT_EQ(e["n"], 3);
-  EXPECT_EQ(e["df"], 2);
-  EXPECT_NEAR(e["speedup"].get<double>(), std::cbrt(2.0 * 2.2 * 1.8), 1e-12);
-  EXPECT_LT(e["ci_low"].get<double>(), 1.9);  // three processes spread wider than one's rounds
+  const json cases = first_cases({{"speedup", 2.0}, {"ci_low", 1.9}, {"ci_high", 2.1}, {"rounds", 40}});
+  const auto e = only_estimate(cases, {repeat(1, 2.2), repeat(2, std::nullopt), repeat(3, 1.8)});
+  ASSERT_TRUE(e);
+  EXPECT_TRUE(e->across_processes);
+  EXPECT_EQ(e->n, 3);
+  EXPECT_EQ(e->df, 2);
+  EXPECT_NEAR(e->speedup, std::cbrt(2.0 * 2.2 * 1.8), 1e-12);
+  EXPECT_LT(*e->ci_low, 1.9);  // three processes spread wider than one's rounds
+  const json j = to_json(*e);
+  EXPECT_EQ(j["unit"], "process");
+  EXPECT_EQ(j["case"], "c");
+  EXPECT_EQ(j["variant"], "v");
 }
 
 TEST(TwoLevel, RecordOfOneProcessIsItsOwnIntervalOrNone) {
   json cm = {{"speedup", 2.0}, {"ci_low", 1.9}, {"ci_high", 2.1}, {"rounds", 40}};
-  json e = estimate_record(cm, 0.95);
-  EXPECT_EQ(e["unit"], "round");
-  EXPECT_EQ(e["n"], 40);
-  EXPECT_DOUBLE_EQ(e["ci_low"].get<double>(), 1.9);
+  auto e = only_estimate(first_cases(cm), {});
+  ASSERT_TRUE(e);
+  EXPECT_EQ(to_json(*e)["unit"], "round");
+  EXPECT_EQ(e->n, 40);
+  EXPECT_DOUBLE_EQ(*e->ci_low, 1.9);
   cm["below_floor"] = true;
-  e = estimate_record(cm, 0.95);
-  EXPECT_TRUE(e["ci_low"].is_null());
-  EXPECT_TRUE(estimate_record({{"speedup", nullptr}}, 0.95).is_null());
+  e = only_estimate(first_cases(cm), {});
+  EXPECT_TRUE(to_json(*e)["ci_low"].is_null());
+  // A further process's ratio without one in the first process says nothing.
+  EXPECT_FALSE(only_estimate(first_cases({{"speedup", nullptr}}), {repeat(1, 2.0)}));
+}
+
+TEST(TwoLevel, ARepeatOfAnotherCaseOrComparisonIsNotJoined) {
+  CaseRepeat elsewhere = repeat(1, 9.0);
+  elsewhere.case_name = "d";
+  CaseRepeat other_variant = repeat(2, 9.0);
+  other_variant.comparisons.at(0).variant = "w";
+  const auto e = only_estimate(first_cases({{"speedup", 2.0}}), {elsewhere, other_variant});
+  ASSERT_TRUE(e);
+  EXPECT_FALSE(e->across_processes);
+  EXPECT_EQ(e->speedup, 2.0);
 }
 
 TEST(TwoLevel, WidestIntervalDrivesTheProcessStoppingRule) {
-  json cases = json::array();
-  cases.push_back({{"comparisons", {{{"speedup", 2.0}, {"repeats", {{{"speedup", 2.02}}}}}}}});
-  const double narrow = widest_process_interval(cases, 0.95);
-  cases.push_back({{"comparisons", {{{"speedup", 1.0}, {"repeats", {{{"speedup", 3.0}}}}}}}});
-  EXPECT_GT(widest_process_interval(cases, 0.95), narrow);
-  EXPECT_EQ(widest_process_interval(json::array({{{"comparisons", {{{"speedup", 1.0}}}}}}), 0.95), 0.0);
+  json cases = first_cases({{"speedup", 2.0}});
+  std::vector<CaseRepeat> repeats = {repeat(1, 2.02)};
+  const double narrow = widest_process_interval(comparisons_across(cases, repeats, 0.95));
+  cases.push_back({{"name", "d"}, {"comparisons", {{{"baseline", "b"}, {"variant", "v"}, {"speedup", 1.0}}}}});
+  CaseRepeat wide = repeat(1, 3.0);
+  wide.case_name = "d";
+  repeats.push_back(wide);
+  EXPECT_GT(widest_process_interval(comparisons_across(cases, repeats, 0.95)), narrow);
+  EXPECT_EQ(widest_process_interval(comparisons_across(first_cases({{"speedup", 1.0}}), {}, 0.95)), 0.0);
 }
 
 TEST(TwoLevel, AnExperimentWithoutRatiosHasNothingToRepeat) {
-  EXPECT_FALSE(has_ratios(json::array({{{"status", "skipped"}}, {{"comparisons", {{{"speedup", nullptr}}}}}})));
-  EXPECT_TRUE(has_ratios(json::array({{{"comparisons", {{{"speedup", 1.2}}}}}})));
+  json cases = first_cases({{"speedup", nullptr}});
+  cases.push_back({{"name", "skipped"}, {"status", "skipped"}});
+  EXPECT_FALSE(has_ratios(comparisons_across(cases, {}, 0.95)));
+  EXPECT_TRUE(has_ratios(comparisons_across(first_cases({{"speedup", 1.2}}), {}, 0.95)));
+}
+
+TEST(ProcessRepeats, AMissingProcessGivesEveryComparisonItsReason) {
+  const json first = first_cases({{"speedup", 2.0}})[0];
+  const json j = to_json(missing_repeat(first, 2, ExperimentStatus::crashed, "killed by SIGSEGV"));
+  EXPECT_EQ(j["process"], 2);
+  EXPECT_EQ(j["case"], "c");
+  EXPECT_EQ(j["status"], "crashed");
+  EXPECT_FALSE(j.contains("variants"));
+  ASSERT_EQ(j["comparisons"].size(), 1u);
+  EXPECT_TRUE(j["comparisons"][0]["speedup"].is_null());
+  EXPECT_EQ(j["comparisons"][0]["reason"], "killed by SIGSEGV");
+}
+
+TEST(ProcessRepeats, ARecordedProcessKeepsItsVariantsFactsAndSaysWhyAComparisonHasNoRatio) {
+  const json first = first_cases({{"speedup", 2.0}})[0];
+  const json child = {
+      {"name", "c"},
+      {"status", "ok"},
+      {"rounds", 7},
+      {"variants",
+       {{{"name", "b"}, {"stats", {{"median", 0.5}}}, {"samples", {{"minor_faults", {1, 3, 2}}}}},
+        {{"name", "v"}, {"status", "error"}}}},
+      {"comparisons",
+       {{{"baseline", "b"}, {"variant", "v"}, {"speedup", nullptr}, {"verification", {{"message", "v failed"}}}}}}};
+  const json j = to_json(recorded_repeat(first, child, 1));
+  EXPECT_EQ(j["rounds"], 7);
+  EXPECT_EQ(j["variants"]["b"]["median_s"], 0.5);
+  EXPECT_EQ(j["variants"]["b"]["minor_faults_per_step"], 2.0);
+  EXPECT_EQ(j["variants"]["b"]["status"], "ok");
+  EXPECT_EQ(j["variants"]["v"]["status"], "error");
+  EXPECT_TRUE(j["variants"]["v"]["median_s"].is_null());
+  EXPECT_EQ(j["comparisons"][0]["reason"], "v failed");
+  const json absent = to_json(recorded_repeat(first, {{"name", "c"}}, 1));
+  EXPECT_EQ(absent["comparisons"][0]["reason"], "the process recorded no such comparison");
 }

@@ -17,10 +17,11 @@ def _scale_ratio(rec: dict, by: float) -> None:
             rec[k] *= by
 
 
-def scale_variant_in_place(case: dict, variant: str, factor: float) -> None:
-    """The variant's time times `factor` in this case: samples, stats, each process's
-    median, and every comparison's ratio (divided by it where the variant is the
-    optimization, multiplied where it is the baseline)."""
+def scale_variant_in_place(experiment: dict, case: dict, variant: str, factor: float) -> None:
+    """The variant's time times `factor` in this case of the experiment: samples, stats,
+    each further process's median, and every comparison's ratio (divided by it where the
+    variant is the optimization, multiplied where it is the baseline): the first
+    process's, each further process's record of it and its estimate."""
     v = next(v for v in case["variants"] if v["name"] == variant)
     for metric in ("host_s", "device_s"):
         if (v.get("samples") or {}).get(metric):
@@ -28,19 +29,20 @@ def scale_variant_in_place(case: dict, variant: str, factor: float) -> None:
     for k in ("median", "q1", "q3", "iqr", "min", "mean", "max"):
         if isinstance((v.get("stats") or {}).get(k), (int, float)):
             v["stats"][k] *= factor
-    for r in case.get("repeats") or []:
+
+    def by(cm: dict) -> float | None:
+        return 1 / factor if cm.get("variant") == variant else factor if cm.get("baseline") == variant else None
+
+    repeats = [r for r in experiment.get("repeats") or [] if r.get("case") == case["name"]]
+    for r in repeats:
         rv = (r.get("variants") or {}).get(variant)
         if isinstance(rv, dict) and isinstance(rv.get("median_s"), (int, float)):
             rv["median_s"] *= factor
-    for cm in case.get("comparisons") or []:
-        by = 1 / factor if cm.get("variant") == variant else factor if cm.get("baseline") == variant else None
-        if by is None:
-            continue
-        _scale_ratio(cm, by)
-        for r in cm.get("repeats") or []:
-            _scale_ratio(r, by)
-        if isinstance(cm.get("estimate"), dict):
-            _scale_ratio(cm["estimate"], by)
+    records = [*(case.get("comparisons") or []), *(cm for r in repeats for cm in r.get("comparisons") or [])]
+    records += [e for e in experiment.get("estimates") or [] if e.get("case") == case["name"]]
+    for rec in records:
+        if (f := by(rec)) is not None:
+            _scale_ratio(rec, f)
 
 
 def scaled(doc: dict, where: list[tuple[str, str, str]], factor: float) -> dict:
@@ -48,5 +50,5 @@ def scaled(doc: dict, where: list[tuple[str, str, str]], factor: float) -> dict:
     out = copy.deepcopy(doc)
     for exp, case, variant in where:
         e = next(e for e in out["experiments"] if e["name"] == exp)
-        scale_variant_in_place(next(c for c in e["cases"] if c["name"] == case), variant, factor)
+        scale_variant_in_place(e, next(c for c in e["cases"] if c["name"] == case), variant, factor)
     return out

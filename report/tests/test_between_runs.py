@@ -5,12 +5,12 @@ Student's t interval; these tests read what the files hold."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from report.claims import evaluate
+from report.results import load_results
 from report.document import Document
 from report.summary import RunClaims, summarize
 from report.verdicts import DRAWN, INCONCLUSIVE, outcome
@@ -33,20 +33,20 @@ def _intervals(doc: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def runs():
-    return [json.loads(p.read_text()) for p in RUNS]
+    return [load_results(p) for p in RUNS]
 
 
 def test_every_comparison_records_its_spread_between_processes(runs):
     for d in runs:
         assert d["config"]["profile"] == "standard" and d["config"]["measure"]["processes"] >= 2
-        for e in d["experiments"]:
-            for c in e.get("cases", []):
-                for cm in c.get("comparisons", []):
-                    if c["status"] == "ok" and cm.get("speedup") is not None:
-                        assert len(cm.get("repeats") or []) == d["config"]["measure"]["processes"] - 1, (
-                            e["name"],
-                            c["name"],
-                            cm["variant"],
+        for e in Document(d).experiments:
+            for c in e.cases:
+                for cm in c.comparisons:
+                    if c.status == "ok" and cm.speedup is not None:
+                        assert len(cm.spread.estimates) == d["config"]["measure"]["processes"], (
+                            e.name,
+                            c.name,
+                            cm.variant_name,
                         )
 
 

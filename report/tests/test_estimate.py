@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from report.document import Document
+from report.migrate import migrate
 from report.estimate import PROCESS, ROUND, t_interval
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "two_level_golden.json").read_text())
@@ -25,40 +26,33 @@ def test_interval_matches_the_harness_golden_vector(c):
     assert (g, lo, hi) == pytest.approx((c["estimate"], c["ci_low"], c["ci_high"]), rel=1e-9)
 
 
-def _doc(cm: dict) -> Document:
+def _doc(cm: dict, **experiment) -> Document:
+    """One comparison b/a of case c; older files' keys moved as files are read (migrate.py)."""
     cm = {"baseline": "a", "variant": "b", **cm}
-    return Document(
-        {
-            "config": {"measure": {"stopping": {"confidence": 0.95}}},
-            "experiments": [
-                {"name": "e", "status": "ok", "cases": [{"name": "c", "status": "ok", "comparisons": [cm]}]}
-            ],
-        }
-    )
+    e = {"name": "e", "status": "ok", "cases": [{"name": "c", "status": "ok", "comparisons": [cm]}], **experiment}
+    return Document(migrate({"config": {"measure": {"stopping": {"confidence": 0.95}}}, "experiments": [e]}))
 
 
-def _estimate(cm: dict):
-    return _doc(cm).experiments[0].cases[0].comparisons[0].estimate
+def _estimate(cm: dict, **experiment):
+    return _doc(cm, **experiment).experiments[0].cases[0].comparisons[0].estimate
 
 
 def test_recorded_estimate_is_read_as_recorded():
+    rec = {"speedup": 2.2, "ci_low": 1.5, "ci_high": 3.0, "confidence": 0.95, "unit": "process", "n": 7, "df": 6}
     e = _estimate(
-        {
-            "speedup": 2.0,
-            "ci_low": 1.9,
-            "ci_high": 2.1,
-            "estimate": {
-                "speedup": 2.2,
-                "ci_low": 1.5,
-                "ci_high": 3.0,
-                "confidence": 0.95,
-                "unit": "process",
-                "n": 7,
-                "df": 6,
-            },
-        }
+        {"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1},
+        estimates=[{"case": "c", "baseline": "a", "variant": "b", **rec}],
     )
     assert (e.speedup, e.ci_low, e.ci_high, e.unit, e.n, e.df, e.recorded) == (2.2, 1.5, 3.0, PROCESS, 7, 6, True)
+    # an older file's, inside the comparison, is read the same (migrate.py moves it)
+    old = _estimate({"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1, "estimate": rec})
+    assert (old.speedup, old.ci_low, old.ci_high, old.n, old.recorded) == (2.2, 1.5, 3.0, 7, True)
+    # another comparison's record is not this one's
+    other = _estimate(
+        {"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1},
+        estimates=[{"case": "d", "baseline": "a", "variant": "b", **rec}],
+    )
+    assert other.recorded is False and other.speedup == 2.0
 
 
 def test_older_file_with_repeats_gets_the_process_interval():

@@ -23,6 +23,7 @@ from conftest import FIXTURES, REPO
 from plant import scaled
 from report.compare import AMBIGUOUS, BLIND, LOWER, SAME, SLOWER, Row, Settings, change_interval, compare_docs
 from report.estimate import PROCESS, ROUND, Estimate
+from report.results import load_results
 
 PAIR = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
 LOSS = 0.8  # the planted speedup: 20% lower
@@ -31,7 +32,7 @@ DETECT = math.log1p(Settings().detect)
 
 @pytest.fixture(scope="module")
 def pair():
-    return [json.loads(p.read_text()) for p in PAIR]
+    return [load_results(p) for p in PAIR]
 
 
 def _resolution(r: Row) -> float:

@@ -45,7 +45,7 @@ def scale_baseline_variants(doc: dict, factor: float) -> tuple[dict, set]:
             v = next((v for v in c.get("variants") or [] if v.get("role") == "baseline"), None)
             if v is None:
                 continue
-            scale_variant_in_place(c, v["name"], factor)
+            scale_variant_in_place(e, c, v["name"], factor)
             keys.add((e["name"], c["name"], v["name"]))
     return out, keys
 

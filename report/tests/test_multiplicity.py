@@ -40,7 +40,7 @@ def test_several_settings_are_each_a_row_at_the_runs_confidence():
     doc = _doc(40, processes=3)
     r = evaluate_claim(CLAIM, doc)
     assert [e.variant for e in r.evidence] == ["a", "b", "c"]  # file order, every one
-    recorded = {cm["variant"]: cm["estimate"] for cm in doc["experiments"][0]["cases"][0]["comparisons"]}
+    recorded = {e["variant"]: e for e in doc["experiments"][0]["estimates"]}
     for e in r.evidence:
         est = recorded[e.variant]  # the recorded estimate, its interval at the run's 95%, not corrected
         assert (e.speedup, e.ci_low, e.ci_high, e.confidence) == (est["speedup"], est["ci_low"], est["ci_high"], 0.95)

@@ -93,12 +93,12 @@ def test_speedups_between_processes_get_the_drift_floor_and_it_covers_the_commit
     gave +-245% floors). What BASE must cover is drift the processes of one run do not
     show: on the committed 3-process pair, the changes whose interval excludes no change
     (zero_grad: its processes agree within 1% and the runs 4.5% apart) stay under it."""
-    import json
     from report.compare import Settings, compare_docs
+    from report.results import load_results
     from conftest import REPO
 
     docs = [
-        json.loads((REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json").read_text())
+        load_results(REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json")
         for s in ("", "_second")
     ]
     rows = compare_docs(docs[0], docs[1], Settings()).speedups

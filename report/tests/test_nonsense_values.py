@@ -120,9 +120,13 @@ def _set_step_time(doc: dict, where: str, t: float) -> str:
     if where == "breakdown/step_s":
         v["breakdown"] = {**synth.breakdown({"gemm": 1e-3}, 1e-4), "step_s": [1e-3, t]}
         return "variants/0/breakdown/step_s/1"
-    case = doc["experiments"][0]["cases"][0]
-    case["repeats"] = [{"process": 1, "status": "ok", "rounds": 3, "variants": {"base": {"median_s": t}}}]
-    return "cases/0/repeats/0/variants/base/median_s"
+    record = {"process": 1, "status": "ok", "rounds": 3, "variants": {"base": {"median_s": t}}}
+    if where == "older_repeats/median_s":  # a file from before further processes were records of their own
+        doc["experiments"][0]["cases"][0]["repeats"] = [record]
+        return "experiments/0/cases/0/repeats/0/variants/base/median_s"
+    case = doc["experiments"][0]["cases"][0]["name"]
+    doc["experiments"][0]["repeats"] = [{**record, "case": case, "comparisons": []}]
+    return "experiments/0/repeats/0/variants/base/median_s"
 
 
 STEP_TIMES = [
@@ -137,6 +141,7 @@ STEP_TIMES = [
     "breakdown/timed_step_s",
     "breakdown/step_s",
     "repeats/median_s",
+    "older_repeats/median_s",
 ]
 
 

@@ -18,48 +18,45 @@ from report.tests import synth
 from report.verdicts import CONFIRMED, INCONCLUSIVE, decide
 
 
-def _raw(first, repeats):
+def _spread(first, repeats):
+    """spread_of a comparison b/v: the first process's (ratio, low, high), then each
+    further process's, None for one that recorded nothing."""
     s, lo, hi = first
-    return {
-        "baseline": "b",
-        "variant": "v",
-        "speedup": s,
-        "ci_low": lo,
-        "ci_high": hi,
-        "repeats": [
-            {"process": i + 1, "speedup": r[0], "ci_low": r[1], "ci_high": r[2]}
-            if r
-            else {"process": i + 1, "speedup": None, "reason": "crashed before this case"}
-            for i, r in enumerate(repeats)
-        ],
-    }
+    raw = {"baseline": "b", "variant": "v", "speedup": s, "ci_low": lo, "ci_high": hi}
+    entries = [
+        {"process": i + 1, "speedup": r[0], "ci_low": r[1], "ci_high": r[2]}
+        if r
+        else {"process": i + 1, "speedup": None, "reason": "crashed before this case"}
+        for i, r in enumerate(repeats)
+    ]
+    return spread(raw, entries)
 
 
 def test_spread_reads_every_process_and_says_which_recorded_nothing():
-    sp = spread(_raw((1.10, 1.08, 1.12), [(1.30, 1.28, 1.32), None]))
+    sp = _spread((1.10, 1.08, 1.12), [(1.30, 1.28, 1.32), None])
     assert sp.speedups == [1.10, 1.30]
     assert [e.process for e in sp.estimates] == [0, 1, 2]
     assert "1 without a ratio (crashed before this case)" in sp.text(0.95)
-    assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}) is None  # one process
+    assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}, []) is None  # one process
     g, lo, hi = sp.interval(0.95)
     half = stats.t.ppf(0.975, 1) * abs(math.log(1.3 / 1.1)) / math.sqrt(2) / math.sqrt(2)
     assert g == pytest.approx(math.sqrt(1.1 * 1.3)) and lo == pytest.approx(g * math.exp(-half))
 
 
 def test_pooled_between_uses_processes_that_measured_every_case_and_its_range_is_of_the_same_figures():
-    a = spread(_raw((1.1, 1.0, 1.2), [(1.2, 1.1, 1.3), (1.0, 0.9, 1.1)]))
-    b = spread(_raw((2.0, 1.9, 2.1), [(2.2, 2.1, 2.3), None]))
+    a = _spread((1.1, 1.0, 1.2), [(1.2, 1.1, 1.3), (1.0, 0.9, 1.1)])
+    b = _spread((2.0, 1.9, 2.1), [(2.2, 2.1, 2.3), None])
     g, lo, hi = pooled_between([a, b], 0.95)  # process 2 lacks case b: processes 0 and 1 only
     assert g == pytest.approx(math.exp((math.log(math.sqrt(1.1 * 2.0)) + math.log(math.sqrt(1.2 * 2.2))) / 2))
     points = case_points([a, b])
     assert points == pytest.approx([math.sqrt(1.1 * 1.2), math.sqrt(2.0 * 2.2)])
     assert g == pytest.approx(math.sqrt(points[0] * points[1]))  # the pooled point is their geometric mean
-    assert pooled_between([b], 0.95) is not None and pooled_between([spread(_raw((1.1, 1, 1.2), [None]))], 0.95) is None
+    assert pooled_between([b], 0.95) is not None and pooled_between([_spread((1.1, 1, 1.2), [None])], 0.95) is None
 
 
 def test_a_ratio_against_another_variant_is_taken_per_process():
-    amp = spread(_raw((3.0, 2.9, 3.1), [(2.4, 2.3, 2.5), (3.3, 3.2, 3.4)]))
-    tf32 = spread(_raw((2.0, 1.9, 2.1), [(1.6, 1.5, 1.7), None]))
+    amp = _spread((3.0, 2.9, 3.1), [(2.4, 2.3, 2.5), (3.3, 3.2, 3.4)])
+    tf32 = _spread((2.0, 1.9, 2.1), [(1.6, 1.5, 1.7), None])
     assert relative(amp, tf32).speedups == pytest.approx([1.5, 1.5])
 
 
@@ -112,9 +109,7 @@ def test_one_process_files_show_their_figure_and_decide_nothing():
     show the spread between processes, so no verdict rests on it (claims.ONE_PROCESS),
     however narrow: the same interval between processes would confirm the claim."""
     doc = _claim_doc([])
-    for c in doc["experiments"][0]["cases"]:
-        for cm in c["comparisons"]:
-            del cm["repeats"]
+    assert "repeats" not in doc["experiments"][0]
     res = _claim(doc)
     cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
     assert res.basis == WITHIN and res.processes == 1
