@@ -383,7 +383,7 @@ class Timed(NamedTuple):
 
 
 def estimate_record(rec: dict, confidence: float) -> Estimate | None:
-    """comparisons[].estimate (harness/two_level.h) as an Estimate; None without a ratio."""
+    """experiments[].estimates' record (harness/two_level.h) as an Estimate; None without a ratio."""
     s = _num(rec.get("speedup"))
     if s is None or s <= 0:
         return None
