@@ -141,7 +141,7 @@ struct ExperimentInfo {
   std::string name;  // stable id, used by --filter and the report
   std::string title;
   std::string optimization;         // what is switched on in the optimized variant
-  std::vector<std::string> claims;  // ids in report/claims.json
+  std::vector<std::string> claims;  // ids in report/claims/claims.json
   std::string description;
   std::vector<DeviceKind> devices = {DeviceKind::cpu, DeviceKind::cuda};
   // What --quick leaves out and why, for `optbench list` (empty: nothing). A

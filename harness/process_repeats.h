@@ -3,7 +3,7 @@
 // the first process's cases are the record, written once as each finishes and
 // never changed; what each further process recorded for a case is a record of
 // its own (experiments[].repeats), written once when that process has it. The
-// report joins them by case and comparison (report/document.py); nothing here
+// report joins them by case and comparison (report/load/document.py); nothing here
 // estimates anything (harness/two_level.h does, from these).
 #include <cstddef>
 #include <cstdint>

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .results import ResultsError, expand_paths, load_inputs, load_results, validator_name
+from .load.results import ResultsError, expand_paths, load_inputs, load_results, validator_name
 
 EXIT_BAD_INPUT = 2
 COMPARE_HELP = """\
@@ -19,11 +19,11 @@ variant) and each optimization's paired speedup (its comparison within one run)
 and judges every change against a noise floor: the between-run change that runs of
 the same code on the same device show, which a single run's sample count cannot.
 Floors come per pair from the runs' own 10-90% spread (at least 2.5% for CUDA-event
-timed cases, 6% for host-timed ones; report/noise.py says why), widened to cover
+timed cases, 6% for host-timed ones; report/gate/noise.py says why), widened to cover
 the spread of --history runs (other runs of the baseline's commit on this device).
 change = current / baseline - 1, with a (1 - alpha) bootstrap interval
 (scipy.stats.bootstrap's draws, of a bounded number of samples per run:
-report/stats.py).
+report/statistics/stats.py).
   slower / faster   the whole interval lies beyond the floor and the Mann-Whitney
                     U test (scipy) of the samples gives p < alpha
   lower / higher    the same for a speedup (U test of the per-round log ratios)
@@ -71,7 +71,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from .render import render
+    from .render.command import render
 
     inputs = load_inputs(args.files, allow_gbench=True)
     written = render(inputs, Path(args.out), plots="none" if args.no_plots else args.plots)
@@ -95,9 +95,9 @@ def _one(path: str, what: str) -> dict:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     try:
-        from .baseline import history_runs
-        from .compare import Settings
-        from .compare_text import run
+        from .gate.baseline import history_runs
+        from .gate.compare import Settings
+        from .gate.compare_text import run
     except ImportError as e:
         raise ResultsError(f"compare needs numpy and scipy ({e}); install python3-numpy python3-scipy") from None
 
@@ -110,14 +110,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    from .baseline import find_baseline
+    from .gate.baseline import find_baseline
 
     print(find_baseline(_one(args.current, "CURRENT"), args.dirs))
     return 0
 
 
 def cmd_gpus(args: argparse.Namespace) -> int:
-    from .gpus import run
+    from .gpu.gpus import run
 
     inputs = load_inputs(args.files)
     print(run([i.path for i in inputs], [i.doc for i in inputs], markdown=args.markdown))
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
         "gpus",
         help="one table with a column per GPU",
         description="Speedups and throughputs side by side, a column per results file's GPU, "
-        "throughputs normalised to the datasheet peaks in report/gpu_specs.json.",
+        "throughputs normalised to the datasheet peaks in report/gpu/gpu_specs.json.",
     )
     g.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     g.add_argument("--markdown", action="store_true", help="print Markdown tables")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every claim id an experiment names (ExperimentInfo::claims, `optbench list
-# --json`) has its entry in report/claims.json, and every entry there is named
+# --json`) has its entry in report/claims/claims.json, and every entry there is named
 # by some experiment: a claim the report cannot find, or one no experiment can
 # ever test, is a mistake made when an experiment is added.
 #   claim_ids.sh OPTBENCH SRC
@@ -8,7 +8,7 @@ set -u
 PY=${OPTBENCH_PYTHON:-python3}
 OPTBENCH=$1; SRC=$2
 listing=$("$OPTBENCH" list --json) || { echo "FAIL: optbench list --json exited $?"; exit 1; }
-LISTING=$listing "$PY" - "$SRC/report/claims.json" <<'PYEOF'
+LISTING=$listing "$PY" - "$SRC/report/claims/claims.json" <<'PYEOF'
 import json, os, sys
 experiments = json.loads(os.environ["LISTING"])
 claims = {c["id"] for c in json.load(open(sys.argv[1]))["claims"]}
@@ -16,9 +16,9 @@ named = {}
 for e in experiments:
     for cid in e.get("claims", []):
         named.setdefault(cid, []).append(e["name"])
-problems = [f"experiment {', '.join(exps)} names claim '{cid}', which report/claims.json does not have"
+problems = [f"experiment {', '.join(exps)} names claim '{cid}', which report/claims/claims.json does not have"
             for cid, exps in sorted(named.items()) if cid not in claims]
-problems += [f"report/claims.json has claim '{cid}', which no experiment names"
+problems += [f"report/claims/claims.json has claim '{cid}', which no experiment names"
              for cid in sorted(claims - set(named))]
 if not experiments:
     problems.append("optbench list --json listed no experiments")

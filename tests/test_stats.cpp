@@ -18,7 +18,7 @@ nlohmann::json stats_golden() {
 
 }  // namespace
 
-// The same inputs and outputs report/tests/test_stats_golden.py holds report/stats.py to:
+// The same inputs and outputs report/tests/test_stats_golden.py holds report/statistics/stats.py to:
 // the two languages' estimators agree while both exist.
 TEST(Golden, MedianCiMatchesThePythonEstimator) {
   for (const auto& c : stats_golden()["median_ci"]) {

@@ -87,7 +87,7 @@ def runs():
     """The real runs the gate is tested on, loaded (and schema-checked) once: three
     standard H100 runs of one commit minutes apart (the suite's own output, copied
     from the first GPU session), and the committed CPU run."""
-    from report.results import load_results
+    from report.load.results import load_results
 
     out = {name: load_results(FIXTURES / f"{name}.json.gz") for name in ("h100_rest", "h100_again", "h100_full")}
     out["cpu"] = load_results(CPU_RUN)
@@ -98,6 +98,6 @@ def runs():
 def cpu_runs():
     """Three standard runs of one binary (five CPU experiments) on the 2-core CI-class
     VM, one after another while other jobs compiled (load average 6-8)."""
-    from report.results import load_results
+    from report.load.results import load_results
 
     return [load_results(FIXTURES / "cpu_shared_2core" / f"cpu_{r}.json.gz") for r in "abc"]

@@ -1,6 +1,6 @@
 """Schema-valid synthetic results documents for tests, built from given samples. Like
 a file the report loads, a document gets the variant params its variants' names stood
-for in the harness's earlier versions (report/migrate.py), unless migrate=False."""
+for in the harness's earlier versions (report/load/migrate.py), unless migrate=False."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sp_stats
 
-from report.migrate import migrate as fill_params
-from report.stats import median_ci
+from report.load.migrate import migrate as fill_params
+from report.statistics.stats import median_ci
 
 H100 = "NVIDIA H100 80GB HBM3"
 A100 = "NVIDIA A100-SXM4-80GB"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from report.claims import evaluate
-from report.results import load_results
-from report.document import Document
-from report.summary import RunClaims, summarize
-from report.verdicts import DRAWN, INCONCLUSIVE, outcome
+from report.claims.judge import evaluate
+from report.load.results import load_results
+from report.load.document import Document
+from report.render.summary import RunClaims, summarize
+from report.claims.verdicts import DRAWN, INCONCLUSIVE, outcome
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
@@ -100,7 +100,7 @@ def test_moved_says_no_only_with_the_same_verdict_and_overlapping_intervals(runs
 
 
 def test_no_why_contradicts_its_timing_in_either_run(runs):
-    from report.why_audit import audit
+    from report.explanation.why_audit import audit
 
     for d in runs:
         a = audit(d)

@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, REPO
-from report.claims import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
-from report.document import Document
-from report.estimate import PROCESS, ROUND, Estimate
-from report.fmt import sig
-from report.results import load_results
-from report.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
+from report.claims.judge import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
+from report.load.document import Document
+from report.statistics.estimate import PROCESS, ROUND, Estimate
+from report.render.fmt import sig
+from report.load.results import load_results
+from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))

@@ -7,9 +7,9 @@ import pytest
 
 import synth
 from conftest import REPO
-from report.claims import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
-from report.results import load_results
-from report.verdicts import (
+from report.claims.judge import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
+from report.load.results import load_results
+from report.claims.verdicts import (
     ALL,
     CONFIRMED,
     DRAWN,
@@ -507,7 +507,7 @@ def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
 
 
 def test_claims_json_is_valid_json_with_known_methods():
-    from report.claims import METHODS
+    from report.claims.judge import METHODS
 
     d = json.loads(CLAIMS_PATH.read_text(encoding="utf-8"))
     for c in d["claims"]:

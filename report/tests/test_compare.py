@@ -2,7 +2,7 @@ import pytest
 
 import synth
 from conftest import digest
-from report.compare import AMBIGUOUS, DOWN, SAME, UP, classify
+from report.gate.compare import AMBIGUOUS, DOWN, SAME, UP, classify
 
 
 def two_runs(tmp_path, base_med, cur_med, sigma=0.02, n=30, gpu_a=synth.H100, gpu_b=synth.H100):
@@ -213,8 +213,8 @@ def test_the_gate_never_passes_what_it_could_not_compute(where, value, line):
     of reaches the user (before: PASS, exit 0, with RuntimeWarnings)."""
     import warnings
 
-    from report.compare import Settings
-    from report.compare_text import run
+    from report.gate.compare import Settings
+    from report.gate.compare_text import run
 
     base, cur = _extreme_runs(where, value)
     with warnings.catch_warnings():

@@ -1,4 +1,4 @@
-"""Every key of a results file is read through report/document.py (issue 39): the
+"""Every key of a results file is read through report/load/document.py (issue 39): the
 report's other modules read typed views, never the loaded JSON. Checked as it
 happens, not by names: the committed files are loaded as dicts that record which
 module asks them for a key, then rendered, compared, tabulated per GPU and checked
@@ -17,7 +17,7 @@ import pytest
 
 from conftest import REPO
 
-from report import results
+from report.load import results
 from report.__main__ import main
 
 FILES = [
@@ -31,7 +31,7 @@ FILES = [
     )
 ]
 # The loader (its path, the schema version), the schema check, the migration of older files.
-ALLOWED = {"report.document", "report.migrate", "report.results", "report.schema_check"}
+ALLOWED = {"report.load.document", "report.load.migrate", "report.load.results", "report.load.schema_check"}
 OPEN = {"params", "derived", "notes", "categories_s", "time_s"}
 
 
@@ -95,11 +95,11 @@ def test_the_tracking_sees_a_read_outside_the_document(tracked):
     assert isinstance(doc, Tracked)
     doc.get("environment")  # this test module is not counted; a report module would be
     assert not outside(tracked)
-    from report import fmt
+    from report.render import fmt
 
     fmt_globals = {"__name__": fmt.__name__, "doc": doc}
     exec("def read():\n    return doc.get('environment')\nread()", fmt_globals)
-    assert outside(tracked) == ["report.fmt: 'environment'"]
+    assert outside(tracked) == ["report.render.fmt: 'environment'"]
 
 
 def test_render_compare_and_gpus_read_the_files_through_the_document_only(tracked, tmp_path, capsys):
@@ -109,11 +109,11 @@ def test_render_compare_and_gpus_read_the_files_through_the_document_only(tracke
     assert main(["gpus", files[3], files[4]]) == 0
     capsys.readouterr()
     assert tracked.reads, "the tracking saw no read at all"
-    assert not outside(tracked), "results keys read outside report/document.py:\n" + "\n".join(outside(tracked))
+    assert not outside(tracked), "results keys read outside report/load/document.py:\n" + "\n".join(outside(tracked))
 
 
 def test_a_gpu_sessions_checks_read_the_files_through_the_document_only(tracked, tmp_path):
-    from report import session_checks
+    from report.gpu import session_checks
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -122,4 +122,4 @@ def test_a_gpu_sessions_checks_read_the_files_through_the_document_only(tracked,
     Tracked.reads = set()
     session_checks.collect(tmp_path, rehearsal=False)
     assert tracked.reads
-    assert not outside(tracked), "results keys read outside report/document.py:\n" + "\n".join(outside(tracked))
+    assert not outside(tracked), "results keys read outside report/load/document.py:\n" + "\n".join(outside(tracked))

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from report.document import Document
-from report.migrate import migrate
-from report.estimate import PROCESS, ROUND, t_interval
+from report.load.document import Document
+from report.load.migrate import migrate
+from report.statistics.estimate import PROCESS, ROUND, t_interval
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "two_level_golden.json").read_text())
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from report import evidence as ev
-from report.document import Document
-from report.stats import median_ci
+from report.statistics import evidence as ev
+from report.load.document import Document
+from report.statistics.stats import median_ci
 
 from conftest import REPO
 

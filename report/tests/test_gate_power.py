@@ -21,9 +21,9 @@ import pytest
 
 from conftest import FIXTURES, REPO
 from plant import scaled
-from report.compare import AMBIGUOUS, BLIND, LOWER, SAME, SLOWER, Row, Settings, change_interval, compare_docs
-from report.estimate import PROCESS, ROUND, Estimate
-from report.results import load_results
+from report.gate.compare import AMBIGUOUS, BLIND, LOWER, SAME, SLOWER, Row, Settings, change_interval, compare_docs
+from report.statistics.estimate import PROCESS, ROUND, Estimate
+from report.load.results import load_results
 
 PAIR = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
 LOSS = 0.8  # the planted speedup: 20% lower
@@ -167,8 +167,8 @@ def test_change_interval_is_welch_on_the_two_estimates():
 
 
 def test_a_wider_estimate_never_turns_cannot_tell_into_same():
-    from report.compare import _judge
-    from report.noise import Floor
+    from report.gate.compare import _judge
+    from report.gate.noise import Floor
 
     verdicts = []
     for width in (1.01, 1.05, 1.1, 1.3, 2.0):

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import FIXTURES
 from plant import scale_variant_in_place
-from report.compare import LOWER, SLOWER, Settings, compare_docs
-from report.false_alarms import estimate, main
+from report.gate.compare import LOWER, SLOWER, Settings, compare_docs
+from report.gate.false_alarms import estimate, main
 
 AA_PAIRS = [("h100_rest", "h100_again"), ("h100_full", "h100_again")]
 

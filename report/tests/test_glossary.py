@@ -1,5 +1,5 @@
 """Every term defined (issue 38, item 3): the report's own vocabulary is data
-(report/glossary.py: each term with the spellings it is printed with), the code prints
+(report/render/glossary.py: each term with the spellings it is printed with), the code prints
 its terms from there, and every committed results file (results/*.json and every
 fixture, gzipped ones included; each alone, and the runs of one device together) is
 rendered to Markdown (report.md and report_details.md) and checked:
@@ -21,10 +21,10 @@ import re
 import pytest
 
 from conftest import FIXTURES, REPO
-from report.glossary import BY_NAME, HEADERS, TERMS, lookup, retired_in, spelling, undefined, used
-from report.render import build
-from report.render_md import render
-from report.results import Input, load_results
+from report.render.glossary import BY_NAME, HEADERS, TERMS, lookup, retired_in, spelling, undefined, used
+from report.render.command import build
+from report.render.render_md import render
+from report.load.results import Input, load_results
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
@@ -117,10 +117,12 @@ def test_the_words_issue_38_found_undefined_are_terms_or_gone(rendered):
 
 def test_the_code_prints_its_vocabulary_from_the_glossary():
     """What the code can print of its own, as data: each a term (or a header naming one)."""
-    from report import side_by_side, why, why_counters
-    from report.cells import CLAIMS_HEADERS, experiment_headers, main_headers
-    from report.summary import RunClaims, summarize
-    from report.verdicts import ALL
+    from report.render import side_by_side
+    from report.explanation import why
+    from report.explanation import why_counters
+    from report.render.cells import CLAIMS_HEADERS, experiment_headers, main_headers
+    from report.render.summary import RunClaims, summarize
+    from report.claims.verdicts import ALL
 
     t = {"unit": "GB/s", "has_items": True, "has_why": True, "has_peak": True}
     phrases = [

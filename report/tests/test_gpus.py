@@ -1,7 +1,7 @@
 import pytest
 
 import synth
-from report.gpu_specs import load_specs, match_gpu
+from report.gpu.gpu_specs import load_specs, match_gpu
 
 NAMES = [
     ("NVIDIA H100 80GB HBM3", "H100 SXM5"),

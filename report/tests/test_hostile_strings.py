@@ -101,7 +101,7 @@ def test_csv_cells_never_start_a_formula(tmp_path, cli):
 
 
 def test_csv_numbers_stay_numbers():
-    from report.render_csv import _cell
+    from report.render.render_csv import _cell
 
     assert _cell(-0.5) == -0.5 and _cell(3) == 3 and _cell("-0.5") == "'-0.5" and _cell("0.5") == "0.5"
 

@@ -9,10 +9,10 @@ import json
 import pytest
 
 from conftest import REPO
-from report.claims import evaluate
-from report.judged import NOT_JUDGED, judged, judged_text, status
-from report.results import load_results
-from report.verdicts import DRAWN
+from report.claims.judge import evaluate
+from report.claims.judged import NOT_JUDGED, judged, judged_text, status
+from report.load.results import load_results
+from report.claims.verdicts import DRAWN
 
 H100_AMP = REPO / ".." / "shared" / "gpu-runs" / "2026-11-24" / "h100_mixed_precision.json"
 
@@ -78,7 +78,7 @@ def test_nvidia_smi_figures_appear_beside_gpu_variants(tmp_path):
     """Checklist row 12: the variant's nvidia-smi figures in its notes and the CSV."""
     import synth
     from report.__main__ import main
-    from report.cells import smi_text
+    from report.render.cells import smi_text
 
     smi = {
         "gpu_util_pct": {"median": 97.0, "min": 92.0},

@@ -18,7 +18,8 @@ from scipy import stats as sps
 
 import synth
 from conftest import REPO
-from report import results, stats
+from report.load import results
+from report.statistics import stats
 
 # The bound a ~50 MB file renders within: the text and its Python objects (about 3 times
 # the file, results.MAX_FILE_BYTES) beside the interpreter, numpy, scipy and matplotlib

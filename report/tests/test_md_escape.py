@@ -2,7 +2,7 @@
 
 import pytest
 
-from report.md_escape import code_block, code_span, inline
+from report.render.md_escape import code_block, code_span, inline
 
 
 @pytest.mark.parametrize(

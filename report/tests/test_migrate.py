@@ -1,4 +1,4 @@
-"""Variant params for older files (report/migrate.py): filled from the names of their
+"""Variant params for older files (report/load/migrate.py): filled from the names of their
 time, never over what a file records, valid under the schema, and the same wiring of
 claims as the params a workload declares."""
 
@@ -9,10 +9,10 @@ import pytest
 
 import synth
 from conftest import REPO
-from report.claims import evaluate
-from report.document import VARIANT_KINDS, Document
-from report.migrate import TABLE, migrate
-from report.results import load_results, load_schema, read_json, schema_errors
+from report.claims.judge import evaluate
+from report.load.document import VARIANT_KINDS, Document
+from report.load.migrate import TABLE, migrate
+from report.load.results import load_results, load_schema, read_json, schema_errors
 
 COMMITTED = sorted(
     glob.glob(str(REPO / "results" / "*.json"))

@@ -1,12 +1,12 @@
-"""No best-of-m headline (report/multiplicity.py, report/claims.py): a case with several
+"""No best-of-m headline (report/statistics/multiplicity.py, report/claims/judge.py): a case with several
 matching settings gives each its own row at the run's confidence, never the largest
 with a corrected interval; and the rounds floor the report's own intervals need."""
 
 import synth
 
-from report.claims import evaluate_claim
-from report.multiplicity import rounds_floor
-from report.verdicts import DRAWN
+from report.claims.judge import evaluate_claim
+from report.statistics.multiplicity import rounds_floor
+from report.claims.verdicts import DRAWN
 
 
 def test_floors_follow_the_order_statistics():

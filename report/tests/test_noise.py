@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import synth
-from report.compare import Run
-from report.document import Document
-from report.noise import BASE, SPREAD_FACTOR, Floor, floor_for, history_floor, kind, spread
+from report.gate.compare import Run
+from report.load.document import Document
+from report.gate.noise import BASE, SPREAD_FACTOR, Floor, floor_for, history_floor, kind, spread
 
 
 def test_kind_follows_device_and_timer():
@@ -93,8 +93,8 @@ def test_speedups_between_processes_get_the_drift_floor_and_it_covers_the_commit
     gave +-245% floors). What BASE must cover is drift the processes of one run do not
     show: on the committed 3-process pair, the changes whose interval excludes no change
     (zero_grad: its processes agree within 1% and the runs 4.5% apart) stay under it."""
-    from report.compare import Settings, compare_docs
-    from report.results import load_results
+    from report.gate.compare import Settings, compare_docs
+    from report.load.results import load_results
     from conftest import REPO
 
     docs = [

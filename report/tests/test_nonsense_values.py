@@ -9,9 +9,9 @@ import sys
 import pytest
 
 import synth
-from report.document import device_name
-from report.results import load_results, load_schema, schema_errors
-from report.schema_check import structural_errors
+from report.load.document import device_name
+from report.load.results import load_results, load_schema, schema_errors
+from report.load.schema_check import structural_errors
 
 BOTH = pytest.mark.parametrize("validator", ["jsonschema", "built-in"])
 
@@ -287,7 +287,7 @@ def test_hung_experiment_is_valid_and_shown_like_a_crash(validator, tmp_path, cl
 def test_hung_experiment_is_not_evidence_for_a_claim():
     """Like a crashed one: the claim names it as why nothing was measured, and does not
     judge the checklist claim on what a hung process left."""
-    from report.claims import evaluate
+    from report.claims.judge import evaluate
 
     cr = next(cr for cr in evaluate(_hung_doc()) if cr.claim["id"] == "no_grad_eval")
     assert not cr.evidence

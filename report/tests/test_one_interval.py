@@ -22,11 +22,11 @@ import re
 import pytest
 
 from conftest import FIXTURES, REPO
-from report.document import Document
-from report.estimate import Estimate
-from report.render import render
-from report.render_md import esc
-from report.results import Input, load_results
+from report.load.document import Document
+from report.statistics.estimate import Estimate
+from report.render.command import render
+from report.render.render_md import esc
+from report.load.results import Input, load_results
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
@@ -166,7 +166,7 @@ def test_markdown_experiment_tables_show_the_estimates(rendered):
 
 
 def test_gpus_table_shows_the_estimates():
-    from report import gpus
+    from report.gpu import gpus
 
     paths = [FIXTURES / f"h100_{n}.json.gz" for n in ("rest", "again")]
     docs = [load_results(p, validate=False) for p in paths]

@@ -36,7 +36,7 @@ def test_a_negative_count_is_refused(tmp_path, cli):
 
 
 def test_a_regime_that_differs_between_processes_is_named():
-    from report.cells import faults_text
+    from report.render.cells import faults_text
 
     text = faults_text(16320.0, [16320.0, 3.0, 16290.0])
     assert text == "minor page faults per step differ between the run's processes (16,320, 3, 16,290)"

@@ -1,4 +1,4 @@
-"""A comparison in each process of a run (report/processes.py) and how claims use it:
+"""A comparison in each process of a run (report/statistics/processes.py) and how claims use it:
 the comparison's one estimate (estimate.py) is judged, its processes' disagreement in
 its interval; a pooled claim pools per process, then across processes."""
 
@@ -9,13 +9,13 @@ import math
 import pytest
 from scipy import stats
 
-from report.claims import ONE_PROCESS, evaluate, evaluate_claim
-from report.estimate import t_interval
-from report.document import spread_of as spread
-from report.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
-from report.summary import summarize
+from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim
+from report.statistics.estimate import t_interval
+from report.load.document import spread_of as spread
+from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
+from report.render.summary import summarize
 from report.tests import synth
-from report.verdicts import CONFIRMED, INCONCLUSIVE, decide
+from report.claims.verdicts import CONFIRMED, INCONCLUSIVE, decide
 
 
 def _spread(first, repeats):
@@ -91,7 +91,7 @@ def test_processes_that_agree_give_the_verdict_on_their_one_interval():
     row = next(r for r in summarize([res], False).rows if r.claim == "zero_grad_set_to_none")
     assert "between 3 processes" in row.runs[0].figure
     # where every interval of the run is between 3 processes, the runs list says so once instead
-    from report.summary import RunClaims
+    from report.render.summary import RunClaims
 
     row = summarize([RunClaims("run 1", [res], processes=3)]).rows[0]
     assert "processes" not in row.runs[0].figure

@@ -7,7 +7,7 @@ import sys
 import synth
 from conftest import digest
 
-from report.document import Document
+from report.load.document import Document
 
 MiB = 2**20
 
@@ -202,7 +202,7 @@ def experiment_view(raw: dict):
 
 
 def test_sweep_detection():
-    from report.plots import find_sweeps
+    from report.render.plots import find_sweeps
 
     doc = rich_doc()
     sweeps = dict(find_sweeps(Document(doc).experiments[0]))
@@ -229,7 +229,7 @@ def test_sweep_detection():
 
 
 def test_sweep_across_the_variants_of_a_case():
-    from report.plots import find_sweeps
+    from report.render.plots import find_sweeps
 
     c = synth.case(
         "workers",
@@ -251,7 +251,7 @@ def test_sweep_across_the_variants_of_a_case():
 
 
 def test_train_and_data_only_loops_are_separate_lines():
-    from report.plots import find_sweeps
+    from report.render.plots import find_sweeps
 
     c = synth.case(
         "workers",
@@ -272,7 +272,7 @@ def test_train_and_data_only_loops_are_separate_lines():
 
 
 def test_reference_bars_are_labelled_and_come_after_the_options():
-    from report.plots import REFERENCE, speedup_points
+    from report.render.plots import REFERENCE, speedup_points
 
     c = synth.case(
         "workers",
@@ -311,7 +311,7 @@ def test_derived_figures_are_shown(tmp_path, cli):
 
 
 def test_figures_per_member_are_a_table_of_figure_by_member():
-    from report.facts import derived_tables
+    from report.render.facts import derived_tables
 
     items = [
         ("fewest", 1),
@@ -352,7 +352,7 @@ def test_case_notes_are_shown_once_per_distinct_text(tmp_path, cli):
 
 
 def test_case_notes_show_cold_processes_and_throttling():
-    from report.tables import case_notes
+    from report.render.tables import case_notes
 
     exp = {
         "cases": [

@@ -12,17 +12,17 @@ import pytest
 
 import synth
 from conftest import REPO
-from report.claims import ONE_PROCESS, evaluate, evaluate_claim, load_claims
-from report.compare import NA, Settings, compare_docs
-from report.fmt import sig
-from report.gpus import build
-from report.plots import speedup_points
-from report.results import load_results
-from report.document import Document
-from report.multiplicity import rounds_floor
-from report.processes import BETWEEN
-from report.stats import median_ci
-from report.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
+from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim, load_claims
+from report.gate.compare import NA, Settings, compare_docs
+from report.render.fmt import sig
+from report.gpu.gpus import build
+from report.render.plots import speedup_points
+from report.load.results import load_results
+from report.load.document import Document
+from report.statistics.multiplicity import rounds_floor
+from report.statistics.processes import BETWEEN
+from report.statistics.stats import median_ci
+from report.claims.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
 
 def claim(cid):

@@ -2,8 +2,8 @@ import copy
 import sys
 
 import synth
-from report.results import load_schema, schema_errors
-from report.schema_check import structural_errors
+from report.load.results import load_schema, schema_errors
+from report.load.schema_check import structural_errors
 
 
 def test_synthetic_documents_are_schema_valid():

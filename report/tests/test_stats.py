@@ -3,7 +3,14 @@ import math
 import numpy as np
 import pytest
 
-from report.stats import diff_ci, log_median_boot, log_ratio_boot, mann_whitney_p, ratio_of_medians_ci, smallest_p
+from report.statistics.stats import (
+    diff_ci,
+    log_median_boot,
+    log_ratio_boot,
+    mann_whitney_p,
+    ratio_of_medians_ci,
+    smallest_p,
+)
 
 
 def test_complete_separation():

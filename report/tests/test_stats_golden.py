@@ -1,4 +1,4 @@
-"""The per-process estimators the report shares with the harness (report/stats.py and
+"""The per-process estimators the report shares with the harness (report/statistics/stats.py and
 harness/stats.cpp): the same golden inputs and outputs (tests/data/stats_golden.json)
 that tests/test_stats.cpp holds the C++ to, so the two agree while both exist."""
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from report.multiplicity import rounds_floor
-from report.stats import median_ci, paired_ratio
+from report.statistics.multiplicity import rounds_floor
+from report.statistics.stats import median_ci, paired_ratio
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "stats_golden.json").read_text())
 

@@ -14,13 +14,13 @@ import pytest
 import synth
 from conftest import FIXTURES, REPO
 
-from report.claims import ONE_PROCESS, evaluate
-from report.migrate import TABLE
-from report.machine_paths import paths_in, shown
-from report.render import render
-from report.results import load_inputs
-from report.summary import RunClaims, summarize
-from report.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
+from report.claims.judge import ONE_PROCESS, evaluate
+from report.load.migrate import TABLE
+from report.render.machine_paths import paths_in, shown
+from report.render.command import render
+from report.load.results import load_inputs
+from report.render.summary import RunClaims, summarize
+from report.claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))
@@ -106,7 +106,7 @@ def test_the_summary_is_the_first_section_and_table(renders):
 
 
 def _sig_of(x) -> str:
-    from report.fmt import sig
+    from report.render.fmt import sig
 
     return sig(x)
 
@@ -193,7 +193,7 @@ def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(render
 
 @pytest.mark.skipif(
     "eval_no_grad" not in TABLE,
-    reason="eval_no_grad's variants declare no grad_mode yet (report/migrate.py): the no_grad claim "
+    reason="eval_no_grad's variants declare no grad_mode yet (report/load/migrate.py): the no_grad claim "
     "has no variant of its own",
 )
 def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):

@@ -6,8 +6,8 @@ import copy
 import json
 from pathlib import Path
 
-from report.claims import evaluate
-from report.document import Document
+from report.claims.judge import evaluate
+from report.load.document import Document
 
 RUN = Path(__file__).resolve().parents[2] / "results" / "2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard.json"
 

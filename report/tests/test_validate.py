@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from report.results import ResultsError, load_results
+from report.load.results import ResultsError, load_results
 
 
 def write(tmp_path, name, text):

@@ -1,11 +1,11 @@
-"""The verdict rule (report/verdicts.py): outcomes along the speedup axis, decided only
+"""The verdict rule (report/claims/verdicts.py): outcomes along the speedup axis, decided only
 where the whole CI lies in one; and, over thousands of random intervals, that it never
 rewards uncertainty."""
 
 import numpy as np
 import pytest
 
-from report.verdicts import (
+from report.claims.verdicts import (
     CONFIRMED,
     DRAWN,
     EXCEEDED,
@@ -175,7 +175,7 @@ def test_an_interval_from_one_process_decides_nothing_however_narrow(kind, low, 
     """One process's interval cannot show the spread between processes: whatever the
     interval (down to a point), the verdict is inconclusive with why, never drawn; so
     never easier than the same interval between processes, which may decide."""
-    from report.claims import ONE_PROCESS
+    from report.claims.judge import ONE_PROCESS
 
     rng = np.random.default_rng(11)
     centre, lo, hi = _intervals(rng, 4000)

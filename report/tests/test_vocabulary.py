@@ -1,6 +1,6 @@
 """The report's labels name what the binary records (`optbench vocabulary`): every
 profiler category the harness sorts time into has its label and plot colour here
-(report/why.py), every mechanism counter its label (report/why_counters.py) and its
+(report/explanation/why.py), every mechanism counter its label (report/explanation/why_counters.py) and its
 field in the results schema; and nothing here labels a name the harness never writes."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
-from report.why import CATEGORIES, IDLE, LABELS
-from report.why_counters import LABELS as COUNTER_LABELS
+from report.explanation.why import CATEGORIES, IDLE, LABELS
+from report.explanation.why_counters import LABELS as COUNTER_LABELS
 
 
 def binary() -> Path:

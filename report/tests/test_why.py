@@ -7,11 +7,11 @@ import pytest
 import synth
 from conftest import FIXTURES
 
-from report.document import Document
-from report.results import load_schema, schema_errors
-from report.schema_check import structural_errors
-from report.tables import document_tables
-from report.why import NOTE, explain, label
+from report.load.document import Document
+from report.load.results import load_schema, schema_errors
+from report.load.schema_check import structural_errors
+from report.render.tables import document_tables
+from report.explanation.why import NOTE, explain, label
 
 MS = 1e-3
 # 19.1 ms/step -> 8.5 ms/step: matrix multiply and convolution do 9.6 of the 10.6 ms saved.
@@ -179,7 +179,7 @@ def view(exp: dict):
 def test_why_says_when_the_timing_finds_no_difference():
     """A profiled difference beside a speedup whose CI includes 1 is flagged as such, so
     the table never explains an effect the timing did not find."""
-    from report.tables import experiment_rows
+    from report.render.tables import experiment_rows
     from report.tests import synth
 
     base = synth.breakdown({"gemm": 1.0e-3}, 0.1e-3)
@@ -232,7 +232,7 @@ def test_why_says_when_the_timing_finds_no_difference():
 
 def test_window_speedup_is_per_unit_of_work():
     """Variants doing different work compare per item, like the speedup column."""
-    from report.why import window_speedup
+    from report.explanation.why import window_speedup
     from report.tests import synth
 
     base = synth.breakdown({"gemm": 1.0e-3}, 0.0)
@@ -244,7 +244,7 @@ def test_window_speedup_is_per_unit_of_work():
 def test_a_torchscript_graph_is_named_as_compiled_code_not_other():
     """A frozen graph runs its convolutions inside forward: its self time is the graph's
     own work, named so; any other operator keeps 'other (name)'."""
-    from report.why import explain
+    from report.explanation.why import explain
     from report.tests import synth
 
     base = synth.breakdown({"conv": 1.0e-3}, 0.0)
@@ -259,7 +259,7 @@ def test_a_torchscript_graph_is_named_as_compiled_code_not_other():
 
 def test_a_cuda_window_without_device_events_explains_nothing():
     """CUPTI that recorded nothing must not read as a GPU idle 100% of the time."""
-    from report.why import explain, usable
+    from report.explanation.why import explain, usable
     from report.tests import synth
 
     base = synth.breakdown({"gemm": 1.0e-3}, 0.1e-3, device="cuda")

@@ -1,4 +1,4 @@
-"""The rule that lets a profiled window explain a timed comparison (report/why_agree.py)
+"""The rule that lets a profiled window explain a timed comparison (report/explanation/why_agree.py)
 and the sentence's promises: never more than 100% (or a negative share) of the timed
 difference, never 'added' where the timing says faster."""
 
@@ -7,9 +7,17 @@ import math
 import numpy as np
 import synth
 
-from report.document import Timed, Variant
-from report.why import explain
-from report.why_agree import NOT_EXPLAINED, Noise, Reason, agreement, overhead_uncertainty, t_quantile, window_noise
+from report.load.document import Timed, Variant
+from report.explanation.why import explain
+from report.explanation.why_agree import (
+    NOT_EXPLAINED,
+    Noise,
+    Reason,
+    agreement,
+    overhead_uncertainty,
+    t_quantile,
+    window_noise,
+)
 
 MS = 1e-3
 

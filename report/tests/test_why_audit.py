@@ -1,4 +1,4 @@
-"""The why audit (report/why_audit.py): no sentence the report prints over the committed
+"""The why audit (report/explanation/why_audit.py): no sentence the report prints over the committed
 breakdown run contradicts its timing in sign or size, and planted contradictions, each
 kind on its own, are caught."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import synth
 
-from report.why import explain
-from report.why_audit import audit, audit_rows, report_rows
-from report.why_row import Kind
+from report.explanation.why import explain
+from report.explanation.why_audit import audit, audit_rows, report_rows
+from report.explanation.why_row import Kind
 
 BREAKDOWN_RUN = (
     Path(__file__).resolve().parents[2] / "results" / "2026-11-25_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json"

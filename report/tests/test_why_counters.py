@@ -1,4 +1,4 @@
-"""Why sentences that lead with the experiment's mechanism counter (report/why_counters.py,
+"""Why sentences that lead with the experiment's mechanism counter (report/explanation/why_counters.py,
 why_row.py): only where the timing has a direction and the count moved that way, per
 step of the baseline's work, and the audit (why_audit.py) catches a counter sentence
 that contradicts its timing or its windows."""
@@ -9,10 +9,10 @@ from pathlib import Path
 
 import synth
 
-from report.tables import document_tables
-from report.why_audit import audit, audit_rows, report_rows
-from report.why_counters import LABELS, Count, count_text, named_count
-from report.why_row import Kind
+from report.render.tables import document_tables
+from report.explanation.why_audit import audit, audit_rows, report_rows
+from report.explanation.why_counters import LABELS, Count, count_text, named_count
+from report.explanation.why_row import Kind
 
 MS = 1e-3
 SCHEMA = Path(__file__).resolve().parents[2] / "harness" / "results.schema.json"

@@ -1,0 +1,802 @@
+"""Checklist claims (claims.json) against a results document: the comparisons each
+claim is judged on, the measured effect, what is shown beside it, and the verdict
+(verdicts.py). Comparisons are picked by what their variants are (their params,
+document.py), never by their names, and never by their results: what carries a
+claim's verdict is fixed in claims.json before the data.
+
+Every comparison is read as its one estimate and interval (document.Comparison.estimate,
+estimate.py): with several processes, their geometric mean and t interval (the process
+is the unit), else the one process's own. A claim is judged on that, never on a
+re-derived or wider interval.
+
+How a claim picks its evidence (claims.json, "method"):
+  match            in every case of the experiments that list the claim (or of
+                   match.experiment), every comparison that matches it; reference
+                   variants (bounds, data-only loops) and failed verifications are
+                   left out. "largest": PARAM keeps, per case, the one with the largest
+                   value of that variant param (the most workers, the largest batch
+                   that ran): a setting fixed by the run's design, not by its speed.
+  vs_default_fp32  AMP against the FP32 a PyTorch user gets by default (the variant
+                   with params default_fp32: cuDNN may use TF32 for convolutions,
+                   matmul does not), per case; strict FP32 beside.
+  ddp_vs_dp        DDP on N ranks against DataParallel on N devices, N >= 2 (params
+                   parallelism and devices).
+"stress": matches of cases whose baseline is code no user writes (the loss on the
+host over 8192-way logits): shown apart, never in the verdict. "beside": other
+measurements next to the verdict, never in it.
+
+Over several comparisons (claims.json "pool"):
+  judged apart (the default)  each comparison is its own row with its own estimate
+        and verdict: unlike cases (sizes, precisions, models, script and trace) are
+        never averaged. The claim's verdict is the weakest: inconclusive where any
+        is inconclusive (or has no CI), else the lowest outcome any row reached
+        (slower < no effect < smaller than claimed < confirmed < exceeded). So it
+        is confirmed only where every row is as claimed or more, and a wider
+        interval anywhere can only make it inconclusive, never easier. The claim's
+        figure is the row the verdict rests on (the first inconclusive one, else the
+        lowest), with the range of all rows.
+  "pool": true  cases that test the claim in the same shape (replicates): their
+        geometric mean. Measured in several processes: per process the geometric
+        mean over the cases, then Student's t across processes (processes.py); the
+        range printed is of the same per-case figures. One process: a bootstrap over
+        the cases' rounds (pooled.py). A case with more than one matching comparison
+        cannot pool; the claim is then judged apart, and says so.
+
+The rounds floor (rounds.py): a ratio from fewer interleaved rounds has no CI. A
+pooled claim pools the cases at or above the floor and names the others; judged
+apart, such a row is inconclusive. Every row below the floor: inconclusive.
+
+A claim about GPUs (gpu_only) measured on a CPU shows what was measured, its verdict
+"not measurable here: measured on a CPU (the claim is about GPUs)"."""
+
+from __future__ import annotations
+
+import functools
+import json
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..statistics import evidence as ev
+from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
+from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
+from ..render.fmt import fmt_no_ci, fmt_speedup, sig
+from ..load.numbers import is_num
+from .judged import NOT_JUDGED
+from .judged import status as judged_status
+from ..statistics.multiplicity import rounds_floor
+from ..statistics.pooled import geometric_mean, pooled_ci
+from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared
+from ..statistics.rounds import rounds_text, why_no_ci
+from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, claimed_text, decide
+
+CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
+ON_CPU = "measured on a CPU (the claim is about GPUs)"
+NO_EXPERIMENT = "no experiment in these results tests it"
+STRESS = "stress case, not in the verdict"
+
+
+@functools.lru_cache(maxsize=1)
+def load_claims() -> tuple:
+    with open(CLAIMS_PATH, encoding="utf-8") as f:
+        return tuple(json.load(f)["claims"])
+
+
+@dataclass
+class Evidence:
+    experiment: str
+    case: str
+    variant: str
+    est: Estimate  # the comparison's one estimate and interval
+    baseline: str = ""  # what the variant was compared with
+    rounds: int | None = None  # interleaved rounds behind the first process's ratio
+    floor: int = rounds_floor(DEFAULT_CONFIDENCE)  # the rounds its ratio needed for a CI
+    below: bool = False  # fewer rounds than the floor
+    unjudged: bool = False  # its verification judged nothing but the first loss (judged.py)
+    # (reference variant, variant): what its ratio is resampled from (one process)
+    sides: tuple | None = field(default=None, repr=False, compare=False)
+    # The comparison in each process of the run (processes.py); None: one process.
+    spread: Spread | None = field(default=None, repr=False, compare=False)
+    verdict: Verdict | None = None  # its own, where the claim judges its rows apart
+
+    @property
+    def speedup(self) -> float:
+        return self.est.speedup
+
+    @property
+    def ci_low(self) -> float | None:
+        return self.est.ci_low if self.est.has_ci else None
+
+    @property
+    def ci_high(self) -> float | None:
+        return self.est.ci_high if self.est.has_ci else None
+
+    @property
+    def confidence(self) -> float:
+        return self.est.confidence
+
+    @property
+    def below_floor(self) -> bool:
+        """No CI because its rounds are below the floor."""
+        return not self.est.has_ci and self.below
+
+    @property
+    def label(self) -> str:
+        vs = f" vs {self.baseline}" if self.baseline else ""
+        return f"{self.experiment}/{self.case}: {self.variant}{vs}"
+
+    @property
+    def text(self) -> str:
+        """'4.57× [4.21, 4.91] (3 processes)', '4.57× [4.21, 4.91]' from one process's
+        rounds, or '7.13× (n = 1, no CI)' below the rounds floor."""
+        if self.below_floor:
+            return fmt_no_ci(self.speedup, self.rounds)
+        if not self.est.has_ci:
+            return f"{sig(self.speedup)}× (no CI)"
+        tags = [self.est.basis] if self.est.unit == PROCESS else []
+        if abs(self.confidence - 0.95) > 1e-9:
+            tags.append(f"{100 * self.confidence:.3g}% CI")
+        return fmt_speedup(self.speedup, self.ci_low, self.ci_high) + (f" ({', '.join(tags)})" if tags else "")
+
+
+@dataclass
+class Beside:
+    label: str
+    text: str
+
+
+@dataclass
+class ClaimResult:
+    claim: dict
+    experiments: list[str]
+    evidence: list[Evidence] = field(default_factory=list)  # every comparison that tests the claim as written
+    stress: list[Evidence] = field(default_factory=list)  # shown apart, never in the verdict
+    estimate: float | None = None  # the one row's, the decisive row's, or the pooled geometric mean
+    low: float | None = None  # range of the figures behind it
+    high: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    confidence: float = DEFAULT_CONFIDENCE  # of the CI
+    run_confidence: float = DEFAULT_CONFIDENCE  # every interval the harness recorded is at it
+    notes: list[str] = field(default_factory=list)
+    beside: list[Beside] = field(default_factory=list)
+    verdict: Verdict | None = None
+    basis: str = WITHIN  # BETWEEN where the printed interval is across processes
+    processes: int = 1  # processes behind it, where BETWEEN
+    apart: bool = True  # its rows judged apart (not pooled)
+    decisive: Evidence | None = None  # judged apart: the row the verdict and figure rest on
+
+    @property
+    def pooled(self) -> list[Evidence]:
+        """The rows the figures come from: judged apart, all of them; pooled, those at or
+        above the rounds floor, else (every case below it) all of them, as points."""
+        if self.apart:
+            return list(self.evidence)
+        return [e for e in self.evidence if not e.below_floor] or list(self.evidence)
+
+    @property
+    def left_out(self) -> list[Evidence]:
+        """Pooled cases below the rounds floor not pooled beside cases at or above it."""
+        if self.apart or all(e.below_floor for e in self.evidence):
+            return []
+        return [e for e in self.evidence if e.below_floor]
+
+    @property
+    def claimed(self) -> str:
+        c = self.claim
+        text = claimed_text(c.get("kind", "qualitative"), c.get("low"), c.get("high"))
+        return f"{text} {c['condition']}" if c.get("condition") else text
+
+    @property
+    def why(self) -> str:
+        """Why these cases test the claim as written (claims.json)."""
+        return str(self.claim.get("why", ""))
+
+    @property
+    def source(self) -> str:
+        s = self.claim.get("source") or {}
+        if isinstance(s, dict):
+            return ", ".join(x for x in (s.get("document"), s.get("section")) if x)
+        return str(s)
+
+    @property
+    def text(self) -> str:
+        """The claim's printed estimate, the one every table shows: one row's estimate as
+        it is; the decisive row of several judged apart, with the range of all; a pooled
+        geometric mean with the range of the per-case figures it is the mean of."""
+        if self.estimate is None:
+            return "—"
+        rows = self.pooled
+        if len(rows) == 1:
+            return rows[0].text
+        rng = f"range {sig(self.low)}–{sig(self.high)}"
+        if self.apart:
+            e = self.decisive
+            return f"{e.text}, {e.case}: {e.variant}, {self.decisive_role} of {len(rows)} judged apart ({rng})"
+        text = f"{sig(self.estimate)}× geometric mean of {len(rows)} cases ({rng})"
+        if rows[0].below_floor:
+            text += f"; {rounds_text([e.rounds for e in rows])}, no CI"
+        elif is_num(self.ci_low) and is_num(self.ci_high):
+            how = f"between {self.processes} processes" if self.basis == BETWEEN else "bootstrap"
+            text += f"; {100 * self.confidence:.3g}% CI [{sig(self.ci_low)}, {sig(self.ci_high)}] {how}"
+        else:
+            text += "; no pooled CI"
+        if self.left_out:
+            text += (
+                f"; not pooled, below the rounds floor: {len(self.left_out)} case"
+                f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.rounds for e in self.left_out])}, no CI)"
+            )
+        return text
+
+    @property
+    def decisive_role(self) -> str:
+        """What the decisive row is among those judged apart."""
+        v = self.decisive.verdict if self.decisive else None
+        if v is None:
+            return "the least"
+        return "an inconclusive one" if v.verdict not in DRAWN else "the weakest"
+
+    def intervals(self) -> dict[str, tuple[float, float]]:
+        """The intervals the verdict rests on, by row (judged apart) or '' (one figure):
+        what two runs must overlap in to reproduce it (summary.mark_reproduced)."""
+        rows = self.evidence if self.apart and len(self.evidence) > 1 else []
+        if rows:
+            return {e.label: (e.ci_low, e.ci_high) for e in rows if e.est.has_ci}
+        return {"": (self.ci_low, self.ci_high)} if is_num(self.ci_low) and is_num(self.ci_high) else {}
+
+
+def _matches(rules: dict, case: Case, variant: Variant | None, baseline: Variant | None = None) -> bool:
+    """claims.json's match: the experiment's name, and values the case's, the variant's
+    and its baseline's params must hold (document.params_hold)."""
+    if "experiment" in rules and case.experiment.name != rules["experiment"]:
+        return False
+    if "case_params" in rules and not params_hold(case.params, rules["case_params"]):
+        return False
+    for key, v in (("variant_params", variant), ("baseline_params", baseline)):
+        if key in rules and (v is None or not v.holds(rules[key])):
+            return False
+    return True
+
+
+def _failed(case: Case, v: Variant) -> bool:
+    """A comparison of the variant failed its verification."""
+    return any(cm.variant_name == v.name and cm.failed for cm in case.comparisons)
+
+
+def _evidence(
+    cm: Comparison,
+    est: Estimate,
+    variant: str | None = None,
+    baseline: str | None = None,
+    sides: tuple | None = None,
+    sp: Spread | None = None,
+) -> Evidence:
+    c = cm.case
+    var, base = cm.variant, cm.baseline
+    if sides is None and var is not None and base is not None:
+        sides = (base, var)
+    return Evidence(
+        str(c.experiment.name),
+        str(c.name),
+        str(variant or cm.variant_name or ""),
+        est,
+        str(baseline if baseline is not None else cm.baseline_name or ""),
+        cm.rounds,
+        cm.floor,
+        cm.below_floor,
+        judged_status(cm.verification) == NOT_JUDGED,
+        sides=sides,
+        spread=sp if sp is not None else cm.spread,
+    )
+
+
+def _largest(rules: dict, found: list[tuple[Comparison, Variant]]) -> list[tuple[Comparison, Variant]]:
+    """match.largest: PARAM keeps the comparison whose variant has the largest value of it."""
+    key = rules.get("largest")
+    if not key:
+        return found
+    valued = [(cm, v) for cm, v in found if is_num(v.params.get(key))]
+    return [max(valued, key=lambda x: x[1].params[key])] if valued else []
+
+
+def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[Evidence]:
+    """Every comparison of the case that matches the rules, as evidence (file order)."""
+    found = []
+    for cm in case.comparisons:
+        var, base = cm.variant, cm.baseline
+        if var is None or var.role == "reference" or not _matches(rules, case, var, base) or cm.speedup is None:
+            continue
+        if cm.failed:
+            if notes is not None:
+                notes.append(f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, verification failed")
+            continue
+        if not var.ok or (base is not None and not base.ok):
+            # Nothing unverified counts: a variant that errored (a dead twin, an OOM) has
+            # a ratio from the rounds before it died and no verification.
+            if notes is not None:
+                notes.append(
+                    f"{case.experiment.name}/{case.name}/{cm.variant_name}: left out, its variant "
+                    f"{var.status if not var.ok else 'baseline ' + base.status}: unverified"
+                )
+            continue
+        found.append((cm, var))
+    out = []
+    for cm, _ in _largest(rules, found):
+        est = cm.estimate
+        if est is not None:
+            out.append(_evidence(cm, est))
+    return out
+
+
+def speedups_text(items: list[Evidence]) -> str:
+    """'4.57× [4.21, 4.91] (exp/case)' for one, else the range and median over them."""
+    if not items:
+        return "not in these results"
+    if len(items) == 1:
+        e = items[0]
+        return f"{e.text} ({e.experiment}/{e.case})"
+    s = [e.speedup for e in items]
+    text = f"{sig(min(s))}–{sig(max(s))}× over {len(s)} comparisons (median {sig(statistics.median(s))}×)"
+    if len({(e.experiment, e.case) for e in items}) == 1:
+        text += f" ({items[0].experiment}/{items[0].case})"
+    below = [e.rounds for e in items if e.below_floor]
+    if below:
+        text += f"; {len(below)} of them below the rounds floor ({rounds_text(below)}, no CI)"
+    return text
+
+
+def _derived_value(case: Case, key: str) -> object:
+    v: object = case.derived
+    for part in key.split("."):
+        if not isinstance(v, dict):
+            return None
+        v = v.get(part)
+    return v
+
+
+def _beside(spec: dict, doc: Document) -> Beside | None:
+    """One 'beside' entry of claims.json: every comparison that matches, or a derived
+    figure (the first case of the experiment that derived it)."""
+    label = spec.get("label", "")
+    rules = spec.get("match")
+    if rules is not None:
+        found = [e for _, c in doc.ran_cases() for e in _matching(rules, c, None)]
+        return Beside(label, speedups_text(found)) if found else None
+    d = spec.get("derived") or {}
+    for e, c in doc.ran_cases(d.get("experiment")):
+        v = _derived_value(c, d.get("key", ""))
+        if v is None:
+            continue
+        if spec.get("format") == "pct" and is_num(v):
+            text = f"{100 * v:.0f}%"
+        else:
+            text = str(v) if isinstance(v, (int, str)) else sig(v)
+        return Beside(label, f"{text} ({e.name}/{c.name})")
+    return None
+
+
+def _stress(claim: dict, case: Case) -> str | None:
+    """Why the case is a stress case of the claim (claims.json "stress"), or None."""
+    for s in claim.get("stress") or []:
+        if s.get("match") and _matches(s["match"], case, None):
+            return str(s.get("why", ""))
+    return None
+
+
+def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
+    """Method 'match'; returns why nothing was measured, or None."""
+    rules = claim.get("match") or {}
+    why_none = []
+    for e in exps:
+        if "experiment" in rules and e.name != rules["experiment"]:
+            continue
+        if e.status in ("skipped", "failed", "crashed", "hung"):
+            why_none.append(f"{e.name} {e.status}: {e.reason or 'no reason given'}")
+            continue
+        for c in e.cases:
+            if not c.ran:
+                continue
+            found = _matching(rules, c, res.notes)
+            if found and (why := _stress(claim, c)) is not None:
+                res.stress += found
+                res.beside.append(Beside(f"{STRESS}: {why}", speedups_text(found)))
+                continue
+            res.evidence += found
+            if found and c.status == "interrupted":
+                res.notes.append(f"{e.name}/{c.name}: interrupted, partial samples")
+    if res.evidence:
+        return None
+    if why_none:
+        return why_none  # one reason per experiment
+    if res.notes:
+        return "verification failed for every matching comparison"
+    if res.stress:
+        return "only a stress case measured it"
+    if claim.get("needs"):
+        return f"needs {claim['needs']}, not in these results"
+    return "no matching comparison with a speedup in these results"
+
+
+DEFAULT_FP32, STRICT_FP32 = {"default_fp32": True}, {"precision": "fp32", "layout": "contiguous"}
+DEFAULT_WHY = {
+    "tf32": "TF32 on for cuDNN convolutions, the default",
+    "fp32": "the default: no convolutions, matmul without TF32",
+}
+
+
+def default_fp32(case: Case) -> tuple[Variant | None, str]:
+    """The variant that stands for PyTorch's default FP32 in a mixed_precision case
+    (params default_fp32), and why."""
+    v = case.find(DEFAULT_FP32)
+    if v is None:
+        return None, ""
+    why = DEFAULT_WHY.get(v.params.get("precision"), "PyTorch's default flags")
+    return v, f"{v.name} ({why})"
+
+
+def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -> Evidence | None:
+    """The variant against a reference of its case: the recorded comparison where the
+    reference is its baseline; else, measured in several processes, per process the
+    ratio of the two recorded speedups over the baseline with the t interval across
+    processes (the process the unit, as the harness's own estimate); else the ratio of
+    the samples of the one process (evidence.py)."""
+    cm = c.comparison(v.name, ref.name)
+    if cm is not None and cm.speedup is not None and (est := cm.estimate) is not None:
+        return _evidence(cm, est, baseline=label)
+    cm_v, cm_ref = c.comparison(v.name), c.comparison(ref.name)
+    sp_v, sp_ref = (x.spread if x is not None else None for x in (cm_v, cm_ref))
+    if cm_v is not None and sp_v and sp_ref:
+        sp = relative(sp_v, sp_ref)
+        if (t := t_interval(sp.speedups, confidence)) is not None:
+            est = Estimate(
+                t[0], t[1], t[2], confidence, PROCESS, len(sp.speedups), len(sp.speedups) - 1, recorded=False
+            )
+            return _evidence(cm_v, est, baseline=label, sides=(ref, v), sp=sp)
+    r = ev.ratio(ref, v, confidence)
+    if r is None or cm_v is None:
+        return None
+    est = Estimate(r.speedup, r.ci_low, r.ci_high, r.confidence, ROUND, r.rounds, recorded=False)
+    item = _evidence(cm_v, est, baseline=label, sides=(ref, v), sp=None)
+    item.rounds, item.floor, item.below = r.rounds, r.floor, r.below_floor
+    return item
+
+
+def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
+    rules = claim.get("match") or {}
+    strict = []
+    names = {e.name for e in exps}
+    for e, c in doc.ran_cases(rules.get("experiment")):
+        if e.name not in names:
+            continue
+        ref, ref_label = default_fp32(c)
+        plain = c.find(STRICT_FP32)
+        for v in c.variants:
+            if not v.ok or not _matches(rules, c, v):
+                continue
+            if _failed(c, v):
+                res.notes.append(f"{e.name}/{c.name}/{v.name}: left out, verification failed")
+                continue
+            if ref is not None and (item := _against(c, ref, v, ref_label, doc.confidence)):
+                res.evidence.append(item)
+            if plain is not None and (
+                item := _against(c, plain, v, f"{plain.name} (strict: TF32 off)", doc.confidence)
+            ):
+                strict.append(item)
+    if strict:
+        res.beside.append(
+            Beside("against strict FP32 (TF32 off everywhere), not in the verdict", speedups_text(strict))
+        )
+    if res.evidence:
+        return None
+    return "no AMP variant with a default-FP32 reference in these results"
+
+
+def _parallel_runs(doc: Document, parallelism: str) -> list[tuple[int, Case, Variant]]:
+    """Variants that ran with this parallelism, verified, with the devices (or ranks) they used."""
+    out = []
+    for _, c in doc.ran_cases():
+        for v in c.variants:
+            n = v.params.get("devices")
+            if v.ok and v.params.get("parallelism") == parallelism and not _failed(c, v) and is_num(n) and n >= 1:
+                out.append((int(n), c, v))
+    return out
+
+
+def _ratio_text(s: float, lo: object, hi: object, below: bool, rounds: int | None, unit: str = "") -> str:
+    """A recorded figure with its CI, or with its rounds and 'no CI' below the rounds floor."""
+    head = f"{sig(s)}{unit}"
+    if below:
+        return f"{head} ({rounds_text([rounds])}, no CI)"
+    if is_num(lo) and is_num(hi):
+        return f"{head} [{sig(lo)}, {sig(hi)}]"
+    return head
+
+
+def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
+    """What the harness recorded against one device: at world size 1 the throughput ratio
+    (the comparison with the single-device baseline), on N its scaling efficiency
+    (derived.variants.NAME, from workloads/ddp.cpp)."""
+    single = c.find({"parallelism": "single"})
+    cm = c.comparison(v.name, single.name) if single is not None else None
+    if cm is None or cm.speedup is None or (est := cm.estimate) is None:
+        return None
+    where = f"({c.experiment.name}/{c.name})"
+    if n == 1:
+        text = _ratio_text(est.speedup, est.ci_low, est.ci_high, not est.has_ci and cm.below_floor, cm.rounds, "×")
+        return Beside(
+            f"{what} at world size 1 (its overhead, not the claim)", f"{v.name}: {text} of one device {where}"
+        )
+    per_variant = c.derived.get("variants")
+    d = per_variant.get(str(v.name)) if isinstance(per_variant, dict) else None
+    d = d if isinstance(d, dict) else {}
+    eff, ci = d.get("scaling_efficiency"), d.get("scaling_efficiency_ci")
+    if not is_num(eff):
+        return None
+    lo, hi = ci if isinstance(ci, list) and len(ci) == 2 else (None, None)
+    return Beside(
+        f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
+        f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}",
+    )
+
+
+def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
+    # DDP variants count ranks, DataParallel ones devices (params devices).
+    ddp = _parallel_runs(doc, "ddp")
+    dp = _parallel_runs(doc, "data_parallel")
+    for n, c, v in ddp:
+        if b := _efficiency(n, c, v, "DDP"):
+            res.beside.append(b)
+    for n, c, v in dp:
+        if n >= 2 and (b := _efficiency(n, c, v, "DataParallel")):
+            res.beside.append(b)
+    # Every DDP variant against DataParallel on as many devices, each its own row.
+    for n, c, v in ddp:
+        for m, dc, dv in dp:
+            r = ev.ratio(dv, v, doc.confidence) if m == n >= 2 else None
+            cm = c.comparison(v.name)
+            if r is None or cm is None:
+                continue
+            est = Estimate(r.speedup, r.ci_low, r.ci_high, r.confidence, ROUND, r.rounds, recorded=False)
+            item = _evidence(
+                cm, est, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)", sides=(dv, v)
+            )
+            item.spread, item.rounds, item.floor, item.below = None, r.rounds, r.floor, r.below_floor
+            res.evidence.append(item)
+    if res.evidence:
+        return None
+    most_ranks = max((n for n, *_ in ddp), default=0)
+    most_devices = max((n for n, *_ in dp), default=0)
+    if max(most_ranks, most_devices) < 2:
+        return [
+            "needs 2+ GPUs: DDP against DataParallel on the same N >= 2 devices",  # the summary's part
+            f"this run had {most_ranks or 'no'} DDP rank(s) and DataParallel on {most_devices or 'no'} device(s)",
+        ]
+    return (
+        f"needs DDP and DataParallel on the same number of devices: DDP ran on "
+        f"{sorted({n for n, *_ in ddp}) or 'none'}, DataParallel on {sorted({n for n, *_ in dp}) or 'none'}"
+    )
+
+
+METHODS = {"match": _by_match, "vs_default_fp32": _vs_default_fp32, "ddp_vs_dp": _ddp_vs_dp}
+
+
+def _pool(res: ClaimResult) -> None:
+    """A pooled claim's estimate, interval and range, over its cases at or above the floor."""
+    rows = res.pooled
+    res.notes += [
+        f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds], [e.floor], res.run_confidence)}"
+        for e in res.left_out
+    ]
+    if len(rows) == 1:
+        _take(res, rows[0])
+        return
+    spreads = [e.spread for e in rows]
+    if rows[0].below_floor:  # every case below the floor: points, no CI
+        points = [e.speedup for e in rows]
+        res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
+        return
+    if all(spreads) and (between := pooled_between(spreads, res.run_confidence)) is not None:
+        points = case_points(spreads)
+        res.estimate, res.ci_low, res.ci_high = between
+        res.low, res.high = min(points), max(points)
+        res.basis, res.processes, res.confidence = BETWEEN, len(shared(spreads)), res.run_confidence
+        if any(len(sp.measured) > res.processes for sp in spreads):
+            res.notes.append(f"pooled over the {res.processes} processes that measured every case")
+        return
+    points = [e.speedup for e in rows]
+    res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
+    if any(spreads):
+        res.notes.append(
+            "no pooled CI: fewer than two processes measured every case"
+            if all(spreads)
+            else "no pooled CI: its cases were measured in different numbers of processes"
+        )
+        return
+    how = [ev.estimator_for(e.sides, e.speedup) for e in rows]
+    ci = pooled_ci([(e.sides, h) for e, h in zip(rows, how)], res.run_confidence) if all(how) else None
+    if ci is None:
+        res.notes.append(
+            "no pooled CI: a case's rounds are not in these results as its speedup was estimated "
+            "from (no samples, or samples that do not give its recorded speedup)"
+        )
+        return
+    res.ci_low, res.ci_high = ci
+    res.confidence = res.run_confidence
+
+
+def _take(res: ClaimResult, e: Evidence) -> None:
+    """The claim's figures are this row's estimate, exactly."""
+    res.estimate, res.ci_low, res.ci_high, res.confidence = e.speedup, e.ci_low, e.ci_high, e.confidence
+    res.basis = BETWEEN if e.est.unit == PROCESS else WITHIN
+    res.processes = e.est.n or 1 if e.est.unit == PROCESS else 1
+
+
+# Why an interval from one process decides nothing (verdicts.decide, one_process).
+ONE_PROCESS = (
+    "measured in one process: its interval cannot show the spread between processes "
+    "(run the standard profile, or --processes N)"
+)
+
+
+def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
+    kind = claim.get("kind", "qualitative")
+    few = why_no_ci([e.rounds], [e.floor], run_confidence) if e.below_floor else None
+    return decide(
+        kind,
+        claim.get("low"),
+        claim.get("high"),
+        e.ci_low,
+        e.ci_high,
+        too_few_rounds=few,
+        point=e.speedup,
+        one_process=ONE_PROCESS if e.est.unit != PROCESS else None,
+    )
+
+
+def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
+    """Each row's own verdict, and the claim's: the weakest (module docstring). Sets the
+    decisive row, whose estimate is the claim's figure. None where the claim is not
+    measurable (no verdicts: the least speedup is shown)."""
+    rows = res.evidence
+    if measurable:
+        for e in rows:
+            e.verdict = _row_verdict(res.claim, e, res.run_confidence)
+    open_rows = [e for e in rows if e.verdict is None or e.verdict.verdict not in DRAWN]
+    if not measurable:
+        res.decisive = min(rows, key=lambda e: e.speedup)
+    elif open_rows:
+        res.decisive = open_rows[0]
+    else:
+        res.decisive = min(rows, key=lambda e: (RANK[e.verdict.verdict], e.ci_low))
+    _take(res, res.decisive)
+    points = [e.speedup for e in rows]
+    res.low, res.high = min(points), max(points)
+    if not measurable:
+        return None
+    d = res.decisive
+    if len(rows) == 1:
+        return d.verdict
+    if open_rows:
+        first = open_rows[0].verdict
+        return Verdict(
+            INCONCLUSIVE,
+            f"{len(open_rows)} of {len(rows)} rows judged apart undecided; {d.label}: {first.why}",
+            first.ranks,
+        )
+    counts = {}
+    for e in rows:
+        counts[e.verdict.verdict] = counts.get(e.verdict.verdict, 0) + 1
+    if counts == {d.verdict.verdict: len(rows)}:
+        return Verdict(
+            d.verdict.verdict,
+            f"{d.verdict.verdict} in each of its {len(rows)} rows judged apart; "
+            f"the weakest, {d.label}: {d.verdict.why}",
+            d.verdict.ranks,
+        )
+    each = ", ".join(f"{v} {n}" for v, n in sorted(counts.items(), key=lambda x: RANK[x[0]]))
+    return Verdict(
+        d.verdict.verdict,
+        f"the weakest of {len(rows)} rows judged apart ({each}); {d.label}: {d.verdict.why}",
+        d.verdict.ranks,
+    )
+
+
+def _too_few_rounds(res: ClaimResult) -> str | None:
+    """Why no verdict can be drawn when every case behind the claim is below the rounds
+    floor (naming the rounds); None when some case is at or above it."""
+    if not res.evidence or not all(e.below_floor for e in res.evidence):
+        return None
+    rounds = why_no_ci([e.rounds for e in res.evidence], [e.floor for e in res.evidence], res.run_confidence)
+    if len(res.evidence) == 1:
+        return f"{res.evidence[0].label}: {rounds}"
+    return f"every one of its {len(res.evidence)} cases has {rounds}"
+
+
+def _say_unjudged(res: ClaimResult) -> None:
+    """A verdict drawn from variants whose check judged only the first loss says so."""
+    out = [e for e in res.evidence if e.unjudged]
+    if out and res.verdict.verdict in DRAWN:
+        res.verdict = Verdict(
+            res.verdict.verdict,
+            f"{res.verdict.why}; not verified beyond the first loss "
+            f"(which sits near ln(classes) whatever the logits): "
+            f"{', '.join(e.label for e in out)}",
+            res.verdict.ranks,
+        )
+
+
+def _say_left_out(res: ClaimResult) -> None:
+    """A verdict drawn from some cases says which below-floor cases it left out."""
+    out = res.left_out
+    if out and res.verdict.verdict in DRAWN:
+        res.verdict = Verdict(
+            res.verdict.verdict,
+            f"{res.verdict.why}; left out, below the rounds floor: "
+            f"{len(out)} case{'s' * (len(out) > 1)} "
+            f"({rounds_text([e.rounds for e in out])})",
+            res.verdict.ranks,
+        )
+
+
+def _one_per_case(res: ClaimResult) -> bool:
+    """Whether every case gave one row: a case with several cannot pool."""
+    seen = [(e.experiment, e.case) for e in res.evidence]
+    many = sorted({f"{x}/{c}" for x, c in seen if seen.count((x, c)) > 1})
+    if many:
+        res.notes.append(
+            f"claims.json pools this claim, but it matches several comparisons in {', '.join(many)}: "
+            f"judged apart instead"
+        )
+    return not many
+
+
+def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
+    doc = doc if isinstance(doc, Document) else Document(doc)
+    exps = [e for e in doc.experiments if claim["id"] in e.claims]
+    res = ClaimResult(claim, [e.name for e in exps], confidence=doc.confidence, run_confidence=doc.confidence)
+    method = METHODS[claim.get("method", "match")]
+    reason = method(claim, doc, exps, res) if exps else None
+    for spec in claim.get("beside") or []:
+        if b := _beside(spec, doc):
+            res.beside.append(b)
+    res.apart = not (claim.get("pool") is True and _one_per_case(res))
+    unavailable = None
+    if not exps:
+        unavailable = NO_EXPERIMENT
+    elif claim.get("gpu_only") and doc.device == "cpu":
+        unavailable = ON_CPU if res.evidence else "CPU run: no GPU"
+    elif not res.evidence:
+        unavailable = reason or "no matching comparison with a speedup in these results"
+    kind = claim.get("kind", "qualitative")
+    low, high = claim.get("low"), claim.get("high")
+    testable = kind == "direction" or (kind == "speedup" and is_num(low) and is_num(high))
+    if res.evidence and res.apart:
+        res.verdict = _judge_apart(res, testable and not unavailable)
+    elif res.evidence:
+        _pool(res)
+        if not unavailable and res.ci_low is None and not res.pooled[0].below_floor:
+            unavailable = (
+                "no pooled CI over its cases"
+                if len(res.pooled) > 1
+                else "no speedup with a confidence interval was measured"
+            )
+    if res.verdict is None:
+        res.verdict = decide(
+            kind,
+            low,
+            high,
+            res.ci_low,
+            res.ci_high,
+            unavailable,
+            _too_few_rounds(res),
+            point=res.estimate if res.ci_low is not None else None,
+            one_process=ONE_PROCESS if res.basis != BETWEEN else None,
+        )
+    _say_left_out(res)
+    _say_unjudged(res)
+    return res
+
+
+def evaluate(doc: dict | Document) -> list[ClaimResult]:
+    doc = doc if isinstance(doc, Document) else Document(doc)
+    return [evaluate_claim(c, doc) for c in load_claims()]

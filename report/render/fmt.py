@@ -1,0 +1,117 @@
+"""Number formatting shared by the tables: times, rates, speedups, bytes."""
+
+from __future__ import annotations
+
+import math
+
+from ..load.numbers import is_num
+
+from ..statistics.rounds import rounds_text
+
+DASH = "—"
+
+# (divisor, unit) from largest to smallest, per throughput kind.
+RATE_UNITS = {
+    "bytes": [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")],
+    "flops": [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1.0, "FLOP/s")],
+    "items": [(1e6, "M items/s"), (1e3, "k items/s"), (1.0, "items/s")],
+}
+
+
+def sig(v: float, digits: int = 3) -> str:
+    """v with `digits` significant figures, without exponent for everyday magnitudes."""
+    if not is_num(v):
+        return DASH
+    if v == 0:
+        return "0"
+    mag = math.floor(math.log10(abs(float(f"{v:.{digits - 1}e}"))))  # after rounding: 0.9996 -> 1.00
+    if mag >= 6 or mag < -4:
+        return f"{v:.{digits - 1}e}"
+    decimals = max(0, digits - 1 - mag)
+    return f"{v:.{decimals}f}"
+
+
+def fmt_time(s: object) -> str:
+    if not is_num(s):
+        return DASH
+    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")):
+        if abs(s) >= div or unit == "ns":
+            return f"{sig(s / div)} {unit}"
+    return DASH
+
+
+def time_scale(values: list[object]) -> tuple[float, str]:
+    """One (divisor, unit) for times shown side by side (12.1 -> 4.70 ms): the largest
+    unit in which the biggest value is >= 1, so a pair never mixes units."""
+    vals = [abs(v) for v in values if is_num(v) and v != 0]
+    top = max(vals, default=0.0)
+    for div, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if top >= div:
+            return div, unit
+    return 1e-9, "ns"
+
+
+def rate_scale(kind: str, values: list[float]) -> tuple[float, str]:
+    """One (divisor, unit) for a column: the largest unit in which the biggest value is >= 1."""
+    units = RATE_UNITS[kind]
+    vals = [abs(v) for v in values if is_num(v) and v != 0]
+    if not vals:
+        return {"bytes": (1e9, "GB/s"), "flops": (1e12, "TFLOP/s")}.get(kind, units[-1])
+    top = max(vals)
+    for div, unit in units:
+        if top >= div:
+            return div, unit
+    return units[-1]
+
+
+def fmt_rate(v: object, div: float) -> str:
+    return sig(v / div) if is_num(v) else DASH
+
+
+def fmt_items(v: object, item_name: str = "items") -> str:
+    if not is_num(v):
+        return DASH
+    for div, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, "")):
+        if abs(v) >= div or div == 1.0:
+            return f"{sig(v / div)}{prefix} {item_name}/s"
+    return DASH
+
+
+def fmt_speedup(s: object, lo: object = None, hi: object = None) -> str:
+    if not is_num(s):
+        return DASH
+    out = f"{sig(s)}×"
+    if is_num(lo) and is_num(hi):
+        out += f" [{sig(lo)}, {sig(hi)}]"
+    return out
+
+
+def fmt_no_ci(s: object, rounds: int | None) -> str:
+    """A speedup from fewer rounds than the floor: the point and its n, saying there is
+    no CI, so that it never reads like a measured interval ('7.13× (n = 1, no CI)')."""
+    if not is_num(s):
+        return DASH
+    return f"{sig(s)}× ({rounds_text([rounds])}, no CI)"
+
+
+def fmt_pct(frac: object) -> str:
+    if not is_num(frac):
+        return DASH
+    pct = 100 * frac
+    return f"{pct:.1f}%" if pct < 10 else f"{pct:.0f}%"
+
+
+def fmt_bytes(n: object) -> str:
+    if not is_num(n):
+        return DASH
+    for div, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if abs(n) >= div:
+            return f"{sig(n / div)} {unit}"
+    return f"{int(n)} B"
+
+
+def fmt_change(rel: object) -> str:
+    """Relative change of time, +5.0% = slower."""
+    if not is_num(rel):
+        return DASH
+    return f"{100 * rel:+.1f}%"

@@ -1,0 +1,85 @@
+"""The one estimate and interval of a comparison, as the harness recorded it
+(experiments[].estimates, harness/two_level.h): every place the report prints, plots,
+exports, gates or judges a comparison's speedup reads it here.
+
+The harness's estimand is what a fresh process gets. With ratios from K >= 2
+processes the estimate is their geometric mean with Student's t interval on the mean
+log ratio (K - 1 degrees of freedom): the process is the unit. With one process it
+is that process's median of per-round ratios with its order-statistic interval (the
+rounds are the unit), and the file says so ("unit").
+
+Files from before the harness recorded it get the same figures here, from what they
+do record (the first process's comparison and its further processes' records), by the same formulas;
+tests/data/two_level_golden.json holds one input both implementations must agree on."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import stats
+
+from ..load.numbers import is_num
+
+PROCESS, ROUND = "process", "round"
+
+
+@dataclass(frozen=True)
+class Estimate:
+    speedup: float
+    ci_low: float | None  # None: no interval (one process below the rounds floor, ...)
+    ci_high: float | None
+    confidence: float
+    unit: str  # PROCESS or ROUND: what the interval's spread is between
+    n: int | None  # processes (PROCESS) or interleaved rounds (ROUND) behind it
+    df: int | None = None  # the t interval's degrees of freedom (PROCESS)
+    recorded: bool = True  # False: derived here for a file from before the harness recorded it
+
+    @property
+    def has_ci(self) -> bool:
+        return is_num(self.ci_low) and is_num(self.ci_high)
+
+    @property
+    def rel_width(self) -> float | None:
+        """(high - low) / estimate."""
+        return (self.ci_high - self.ci_low) / self.speedup if self.has_ci and self.speedup > 0 else None
+
+    @property
+    def basis(self) -> str:
+        """'7 processes' or '42 rounds in one process'."""
+        if self.unit == PROCESS:
+            return f"{self.n} processes"
+        return f"{self.n} rounds in one process" if self.n else "one process"
+
+
+def t_interval(speedups: list[float], confidence: float) -> tuple[float, float, float] | None:
+    """Geometric mean of the speedups and Student's t interval of their mean log; None
+    with fewer than two."""
+    logs = [math.log(s) for s in speedups if is_num(s) and s > 0]
+    k = len(logs)
+    if k < 2:
+        return None
+    mean = sum(logs) / k
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (k - 1))
+    half = float(stats.t.ppf(0.5 + confidence / 2.0, k - 1)) * sd / math.sqrt(k)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def from_processes(
+    first: float | None,
+    further: list[float],
+    confidence: float,
+    within_ci: tuple[float | None, float | None],
+    rounds: int | None,
+) -> Estimate | None:
+    """For a file without experiments[].estimates: across its processes where it recorded
+    further ones (the first process's ratio `first` and each further one's), else the
+    first process's own ratio and interval (within_ci, None below the rounds floor)."""
+    if first is None or first <= 0:
+        return None
+    per_process = [first] + [x for x in further if x > 0]
+    if len(per_process) >= 2:
+        g, lo, hi = t_interval(per_process, confidence)
+        return Estimate(g, lo, hi, confidence, PROCESS, len(per_process), len(per_process) - 1, recorded=False)
+    lo, hi = within_ci
+    return Estimate(first, lo, hi, confidence, ROUND, rounds, recorded=False)
