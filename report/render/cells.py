@@ -27,9 +27,17 @@ def verification_cell(r: dict) -> str:
     return text
 
 
+def throughput_header(t: dict) -> str:
+    return f"throughput ({t['unit']})" if t["unit"] else "throughput"
+
+
+def numeric_headers(t: dict) -> set[str]:
+    """The columns of an experiment's tables that hold numbers (right-aligned in HTML)."""
+    return {"median time per step", "IQR", "n", throughput_header(t)}
+
+
 def experiment_headers(t: dict) -> list[str]:
-    thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
-    h = ["case", "variant", "median time per step", "IQR", "n", thr]
+    h = ["case", "variant", "median time per step", "IQR", "n", throughput_header(t)]
     if t["has_items"]:
         h.append("items/s")
     h.append("speedup [CI]")
@@ -154,8 +162,7 @@ def main_speedup_cell(r: dict, processes: int | None) -> str:
 def main_headers(t: dict) -> list[str]:
     """One run's table in report.md: time, throughput, speedup, verification and status;
     the spread, the why, memory and notes are in the details."""
-    thr = f"throughput ({t['unit']})" if t["unit"] else "throughput"
-    h = ["case", "variant", "median time per step", thr]
+    h = ["case", "variant", "median time per step", throughput_header(t)]
     if t["has_items"]:
         h.append("items/s")
     h.append("speedup [CI]")
@@ -166,7 +173,7 @@ def main_headers(t: dict) -> list[str]:
 
 def main_cells(t: dict, r: dict, processes: int | None) -> list[str]:
     full = dict(zip(experiment_headers(t), experiment_cells(t, r)))
-    cells = [full["case"], full["variant"], full["median time per step"], full[main_headers(t)[3]]]
+    cells = [full["case"], full["variant"], full["median time per step"], full[throughput_header(t)]]
     if t["has_items"]:
         cells.append(full["items/s"])
     cells.append(main_speedup_cell(r, processes) if r.get("role") != "baseline" else full["speedup [CI]"])

@@ -22,6 +22,7 @@ from .cells import (
     gbench_table,
     main_cells,
     main_headers,
+    numeric_headers,
     run_warning,
     short_run_line,
     tested_on,
@@ -248,9 +249,7 @@ def _run_table(t: dict, plots: list) -> str:
         out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t["output_tail"])) + "</pre>")
     headers = experiment_headers(t)
     rows = [experiment_cells(t, r) for r in t["rows"]]
-    num_cols = {
-        i for i, h in enumerate(headers) if h in ("median time per step", "IQR", "n") or h.startswith("throughput")
-    }
+    num_cols = {i for i, h in enumerate(headers) if h in numeric_headers(t)}
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
     out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
     if t["derived"]:
@@ -317,7 +316,7 @@ def _experiment(report, name: object) -> str:
         s = report.runs[0]
         rows = [main_cells(first, r, s.processes) for r in first["rows"]]
         headers = main_headers(first)
-        num = {i for i, h in enumerate(headers) if h == "median time per step" or h.startswith("throughput")}
+        num = {i for i, h in enumerate(headers) if h in numeric_headers(first)}
         cc = [["num" if j in num else "" for j in range(len(headers))] for _ in rows]
         out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in first["rows"]], cc))
     if (p := report.plot(name)) is not None:
