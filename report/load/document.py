@@ -363,11 +363,10 @@ class Variant:
         """Work one step of the variant does (its own units, else the case's): FLOPs, else
         bytes, else items, the harness's order (harness/case/case_run.cpp, work_amount). The file
         records the units but not which one the harness divided by, so it is chosen here."""
-        units = self.raw.get("units") if isinstance(self.raw.get("units"), dict) else self.case.raw.get("units")
-        if isinstance(units, dict):
-            for key in ("flops", "bytes", "items"):
-                if is_num(units.get(key)) and units[key] > 0:
-                    return float(units[key])
+        units = self.units
+        for key in ("flops", "bytes", "items"):
+            if is_num(units.get(key)) and units[key] > 0:
+                return float(units[key])
         return 1.0
 
     @cached_property

@@ -30,45 +30,59 @@ python_has_cuda_torch() {
 # Prints the venv's python, making the venv first if it is missing or was left
 # half-made (the marker is written last). A lock keeps two clones from making it
 # at once.
-ensure_venv() {
-  local dir base
-  dir=$(venv_dir)
+# pip_env DIR REQUIREMENTS WHAT [NOTE]: the virtual environment DIR made from the
+# REQUIREMENTS file once per machine (a lock for callers running together, a
+# marker once it is whole). Returns 0 when it is there, else why not: 3
+# installing is off (OPTBENCH_NO_INSTALL=1), 4 no python3, 5 no venv, 6 pip failed.
+pip_env() {
+  local dir=$1 req=$2 what=$3 note=${4:-} base lock rc=0
   mkdir -p "$(dirname "$dir")"
-  exec 9>"$dir.lock"
-  flock 9
+  exec {lock}>"$dir.lock"
+  flock "$lock"
   if [ ! -f "$dir/.optbench-complete" ]; then
-    [ "${OPTBENCH_NO_INSTALL:-0}" != 1 ] ||
-      die "no Python with CUDA torch here: $(command -v python3 || echo python3) has none, and installing is off (set OPTBENCH_PYTHON to one that has torch, numpy, scipy and matplotlib)"
-    base=$(command -v python3) || die "no python3 on PATH to make the environment $dir with"
-    log "making the Python environment $dir from requirements.txt (once per machine; torch with its CUDA libraries is ~4.6 GB)"
-    rm -rf "$dir"
-    "$base" -m venv "$dir" >&2 || die "$base -m venv failed (Debian: apt-get install python3-venv)"
-    "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements.txt" >&2 ||
-      die "pip could not install requirements.txt into $dir (is PyPI reachable?)"
-    touch "$dir/.optbench-complete"
+    if [ "${OPTBENCH_NO_INSTALL:-0}" = 1 ]; then
+      rc=3
+    elif ! base=$(command -v python3); then
+      rc=4
+    else
+      log "making $what $dir from $(basename "$req") (once per machine${note:+; $note})"
+      rm -rf "$dir"
+      if ! "$base" -m venv "$dir" >&2; then
+        rc=5
+      elif ! "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$req" >&2; then
+        rc=6
+      else
+        touch "$dir/.optbench-complete"
+      fi
+    fi
   fi
-  flock -u 9
-  echo "$dir/bin/python"
+  flock -u "$lock"
+  exec {lock}>&-
+  return $rc
+}
+
+# Prints the python of the environment requirements.txt pins (torch with its
+# CUDA libraries, ~4.6 GB), made once per machine; dies where it cannot be.
+ensure_venv() {
+  local dir rc=0
+  dir=$(venv_dir)
+  pip_env "$dir" "$ROOT/requirements.txt" "the Python environment" "torch with its CUDA libraries is ~4.6 GB" || rc=$?
+  case $rc in
+    0) echo "$dir/bin/python" ;;
+    3) die "no Python with CUDA torch here: $(command -v python3 || echo python3) has none, and installing is off (set OPTBENCH_PYTHON to one that has torch, numpy, scipy and matplotlib)" ;;
+    4) die "no python3 on PATH to make the environment $dir with" ;;
+    5) die "python3 -m venv failed (Debian: apt-get install python3-venv)" ;;
+    *) die "pip could not install requirements.txt into $dir (is PyPI reachable?)" ;;
+  esac
 }
 
 # Prints the bin folder of the style tools requirements-lint.txt pins (ruff,
 # clang-format), an environment of their own made once per machine beside the
 # Python one; fails (printing nothing) where they cannot be installed.
 ensure_lint_tools() {
-  local dir base
+  local dir
   dir="${XDG_CACHE_HOME:-$HOME/.cache}/optbench/lint-$(sha256sum "$ROOT/requirements-lint.txt" | cut -c1-12)"
-  mkdir -p "$(dirname "$dir")"
-  exec 8>"$dir.lock"
-  flock 8
-  if [ ! -f "$dir/.optbench-complete" ] && [ "${OPTBENCH_NO_INSTALL:-0}" != 1 ] && base=$(command -v python3); then
-    log "making the style tools' environment $dir from requirements-lint.txt (once per machine)"
-    rm -rf "$dir"
-    "$base" -m venv "$dir" >&2 &&
-      "$dir/bin/python" -m pip install --disable-pip-version-check -q -r "$ROOT/requirements-lint.txt" >&2 &&
-      touch "$dir/.optbench-complete"
-  fi
-  flock -u 8
-  [ -f "$dir/.optbench-complete" ] && echo "$dir/bin"
+  pip_env "$dir" "$ROOT/requirements-lint.txt" "the style tools' environment" && echo "$dir/bin"
 }
 
 # Sets and exports OPTBENCH_PYTHON (what the build, the tests, the report and the
