@@ -28,6 +28,11 @@ json minimal_config() {
   return s;
 }
 
+json demo_experiment() {
+  return {{"name", "demo"},          {"title", "t"},       {"optimization", "o"},
+          {"claims", json::array()}, {"description", "d"}, {"devices", {"cpu"}}};
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("optbench_test_" + name + ".json")).string();
 }
@@ -40,12 +45,7 @@ TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
   EXPECT_EQ(read(path)["status"], "running");
   EXPECT_TRUE(schema_valid(path));
 
-  const auto idx = w.begin_experiment({{"name", "demo"},
-                                       {"title", "t"},
-                                       {"optimization", "o"},
-                                       {"claims", json::array()},
-                                       {"description", "d"},
-                                       {"devices", {"cpu"}}});
+  const auto idx = w.begin_experiment(demo_experiment());
   EXPECT_EQ(read(path)["experiments"][0]["status"], "running");
   EXPECT_TRUE(schema_valid(path));
 
@@ -64,12 +64,7 @@ TEST(ResultsWriter, FileIsCompleteAndValidAfterEveryStep) {
 TEST(ResultsWriter, RecordsAreWrittenOnce) {
   const std::string path = temp_path("once");
   ResultsWriter w(path, capture_environment(DeviceKind::cpu, {"test"}), minimal_config());
-  const auto idx = w.begin_experiment({{"name", "demo"},
-                                       {"title", "t"},
-                                       {"optimization", "o"},
-                                       {"claims", json::array()},
-                                       {"description", "d"},
-                                       {"devices", {"cpu"}}});
+  const auto idx = w.begin_experiment(demo_experiment());
   const json c = {{"name", "c"}, {"params", json::object()}, {"status", "skipped"}, {"reason", "why"}};
   w.add_case(idx, c);
   w.add_repeats(idx, {{{"process", 1}, {"case", "c"}, {"status", "ok"}, {"comparisons", json::array()}}});
