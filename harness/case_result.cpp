@@ -60,6 +60,18 @@ const char* to_string(VerificationStatus s) {
   return "?";
 }
 
+const char* to_string(BreakdownStatus s) {
+  switch (s) {
+    case BreakdownStatus::ok:
+      return "ok";
+    case BreakdownStatus::skipped:
+      return "skipped";
+    case BreakdownStatus::error:
+      return "error";
+  }
+  return "?";
+}
+
 const char* to_string(RunStatus s) {
   switch (s) {
     case RunStatus::running:

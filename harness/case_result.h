@@ -30,6 +30,9 @@ enum class ProcessKind { shared, fresh };
 // The time samples are judged by: events for asynchronous GPU work, else host time.
 enum class PrimaryMetric { host_s, device_s };
 enum class VerificationStatus { passed, failed, not_checked };
+// A variant's profiled window: taken (its figures), skipped (the plan, the
+// budget) or failed (the profiler's error).
+enum class BreakdownStatus { ok, skipped, error };
 // An experiment's outcome (experiments[].status), and a further process's for a
 // case it recorded nothing for (experiments[].repeats[].status): one spelling each.
 enum class ExperimentStatus { running, ok, skipped, failed, interrupted, not_run, crashed, hung };
@@ -43,6 +46,7 @@ const char* to_string(RoleInCase r);
 const char* to_string(ProcessKind p);
 const char* to_string(PrimaryMetric m);
 const char* to_string(VerificationStatus s);
+const char* to_string(BreakdownStatus s);
 const char* to_string(ExperimentStatus s);
 const char* to_string(RunStatus s);
 // What a child process recorded; nullopt for a word that is none of them.
@@ -86,6 +90,18 @@ struct NvidiaSmi {
   std::size_t samples = 0;
 };
 
+// A variant's profiled window (harness/case/breakdown_windows.cpp): its figures,
+// made by profiling::breakdown in the process that ran it (the keys of the
+// schema's breakdown), or why it has none.
+struct BreakdownRecord {
+  BreakdownStatus status = BreakdownStatus::ok;
+  std::string reason;                                 // skipped or error: why
+  nlohmann::json figures = nlohmann::json::object();  // ok: profiling::breakdown's
+
+  static BreakdownRecord skipped(std::string why) { return {BreakdownStatus::skipped, std::move(why)}; }
+  static BreakdownRecord failed(std::string why) { return {BreakdownStatus::error, std::move(why)}; }
+};
+
 struct VariantResult {
   std::string name;
   std::string description;
@@ -111,7 +127,7 @@ struct VariantResult {
   nlohmann::json metrics = nlohmann::json::object();  // Workload::metrics()
   std::optional<ThrottleShares> throttle;
   std::optional<NvidiaSmi> nvidia_smi;
-  nlohmann::json breakdown;  // harness/profiling/breakdown.h; null: not profiled
+  std::optional<BreakdownRecord> breakdown;  // none: not profiled
 
   // The median of cold_first_runs_s; none without them.
   std::optional<double> cold_first_run_s() const;

@@ -1,5 +1,7 @@
 #include "harness/case_result_json.h"
 
+#include <stdexcept>
+
 namespace optbench {
 namespace {
 
@@ -88,7 +90,7 @@ json variant_json(const VariantResult& v) {
   j["metrics"] = v.metrics;
   j["throttle"] = throttle_json(v.throttle);
   if (v.nvidia_smi) j["nvidia_smi"] = nvidia_smi_json(*v.nvidia_smi);
-  if (!v.breakdown.is_null()) j["breakdown"] = v.breakdown;
+  if (v.breakdown) j["breakdown"] = to_json(*v.breakdown);
   return j;
 }
 
@@ -164,6 +166,27 @@ json to_json(const CaseResult& r) {
   out["comparisons"] = std::move(comparisons);
   if (r.derived) out["derived"] = *r.derived;
   return out;
+}
+
+json to_json(const BreakdownRecord& b) {
+  json j = b.status == BreakdownStatus::ok ? b.figures : json::object();
+  j["status"] = to_string(b.status);
+  if (!b.reason.empty()) j["reason"] = b.reason;
+  return j;
+}
+
+BreakdownRecord breakdown_record_from_json(const json& j) {
+  const std::string status = j.at("status").get<std::string>();
+  for (auto s : {BreakdownStatus::ok, BreakdownStatus::skipped, BreakdownStatus::error}) {
+    if (status != to_string(s)) continue;
+    BreakdownRecord b{s, j.value("reason", "")};
+    if (s == BreakdownStatus::ok) {
+      b.figures = j;
+      b.figures.erase("status");
+    }
+    return b;
+  }
+  throw std::invalid_argument("a breakdown with status '" + status + "'");
 }
 
 }  // namespace optbench

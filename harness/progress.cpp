@@ -48,7 +48,7 @@ std::string Progress::headline(const nlohmann::json& r) {
       os << "median " << v["stats"].value("median", 0.0) * 1e3 << " ms  ";
   }
   for (const auto& v : r.value("variants", nlohmann::json::array()))
-    if (v.value("status", "ok") != to_string(VariantStatus::ok))
+    if (v.value("status", to_string(VariantStatus::ok)) != to_string(VariantStatus::ok))
       os << v.value("name", "?") << ": " << v.value("status", "") << "  ";
   os << "(" << r.value("stop_reason", "?") << ", " << r.value("rounds", 0) << " rounds)";
   if (status == to_string(CaseStatus::interrupted)) os << " INTERRUPTED";

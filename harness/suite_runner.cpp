@@ -55,7 +55,9 @@ bool verification_failed(const json& case_result) {
 // budget) is not an error.
 bool variant_failed(const json& case_result) {
   for (const auto& v : case_result.value("variants", json::array()))
-    if (const std::string s = v.value("status", "ok"); s == "error" || s == "oom") return true;
+    if (const std::string s = v.value("status", to_string(VariantStatus::ok));
+        s == to_string(VariantStatus::error) || s == to_string(VariantStatus::oom))
+      return true;
   return false;
 }
 

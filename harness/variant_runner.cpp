@@ -55,13 +55,13 @@ class InProcessRunner final : public VariantRunner {
   }
 
   json metrics() override { return work_ ? work_->metrics() : json::object(); }
-  json profiled_window(const profiling::WindowRequest& r) override {
+  BreakdownRecord profiled_window(const profiling::WindowRequest& r) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' profiled before it was prepared");
     if (const auto* o = dynamic_cast<const OutOfProcessWork*>(w))
-      return {{"status", "skipped"},
-              {"reason", "its work runs in " + o->runs_in() + ", which this process's profiler cannot see"}};
-    return profiling::profile_window([w] { w->step(); }, backend_, r);
+      return BreakdownRecord::skipped("its work runs in " + o->runs_in() +
+                                      ", which this process's profiler cannot see");
+    return {BreakdownStatus::ok, "", profiling::profile_window([w] { w->step(); }, backend_, r)};
   }
   Workload* workload() override { return work_.get(); }
   const char* process() const override { return "shared"; }

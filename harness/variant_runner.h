@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "harness/case_result.h"
 #include "harness/device.h"
 #include "harness/experiment.h"
 #include "harness/profiling/kineto_window.h"
@@ -43,8 +44,8 @@ class VariantRunner {
   virtual Sample sample(std::int64_t iters, TimingMode mode) = 0;
   virtual nlohmann::json metrics() = 0;
   // A window of steps under the profiler, after the timed rounds: its breakdown
-  // (harness/profiling/); throws when the variant fails.
-  virtual nlohmann::json profiled_window(const profiling::WindowRequest& r) = 0;
+  // (harness/profiling/), or why it has none; throws when the variant fails.
+  virtual BreakdownRecord profiled_window(const profiling::WindowRequest& r) = 0;
   // The live workload for verification; null when it lives in another process.
   virtual Workload* workload() = 0;
   // "shared": this process, after whatever ran before; "fresh": a process of its own.

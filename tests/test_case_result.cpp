@@ -161,3 +161,25 @@ TEST(CaseResult, ExperimentStatusesAreTheSchemasOwn) {
   EXPECT_FALSE(parse_experiment_status("crash").has_value());
   EXPECT_TRUE(is_failure(ExperimentStatus::hung) && !is_failure(ExperimentStatus::not_run));
 }
+
+// A variant's breakdown crosses a worker's pipe as its JSON: read back, it is the
+// same record; its statuses are the schema's, each spelled once.
+TEST(CaseResult, BreakdownRecordRoundTripsAndItsStatusesAreTheSchemas) {
+  std::ifstream in(source_dir() + "/harness/results.schema.json");
+  const json schema = json::parse(in);
+  const auto& want = schema.at("$defs").at("variant").at("properties").at("breakdown").at("properties").at("status");
+  std::set<std::string> ours;
+  for (const BreakdownRecord& b : {BreakdownRecord{BreakdownStatus::ok, "", {{"steps", 4}, {"device", "cpu"}}},
+                                   BreakdownRecord::skipped("the budget"), BreakdownRecord::failed("CUPTI")}) {
+    const json j = to_json(b);
+    EXPECT_EQ(j["status"], to_string(b.status));
+    const BreakdownRecord back = breakdown_record_from_json(j);
+    EXPECT_EQ(back.status, b.status);
+    EXPECT_EQ(back.reason, b.reason);
+    EXPECT_EQ(back.figures, b.figures);
+    ours.insert(to_string(b.status));
+  }
+  EXPECT_EQ(ours, want.at("enum").get<std::set<std::string>>());
+  EXPECT_EQ(to_json(BreakdownRecord::skipped("why"))["reason"], "why");
+  EXPECT_THROW(breakdown_record_from_json({{"status", "partly"}}), std::invalid_argument);
+}

@@ -140,7 +140,7 @@ std::map<std::string, json> counters_of(const Case& c, int steps = 3) {
   for (const auto& v : c.variants) {
     auto w = v.make();
     const json b = profile(*w, steps);
-    EXPECT_EQ(b["status"], "ok") << v.name;
+    EXPECT_TRUE(b.contains("categories_s")) << v.name;
     out[v.name] = b["counters"];
   }
   return out;
@@ -207,7 +207,7 @@ TEST(ProfilingCountersCpu, FrozenGraphConvolutionsAreConvolutionTime) {
     if (v.name != "frozen_optimized") continue;
     auto w = v.make();
     const json b = profile(*w, 3);
-    ASSERT_EQ(b["status"], "ok");
+    ASSERT_TRUE(b.contains("categories_s"));
     // Without the scope the trace has no convolution at all: the graph's time
     // is its "forward" record's self time, "other".
     const json& cats = b["categories_s"];

@@ -41,7 +41,7 @@ json profile(const std::function<void()>& step, int steps = 5, const std::string
 TEST(ProfilingCpu, MatmulStepIsGemm) {
   const at::Tensor x = at::randn({256, 512}), w1 = at::randn({512, 512}), w2 = at::randn({512, 512});
   const json b = profile([&] { at::relu(at::relu(x.mm(w1)).mm(w2)); });
-  ASSERT_EQ(b["status"], "ok") << b.dump();
+  ASSERT_TRUE(b.contains("categories_s")) << b.dump();
   EXPECT_EQ(dominant(b), "gemm") << b.dump(1);
   EXPECT_EQ(b["device"], "cpu");
 }
@@ -54,7 +54,7 @@ TEST(ProfilingCpu, PointwiseStepIsElementwise) {
     y = at::gelu(y).mul_(0.5);
     (void)w.mm(w);  // a tiny matmul beside a million-element pointwise chain
   });
-  ASSERT_EQ(b["status"], "ok") << b.dump();
+  ASSERT_TRUE(b.contains("categories_s")) << b.dump();
   EXPECT_EQ(dominant(b), "elementwise") << b.dump(1);
 }
 
@@ -63,7 +63,7 @@ TEST(ProfilingCpu, HostCopyReportsNoDeviceCategories) {
   const at::Tensor src = at::randn({1 << 22});
   at::Tensor dst = at::empty_like(src);
   const json b = profile([&] { dst.copy_(src); });
-  ASSERT_EQ(b["status"], "ok") << b.dump();
+  ASSERT_TRUE(b.contains("categories_s")) << b.dump();
   EXPECT_EQ(dominant(b), "memcpy_host") << b.dump(1);
   for (const char* k : {"memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memset", "collective"})
     EXPECT_FALSE(b["categories_s"].contains(k)) << k;

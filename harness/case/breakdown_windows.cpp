@@ -47,14 +47,14 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
   for (auto& v : run.vs) {
     if (!v.alive() || v.primary.empty() || run.stop_requested) continue;
     if (plan.steps == 0) {
-      v.result.breakdown = {{"status", "skipped"}, {"reason", plan.skip_reason}};
+      v.result.breakdown = BreakdownRecord::skipped(plan.skip_reason);
       continue;
     }
     std::string why;
     const int steps =
         run.gate.breakdown_window_steps(plan.min_steps, plan.steps, estimate_s, run.backend.kind(), reserve_s, why);
     if (steps == 0) {
-      v.result.breakdown = {{"status", "skipped"}, {"reason", why}};
+      v.result.breakdown = BreakdownRecord::skipped(why);
       continue;
     }
     profiling::WindowRequest r;
@@ -69,11 +69,11 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     try {
       const double t0 = run.backend.now();
       v.result.breakdown = v.runner->profiled_window(r);
-      const int ran = v.result.breakdown.value("steps", steps);  // the rule may stop before `steps`
+      const int ran = v.result.breakdown->figures.value("steps", steps);  // the rule may stop before `steps`
       cost_scale =
           std::max(cost_scale, (run.backend.now() - t0) / profiling::window_cost_s(ran, plan.warm_step, slowest));
     } catch (const std::exception& e) {
-      v.result.breakdown = {{"status", "error"}, {"reason", first_line(e.what())}};
+      v.result.breakdown = BreakdownRecord::failed(first_line(e.what()));
       run.backend.release_cached_memory();
     }
   }

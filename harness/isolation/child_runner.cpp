@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/case_result_json.h"
 #include "harness/run_settings.h"
 #include "harness/subprocess.h"
 
@@ -54,8 +55,9 @@ class ChildRunner final : public VariantRunner {
   }
 
   json metrics() override { return request({{"cmd", "metrics"}}).at("metrics"); }
-  json profiled_window(const profiling::WindowRequest& r) override {
-    return request({{"cmd", "profiled_window"}, {"request", profiling::to_json(r)}}).at("breakdown");
+  BreakdownRecord profiled_window(const profiling::WindowRequest& r) override {
+    return breakdown_record_from_json(
+        request({{"cmd", "profiled_window"}, {"request", profiling::to_json(r)}}).at("breakdown"));
   }
   Workload* workload() override { return nullptr; }
   const char* process() const override { return "fresh"; }

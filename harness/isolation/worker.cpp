@@ -7,6 +7,7 @@
 #include <iostream>
 #include <string>
 
+#include "harness/case_result_json.h"
 #include "harness/registry.h"
 #include "harness/seeding.h"
 #include "harness/variant_runner.h"
@@ -68,7 +69,7 @@ int run_worker(const WorkerArgs& a) {
         reply_msg = {{"ok", true}, {"metrics", runner->metrics()}};
       } else if (cmd == "profiled_window") {
         const auto r = profiling::window_request_from_json(req.at("request"));
-        reply_msg = {{"ok", true}, {"breakdown", runner->profiled_window(r)}};
+        reply_msg = {{"ok", true}, {"breakdown", to_json(runner->profiled_window(r))}};
       } else if (cmd == "exit") {
         break;
       } else {

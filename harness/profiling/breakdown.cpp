@@ -358,8 +358,7 @@ json other_names(const ByName& by_name) {
 json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   Collected c = collect(events, w);
   credit_host(c, w);
-  json j = {{"status", "ok"},
-            {"device", w.device_timeline ? "cuda" : "cpu"},
+  json j = {{"device", w.device_timeline ? "cuda" : "cpu"},
             {"basis", w.device_timeline ? "device time of kernels, copies and memsets" : "self time of CPU operators"},
             {"steps", w.steps}};
   add_window(j, c, w);

@@ -25,7 +25,9 @@ struct Window {
   double tolerance = 0.25;             // |overhead| within which the breakdown "agrees" with the timing
 };
 
-// The "breakdown" object of a variant's results (schema in harness/results.schema.json).
+// A profiled window's figures: the "breakdown" object of a variant's results
+// but its status (BreakdownRecord, harness/case_result.h; keys in
+// harness/results.schema.json).
 nlohmann::json breakdown(const std::vector<TraceEvent>& events, const Window& w);
 
 }  // namespace optbench::profiling
