@@ -9,6 +9,7 @@ from ..load.document import NvidiaSmi, device_name, gpu_name, run_facts
 from ..gpu.gpu_specs import match_gpu
 from ..statistics.estimate import PROCESS
 from .glossary import spelling
+from .tables import Row
 
 VERIFICATION = {
     "passed": "passed",
@@ -19,11 +20,11 @@ VERIFICATION = {
 }
 
 
-def verification_cell(r: dict) -> str:
+def verification_cell(r: Row) -> str:
     """'passed (first loss, logits, 8-step fit)': what a pass judged, where the check says."""
-    text = VERIFICATION.get(r["verification"], r["verification"] or DASH)
-    if r["verification"] == "passed" and r.get("verification_judged"):
-        text += f" ({r['verification_judged']})"
+    text = VERIFICATION.get(r.verification, r.verification or DASH)
+    if r.verification == "passed" and r.verification_judged:
+        text += f" ({r.verification_judged})"
     return text
 
 
@@ -87,75 +88,75 @@ def faults_text(per_step: float | None, across: list[float] | None = None) -> st
     return f"{per_step:,.0f} {FAULTS}"
 
 
-def status_text(r: dict) -> tuple[str | None, str]:
+def status_text(r: Row) -> tuple[str | None, str]:
     """(marker or None, note text) for the last column."""
-    note = r.get("reason") or ""
-    if r.get("verification") in ("failed", "passed", "not_judged") and r.get("verification_message"):
-        note = f"verification: {r['verification_message']}" + (f"; {note}" if note else "")
-    for extra in (smi_text(r.get("nvidia_smi")), faults_text(r.get("minor_faults_per_step"), r.get("process_faults"))):
+    note = r.reason or ""
+    if r.verification in ("failed", "passed", "not_judged") and r.verification_message:
+        note = f"verification: {r.verification_message}" + (f"; {note}" if note else "")
+    for extra in (smi_text(r.nvidia_smi), faults_text(r.minor_faults_per_step, r.process_faults)):
         if extra:
             note = f"{note}; {extra}" if note else extra
-    return r.get("marker"), note
+    return r.marker, note
 
 
-def speedup_cell(r: dict, say_basis: bool) -> str:
+def speedup_cell(r: Row, say_basis: bool) -> str:
     """The comparison's one estimate and interval (tables._estimate_fields): '3.5× [3.1,
     3.9] (8 processes: 3.2–3.8× each)'; a ratio without an interval says why (too few
     rounds, or none recorded). say_basis: name the basis of a within-process interval too."""
-    if r.get("role") == "baseline" and r["speedup"] == 1.0:
+    if r.role == "baseline" and r.speedup == 1.0:
         return "1×"
-    if not is_num(r["speedup"]):
+    if not is_num(r.speedup):
         return DASH
-    if not (is_num(r["ci_low"]) and is_num(r["ci_high"])):
-        if r.get("below_floor") and r.get("ci_unit") != PROCESS:
-            return fmt_no_ci(r["speedup"], r["rounds"])
-        return f"{fmt_speedup(r['speedup'])} ({r.get('basis_text') or 'one process'}, no CI)"
-    text = fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"])
-    if r.get("ci_unit") == PROCESS or say_basis:
-        text += f" ({r.get('basis_text') or 'one process'})"
+    if not (is_num(r.ci_low) and is_num(r.ci_high)):
+        if r.below_floor and r.ci_unit != PROCESS:
+            return fmt_no_ci(r.speedup, r.rounds)
+        return f"{fmt_speedup(r.speedup)} ({r.basis_text or 'one process'}, no CI)"
+    text = fmt_speedup(r.speedup, r.ci_low, r.ci_high)
+    if r.ci_unit == PROCESS or say_basis:
+        text += f" ({r.basis_text or 'one process'})"
     return text
 
 
-def experiment_cells(t: dict, r: dict) -> list[str]:
-    variant = r["variant"] or DASH
-    if r.get("role") in ("baseline", "reference"):
-        variant += f" ({r['role']})"
+def experiment_cells(t: dict, r: Row) -> list[str]:
+    variant = r.variant or DASH
+    if r.role in ("baseline", "reference"):
+        variant += f" ({r.role})"
     if t["kind"] == "items":
-        thr = fmt_items(r["throughput"], r["item_name"])
+        thr = fmt_items(r.throughput, r.item_name)
     else:
-        thr = fmt_rate(r["throughput"], t["divisor"])
+        thr = fmt_rate(r.throughput, t["divisor"])
     cells = [
-        r["case"] or DASH,
+        r.case or DASH,
         variant,
-        fmt_time(r["median_s"]),
-        fmt_time(r["iqr_s"]),
-        str(r["n"]) if is_num(r["n"]) else DASH,
+        fmt_time(r.median_s),
+        fmt_time(r.iqr_s),
+        str(r.n) if is_num(r.n) else DASH,
         thr,
     ]
     if t["has_items"]:
-        cells.append(fmt_items(r["items_per_s"], r["item_name"]))
+        cells.append(fmt_items(r.items_per_s, r.item_name))
     cells.append(speedup_cell(r, t.get("has_processes", False)))
     if t.get("has_why"):
-        cells.append(r.get("why") or DASH)
+        cells.append(r.why or DASH)
     if t["has_peak"]:
-        cells.append(f"{fmt_pct(r['pct_peak'])} of {r['peak_label']}" if is_num(r["pct_peak"]) else DASH)
+        cells.append(f"{fmt_pct(r.pct_peak)} of {r.peak_label}" if is_num(r.pct_peak) else DASH)
     cells.append(verification_cell(r))
-    mem = fmt_bytes(r["peak_allocated_bytes"])
-    if is_num(r["peak_reserved_bytes"]) and r["peak_reserved_bytes"] != r["peak_allocated_bytes"]:
-        mem += f" (reserved {fmt_bytes(r['peak_reserved_bytes'])})"
+    mem = fmt_bytes(r.peak_allocated_bytes)
+    if is_num(r.peak_reserved_bytes) and r.peak_reserved_bytes != r.peak_allocated_bytes:
+        mem += f" (reserved {fmt_bytes(r.peak_reserved_bytes)})"
     cells.append(mem)
     marker, note = status_text(r)
     cells.append(f"{marker}: {note}" if marker and note else (marker or note or "ok"))
     return cells
 
 
-def main_speedup_cell(r: dict, processes: int | None) -> str:
+def main_speedup_cell(r: Row, processes: int | None) -> str:
     """speedup_cell for the report's main tables: the basis only where it is not the
     run's own (every interval between `processes` processes, said once in the runs
     list), and without each process's figure (the details have them)."""
-    if r.get("ci_unit") == PROCESS and is_num(r["ci_low"]) and is_num(r["ci_high"]):
-        text = fmt_speedup(r["speedup"], r["ci_low"], r["ci_high"])
-        return text if r.get("ci_n") == processes else f"{text} ({r.get('ci_n')} processes)"
+    if r.ci_unit == PROCESS and is_num(r.ci_low) and is_num(r.ci_high):
+        text = fmt_speedup(r.speedup, r.ci_low, r.ci_high)
+        return text if r.ci_n == processes else f"{text} ({r.ci_n} processes)"
     return speedup_cell(r, False)
 
 
@@ -171,18 +172,18 @@ def main_headers(t: dict) -> list[str]:
     return h + ["verification", "status"]
 
 
-def main_cells(t: dict, r: dict, processes: int | None) -> list[str]:
+def main_cells(t: dict, r: Row, processes: int | None) -> list[str]:
     full = dict(zip(experiment_headers(t), experiment_cells(t, r)))
     cells = [full["case"], full["variant"], full["median time per step"], full[throughput_header(t)]]
     if t["has_items"]:
         cells.append(full["items/s"])
-    cells.append(main_speedup_cell(r, processes) if r.get("role") != "baseline" else full["speedup [CI]"])
+    cells.append(main_speedup_cell(r, processes) if r.role != "baseline" else full["speedup [CI]"])
     if t["has_peak"]:
         cells.append(full["% of peak"])
-    marker = r.get("marker")
-    reason = r.get("reason") or ""
+    marker = r.marker
+    reason = r.reason or ""
     return cells + [
-        VERIFICATION.get(r["verification"], r["verification"] or DASH),
+        VERIFICATION.get(r.verification, r.verification or DASH),
         f"{marker}: {reason}" if marker and reason else (marker or "ok"),
     ]
 

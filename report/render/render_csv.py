@@ -90,10 +90,9 @@ def write_results_csv(sections: list, path: Path) -> None:
                 continue
             for t in s.tables:
                 for r in t["rows"]:
-                    row = dict(r, file=str(s.path))
-                    if row.get("item_name") and row.get("items_per_s") is None:
-                        row["item_name"] = None
-                    w.writerow([_cell(row.get(c)) for c in COLUMNS])
+                    # an item name only beside an items rate
+                    values = {"file": str(s.path), "item_name": r.item_name if r.items_per_s is not None else None}
+                    w.writerow([_cell(values[c] if c in values else getattr(r, c)) for c in COLUMNS])
 
 
 def write_gbench_csv(sections: list, path: Path) -> bool:

@@ -251,7 +251,7 @@ def _run_table(t: dict, plots: list) -> str:
     rows = [experiment_cells(t, r) for r in t["rows"]]
     num_cols = {i for i, h in enumerate(headers) if h in numeric_headers(t)}
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
-    out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in t["rows"]], cc))
+    out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in t["rows"]], cc))
     if t["derived"]:
         out.append("<p>Derived figures:</p>" + "".join(_fact_table(ft) for ft in t["derived"]))
     if t["notes"]:
@@ -318,7 +318,7 @@ def _experiment(report, name: object) -> str:
         headers = main_headers(first)
         num = {i for i, h in enumerate(headers) if h in numeric_headers(first)}
         cc = [["num" if j in num else "" for j in range(len(headers))] for _ in rows]
-        out.append(table(headers, rows, [ROW_CLASS.get(r.get("marker") or "", "") for r in first["rows"]], cc))
+        out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in first["rows"]], cc))
     if (p := report.plot(name)) is not None:
         out.append(_img(p.path))
     inner = []

@@ -124,7 +124,7 @@ def anchor(name: object) -> str | None:
 
 def ran(t: dict) -> bool:
     """An experiment table with a case in it (not one marker row: skipped, no cases)."""
-    return any(r["case"] is not None for r in t["rows"])
+    return any(r.case is not None for r in t["rows"])
 
 
 # ---------------------------------------------------------------- report.md

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cells import main_speedup_cell
+from .tables import Row as TableRow
 from .fmt import DASH, sig
 from ..load.numbers import is_num
 from .glossary import spelling
@@ -35,34 +36,30 @@ def headers(labels: list[str]) -> list[str]:
     return ["case", "variant", *(f"{lab} speedup [CI]" for lab in labels), MOVED]
 
 
-def _key(r: dict) -> tuple[str, str]:
-    variant = str(r["variant"]) if r["variant"] is not None else DASH
-    if r.get("role") == "reference":
+def _key(r: TableRow) -> tuple[str, str]:
+    variant = str(r.variant) if r.variant is not None else DASH
+    if r.role == "reference":
         variant += " (reference)"
-    return (str(r["case"]) if r["case"] is not None else DASH, variant)
+    return (str(r.case) if r.case is not None else DASH, variant)
 
 
-def _shown(r: dict) -> bool:
+def _shown(r: TableRow) -> bool:
     """A comparison's row, or a marked one (a variant or case that did not run)."""
-    if r.get("role") == "baseline" and not r.get("marker"):
+    if r.role == "baseline" and not r.marker:
         return False
-    return r["speedup"] is not None or bool(r.get("marker"))
+    return r.speedup is not None or bool(r.marker)
 
 
-def _cell(r: dict, processes: int | None) -> str:
-    marker = r.get("marker")
-    if marker and r["speedup"] is None:
-        return f"{marker}: {r['reason']}" if r.get("reason") else marker
+def _cell(r: TableRow, processes: int | None) -> str:
+    marker = r.marker
+    if marker and r.speedup is None:
+        return f"{marker}: {r.reason}" if r.reason else marker
     return main_speedup_cell(r, processes)
 
 
-def moved(rows: list[dict | None]) -> str:
+def moved(rows: list[TableRow | None]) -> str:
     """Whether the comparison's estimate moved between the runs: their CIs apart, or not."""
-    cis = [
-        (r["ci_low"], r["ci_high"])
-        for r in rows
-        if r is not None and is_num(r.get("ci_low")) and is_num(r.get("ci_high"))
-    ]
+    cis = [(r.ci_low, r.ci_high) for r in rows if r is not None and is_num(r.ci_low) and is_num(r.ci_high)]
     if len(cis) < 2:
         return DASH
     lo, hi = max(c[0] for c in cis), min(c[1] for c in cis)

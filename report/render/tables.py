@@ -5,6 +5,9 @@ rows hold is read through document.py; this module only lays it out."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from ..load.document import Case, Comparison, Document, Experiment, Variant
 from ..statistics.estimate import PROCESS
 from .facts import derived_tables
@@ -28,74 +31,79 @@ BAD_CASE = {
 BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 
 
-def _row(**kw) -> dict:
-    base = dict.fromkeys(
-        [
-            "experiment",
-            "experiment_status",
-            "case",
-            "case_status",
-            "variant",
-            "role",
-            "variant_status",
-            "marker",
-            "reason",
-            "primary_metric",
-            "median_s",
-            "q1_s",
-            "q3_s",
-            "iqr_s",
-            "min_s",
-            "n",
-            "bytes_per_s",
-            "flops_per_s",
-            "items_per_s",
-            "item_name",
-            "throughput",
-            "speedup",
-            "ci_low",
-            "ci_high",
-            "why",
-            "verification",
-            "verification_judged",
-            "verification_message",
-            "pct_peak",
-            "peak_label",
-            "peak_allocated_bytes",
-            "peak_reserved_bytes",
-            "params",
-            "rounds",
-            "below_floor",
-            "nvidia_smi",
-            "minor_faults_per_step",
-            "process_faults",
-            "confidence",
-            "ci_unit",
-            "ci_n",
-            "ci_df",
-            "process_speedups",
-            "basis_text",
-            "why_of",
-        ]
-    )
-    base.update(kw)
-    return base
+@dataclass
+class Row:
+    """One row of an experiment's table: a case x variant (or a case or an experiment
+    with nothing to show, marked), numbers not text; the Markdown, HTML and CSV writers
+    and the side-by-side tables read its fields (cells.py makes them text)."""
+
+    experiment: Any = None
+    experiment_status: Any = None
+    case: Any = None
+    case_status: Any = None
+    variant: Any = None
+    role: Any = None
+    variant_status: Any = None
+    marker: Any = None
+    reason: Any = None
+    primary_metric: Any = None
+    median_s: Any = None
+    q1_s: Any = None
+    q3_s: Any = None
+    iqr_s: Any = None
+    min_s: Any = None
+    n: Any = None
+    bytes_per_s: Any = None
+    flops_per_s: Any = None
+    items_per_s: Any = None
+    item_name: Any = None
+    throughput: Any = None
+    speedup: Any = None
+    ci_low: Any = None
+    ci_high: Any = None
+    why: Any = None
+    verification: Any = None
+    verification_judged: Any = None
+    verification_message: Any = None
+    pct_peak: Any = None
+    peak_label: Any = None
+    peak_allocated_bytes: Any = None
+    peak_reserved_bytes: Any = None
+    params: Any = None
+    rounds: Any = None
+    below_floor: Any = None
+    nvidia_smi: Any = None
+    minor_faults_per_step: Any = None
+    process_faults: Any = None
+    confidence: Any = None
+    ci_unit: Any = None
+    ci_n: Any = None
+    ci_df: Any = None
+    process_speedups: Any = None
+    basis_text: Any = None
+    why_of: Any = None
+
+    def update(self, **kw) -> None:
+        for k, v in kw.items():
+            if not hasattr(self, k):
+                raise AttributeError(f"Row has no field {k!r}")
+            setattr(self, k, v)
 
 
-def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False) -> list[dict]:
+def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False) -> list[Row]:
     """why: give each comparison's row the profiler breakdown's why text (why.py)."""
     kind = experiment.throughput_kind
     e_status = experiment.status or "ok"
     common = {"experiment": experiment.name, "experiment_status": e_status}
     if not experiment.recorded_cases:
         marker = BAD_CASE.get(e_status, "NO CASES")
-        return [_row(**common, marker=marker, reason=experiment.reason or "no cases recorded")]
+        return [Row(**common, marker=marker, reason=experiment.reason or "no cases recorded")]
     rows = []
     for c in experiment.cases:
         ccommon = dict(common, case=c.name, case_status=c.status, params=c.params, primary_metric=c.primary_metric)
         if not c.recorded_variants:
             rows.append(
-                _row(**ccommon, marker=BAD_CASE.get(c.status, "NO VARIANTS"), reason=c.reason or "no variants recorded")
+                Row(**ccommon, marker=BAD_CASE.get(c.status, "NO VARIANTS"), reason=c.reason or "no variants recorded")
             )
             continue
         for v in c.variants:
@@ -105,12 +113,12 @@ def experiment_rows(experiment: Experiment, spec: dict | None, why: bool = False
 
 def _variant_row(
     c: Case, var: Variant, ccommon: dict, kind: str | None, spec: dict | None, why: bool, counters: object = ()
-) -> dict:
+) -> Row:
     stats = var.stats
     v_status = var.status
     marker = BAD_VARIANT.get(v_status) or BAD_CASE.get(c.status)
     reason = var.error or (c.reason if c.status in BAD_CASE else None)
-    row = _row(
+    row = Row(
         **ccommon,
         variant=var.name,
         role=var.role,
@@ -133,30 +141,30 @@ def _variant_row(
         minor_faults_per_step=var.minor_faults_per_step,
     )
     if c.repeats is not None:  # the same variant in the run's further processes
-        row["process_faults"] = [row["minor_faults_per_step"]] + c.repeat_faults(var.name)
+        row.process_faults = [row.minor_faults_per_step] + c.repeat_faults(var.name)
     if kind:
-        row["throughput"] = var.rate(kind)
+        row.throughput = var.rate(kind)
         peak = peak_for(c, var, kind, spec) if kind != "items" else None
-        if peak and is_num(row["throughput"]):
-            row["pct_peak"] = row["throughput"] / peak[0]
-            row["peak_label"] = peak[1]
+        if peak and is_num(row.throughput):
+            row.pct_peak = row.throughput / peak[0]
+            row.peak_label = peak[1]
     if var.role == "baseline":
-        row["speedup"] = 1.0 if v_status == "ok" and stats.recorded else None
-        row["verification"] = "baseline"
+        row.speedup = 1.0 if v_status == "ok" and stats.recorded else None
+        row.verification = "baseline"
     cm = c.comparison(var.name)
     if cm:
-        row.update(_estimate_fields(cm))
+        row.update(**_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
-            row["why_of"] = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters)
-            row["why"] = row["why_of"].text()
-        if row["speedup"] is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
+            row.why_of = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters)
+            row.why = row.why_of.text()
+        if row.speedup is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)
         ver = cm.verification
         if v_status == "ok":
-            row["verification"] = judged_status(ver)
-            row["verification_judged"] = judged_text(ver) or None
+            row.verification = judged_status(ver)
+            row.verification_judged = judged_text(ver) or None
             # A passed check can still say what it could not judge (an ill-conditioned trace).
-            row["verification_message"] = ver.message or ver.note
+            row.verification_message = ver.message or ver.note
     return row
 
 
@@ -208,7 +216,7 @@ def document_tables(doc: dict | Document) -> list[dict]:
     for ex in d.experiments:
         rows = experiment_rows(ex, spec, has_why)
         kind = ex.throughput_kind
-        div, unit = rate_scale(kind, [r["throughput"] for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
+        div, unit = rate_scale(kind, [r.throughput for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
         out.append(
             {
                 "name": ex.name,
@@ -222,12 +230,12 @@ def document_tables(doc: dict | Document) -> list[dict]:
                 "kind": kind,
                 "divisor": div,
                 "unit": unit,
-                "has_items": kind != "items" and any(is_num(r["items_per_s"]) for r in rows),
-                "has_peak": any(is_num(r["pct_peak"]) for r in rows),
+                "has_items": kind != "items" and any(is_num(r.items_per_s) for r in rows),
+                "has_peak": any(is_num(r.pct_peak) for r in rows),
                 "has_why": has_why,
                 # Say each speedup's basis where the interval is between processes anywhere in
                 # the table: a reader comparing two rows must know they rest on different units.
-                "has_processes": any(r["ci_unit"] == PROCESS for r in rows),
+                "has_processes": any(r.ci_unit == PROCESS for r in rows),
                 "rows": rows,
                 "derived": derived_tables(
                     [(str(c.name), flat) for c in ex.cases if (flat := flatten_derived(c.derived))]

@@ -130,9 +130,7 @@ def test_why_column_in_markdown_html_and_csv(tmp_path, cli):
     out = tmp_path / "out"
     r = cli("render", src, "--out", out, "--no-plots")
     assert r.rc == 0, r.err
-    sentence = [
-        r["why"] for t in document_tables(doc_with_breakdowns()) for r in t["rows"] if r["variant"] == "amp_bf16"
-    ][0]
+    sentence = [r.why for t in document_tables(doc_with_breakdowns()) for r in t["rows"] if r.variant == "amp_bf16"][0]
     assert sentence.startswith("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for"), sentence
     md = (out / "report_details.md").read_text()  # the why column is in each run's whole table
     html = (out / "report.html").read_text()
@@ -221,13 +219,13 @@ def test_why_says_when_the_timing_finds_no_difference():
             }
         ],
     }
-    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.get("variant") == "b")
-    assert row["why"] == "timing finds no clear difference (CI includes 1): nothing to explain", row["why"]
+    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.variant == "b")
+    assert row.why == "timing finds no clear difference (CI includes 1): nothing to explain", row.why
     exp["cases"][0]["comparisons"][0].update(speedup=1.2, ci_low=1.15, ci_high=1.25)
     for v in exp["cases"][0]["variants"]:
         v["stats"]["iqr"] = 0.02e-3
-    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.get("variant") == "b")
-    assert row["why"].startswith("matrix multiply"), row["why"]
+    row = next(r for r in experiment_rows(view(exp), None, why=True) if r.variant == "b")
+    assert row.why.startswith("matrix multiply"), row.why
 
 
 def test_window_speedup_is_per_unit_of_work():
