@@ -4,11 +4,12 @@ text uses (render_md, render_html).
 
 The list is data the printing code reads: a module that prints a term of its own takes
 the words from here (spelling(), at import, so an undefined term fails on import, not
-in a user's render), and the tests check the rest against it:
+in a user's render), and the tests check the rest against it (report/tests/glossary_audit.py
+reads rendered reports for them):
 - every column header that is not a code span (a name from the results file) and every
-  verdict cell names a term (undefined());
+  verdict cell names a term;
 - every term found in a rendered report, by its spellings, is in that report's glossary,
-  and no term is printed with a spelling it has retired (retired_in());
+  and no term is printed with a spelling it has retired;
 - every label the code can print for a profiler category or a counter is a term.
 A spelling may hold '#' for a number ('between # processes' is 'between 3 processes')."""
 
@@ -383,61 +384,3 @@ def used(text: str) -> list[Term]:
                 found.add(t.name)
                 todo.append(t.name)
     return [t for t in TERMS if t.name in found]
-
-
-def retired_in(text: str) -> list[str]:
-    """Retired spellings the text prints (each term is printed one way)."""
-    return [r for t in TERMS for r in t.retired if re.search(_spelling_regex(r), text)]
-
-
-# A header's unit or qualifier: "(GFLOP/s)", "[CI]", "×"; a run's number before it: "run 2 verdict".
-_QUALIFIERS = re.compile(r"\([^)]*\)|\[[^\]]*\]|×")
-_RUN = re.compile(r"^run \d+:? ?")
-
-
-def lookup(phrase: str) -> Term | None:
-    """The term a header or cell names: as written, else without a run's number and its
-    parenthesised or bracketed qualifiers and unit."""
-    p = phrase.strip().lower()
-    if p in HEADERS:
-        return HEADERS[p]
-    p = _RUN.sub("", p)
-    if p in HEADERS:
-        return HEADERS[p]
-    if not p:  # a bare "run 2" column
-        return HEADERS["run"]
-    return HEADERS.get(" ".join(_QUALIFIERS.sub(" ", p).split()))
-
-
-def _cells(line: str) -> list[str]:
-    """A Markdown table row's cells (escaped pipes stay inside a cell)."""
-    return [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-
-
-def verdict_columns(headers: list[str]) -> list[int]:
-    """The columns holding verdicts: 'verdict', or a run's column of a runs-side-by-side
-    summary ('run 2': 'confirmed: 1.58 [1.48, 1.68]')."""
-    return [i for i, h in enumerate(headers) if h == "verdict" or re.fullmatch(r"run \d+", h)]
-
-
-def undefined(markdown: str) -> list[str]:
-    """The report's own terms a rendered Markdown report uses without defining: column
-    headers that are not code spans, and verdict cells (the verdict before any ': reason')."""
-    from ..claims.verdicts import ALL
-
-    out: list[str] = []
-    lines = markdown.splitlines()
-    for i, line in enumerate(lines[:-1]):
-        if not (line.startswith("|") and re.fullmatch(r"\|(?:-+\|)+", lines[i + 1].strip())):
-            continue
-        headers = _cells(line)
-        out += [h for h in headers if h and not h.startswith("`") and lookup(h) is None]
-        for col in verdict_columns(headers):
-            for row in lines[i + 2 :]:
-                if not row.startswith("|"):
-                    break
-                cells = _cells(row)
-                word = cells[col].split(":")[0].strip() if col < len(cells) else ""
-                if word and word != "—" and (lookup(word) is None or (headers[col] != "verdict" and word not in ALL)):
-                    out.append(word)
-    return sorted(set(out))

@@ -21,7 +21,8 @@ import re
 import pytest
 
 from conftest import FIXTURES, REPO
-from report.render.glossary import BY_NAME, HEADERS, TERMS, lookup, retired_in, spelling, undefined, used
+from glossary_audit import lookup, retired_in, undefined
+from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling, used
 from report.render.command import build
 from report.render.render_md import render
 from report.load.results import Input, load_results
