@@ -4,15 +4,17 @@ Variant params for files from before variants declared what they are (the
 vocabulary in harness/results.schema.json, variants[].params): filled from the names
 the harness's earlier versions gave their variants, per experiment, in one table.
 
+This is the one place in the report where a name stands for a meaning. It fills only
+params a variant does not record, so a file whose variants declare theirs passes
+through unchanged; it never touches a case's params, notes or figures, which the
+report shows as they were recorded.
+
 Further processes' records for files from before they were records of their own
 (2026-11-28): those files added them inside the first process's case ("repeats") and
 comparisons ("repeats", "estimate"); they move to experiments[].repeats and
 experiments[].estimates, where the harness now writes them.
 
-This is the one place in the report where a name stands for a meaning. It fills only
-params a variant does not record, so a file whose variants declare theirs passes
-through unchanged; it never touches a case's params, notes or figures, which the
-report shows as they were recorded. Applied where files are loaded (results.py)."""
+Applied where files are loaded (results.py)."""
 
 from __future__ import annotations
 
@@ -128,8 +130,8 @@ def _move_repeats(e: dict) -> None:
                 key = (int(r["process"]), i)
                 if key not in records:  # a process the case did not list: what its ratio says
                     ran = is_num(r.get("speedup"))
-                    records[key] = {"process": key[0], "case": c.get("name"), "status": "ok" if ran else "not_run"}
-                    records[key]["comparisons"] = []
+                    status = "ok" if ran else "not_run"
+                    records[key] = {"process": key[0], "case": c.get("name"), "status": status, "comparisons": []}
                 entry = {k: v for k, v in r.items() if k != "process"}
                 records[key]["comparisons"].append({**_comparison_key(cm), **entry})
             if isinstance(cm.get("estimate"), dict):
