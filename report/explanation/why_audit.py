@@ -127,12 +127,7 @@ def audit_rows(doc: dict, rows: list[tuple[str, str, str, Why]]) -> Audit:
 
 def report_rows(doc: dict) -> list[tuple[str, str, str, Why]]:
     """The whys the report renders for a document (every renderer prints these rows' text)."""
-    return [
-        (t["name"], r.case, r.variant, r.why_of)
-        for t in document_tables(doc)
-        for r in t["rows"]
-        if r.why_of is not None
-    ]
+    return [(t.name, r.case, r.variant, r.why_of) for t in document_tables(doc) for r in t.rows if r.why_of is not None]
 
 
 def audit(doc: dict) -> Audit:

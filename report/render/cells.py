@@ -9,7 +9,7 @@ from ..load.document import NvidiaSmi, device_name, gpu_name, run_facts
 from ..gpu.gpu_specs import match_gpu
 from ..statistics.estimate import PROCESS
 from .glossary import spelling
-from .tables import Row
+from .tables import ExperimentTable, Row
 
 VERIFICATION = {
     "passed": "passed",
@@ -28,23 +28,23 @@ def verification_cell(r: Row) -> str:
     return text
 
 
-def throughput_header(t: dict) -> str:
-    return f"throughput ({t['unit']})" if t["unit"] else "throughput"
+def throughput_header(t: ExperimentTable) -> str:
+    return f"throughput ({t.unit})" if t.unit else "throughput"
 
 
-def numeric_headers(t: dict) -> set[str]:
+def numeric_headers(t: ExperimentTable) -> set[str]:
     """The columns of an experiment's tables that hold numbers (right-aligned in HTML)."""
     return {"median time per step", "IQR", "n", throughput_header(t)}
 
 
-def experiment_headers(t: dict) -> list[str]:
+def experiment_headers(t: ExperimentTable) -> list[str]:
     h = ["case", "variant", "median time per step", "IQR", "n", throughput_header(t)]
-    if t["has_items"]:
+    if t.has_items:
         h.append("items/s")
     h.append("speedup [CI]")
-    if t.get("has_why"):
+    if t.has_why:
         h.append("why")
-    if t["has_peak"]:
+    if t.has_peak:
         h.append("% of peak")
     return h + ["verification", "peak memory", "status / notes"]
 
@@ -117,14 +117,14 @@ def speedup_cell(r: Row, say_basis: bool) -> str:
     return text
 
 
-def experiment_cells(t: dict, r: Row) -> list[str]:
+def experiment_cells(t: ExperimentTable, r: Row) -> list[str]:
     variant = r.variant or DASH
     if r.role in ("baseline", "reference"):
         variant += f" ({r.role})"
-    if t["kind"] == "items":
+    if t.kind == "items":
         thr = fmt_items(r.throughput, r.item_name)
     else:
-        thr = fmt_rate(r.throughput, t["divisor"])
+        thr = fmt_rate(r.throughput, t.divisor)
     cells = [
         r.case or DASH,
         variant,
@@ -133,12 +133,12 @@ def experiment_cells(t: dict, r: Row) -> list[str]:
         str(r.n) if is_num(r.n) else DASH,
         thr,
     ]
-    if t["has_items"]:
+    if t.has_items:
         cells.append(fmt_items(r.items_per_s, r.item_name))
-    cells.append(speedup_cell(r, t.get("has_processes", False)))
-    if t.get("has_why"):
+    cells.append(speedup_cell(r, t.has_processes))
+    if t.has_why:
         cells.append(r.why or DASH)
-    if t["has_peak"]:
+    if t.has_peak:
         cells.append(f"{fmt_pct(r.pct_peak)} of {r.peak_label}" if is_num(r.pct_peak) else DASH)
     cells.append(verification_cell(r))
     mem = fmt_bytes(r.peak_allocated_bytes)
@@ -160,25 +160,25 @@ def main_speedup_cell(r: Row, processes: int | None) -> str:
     return speedup_cell(r, False)
 
 
-def main_headers(t: dict) -> list[str]:
+def main_headers(t: ExperimentTable) -> list[str]:
     """One run's table in report.md: time, throughput, speedup, verification and status;
     the spread, the why, memory and notes are in the details."""
     h = ["case", "variant", "median time per step", throughput_header(t)]
-    if t["has_items"]:
+    if t.has_items:
         h.append("items/s")
     h.append("speedup [CI]")
-    if t["has_peak"]:
+    if t.has_peak:
         h.append("% of peak")
     return h + ["verification", "status"]
 
 
-def main_cells(t: dict, r: Row, processes: int | None) -> list[str]:
+def main_cells(t: ExperimentTable, r: Row, processes: int | None) -> list[str]:
     full = dict(zip(experiment_headers(t), experiment_cells(t, r)))
     cells = [full["case"], full["variant"], full["median time per step"], full[throughput_header(t)]]
-    if t["has_items"]:
+    if t.has_items:
         cells.append(full["items/s"])
     cells.append(main_speedup_cell(r, processes) if r.role != "baseline" else full["speedup [CI]"])
-    if t["has_peak"]:
+    if t.has_peak:
         cells.append(full["% of peak"])
     marker = r.marker
     reason = r.reason or ""

@@ -27,7 +27,7 @@ from ..load.document import device_name
 from .plots import Plot, make_plots, matplotlib_or_none
 from ..load.results import Input, ResultsError
 from .summary import RunClaims, Summary, common_processes, summarize
-from .tables import document_tables
+from .tables import ExperimentTable, document_tables
 
 PLOT_MODES = ("experiment", "all", "none")
 DETAILS = "report_details.md"
@@ -51,8 +51,8 @@ class Section:
     def label(self) -> str:
         return f"run {self.run}"
 
-    def table(self, experiment: object) -> dict | None:
-        return next((t for t in self.tables if t["name"] == experiment), None)
+    def table(self, experiment: object) -> ExperimentTable | None:
+        return next((t for t in self.tables if t.name == experiment), None)
 
 
 @dataclass
@@ -73,7 +73,7 @@ class Report:
 
     def experiments(self) -> list[object]:
         """Every experiment name of the runs, in the order the runs first list them."""
-        return list(dict.fromkeys(t["name"] for s in self.runs for t in s.tables))
+        return list(dict.fromkeys(t.name for s in self.runs for t in s.tables))
 
     def plot(self, experiment: object) -> Plot | None:
         return next((p for p in self.plots if p.experiment == experiment), None)

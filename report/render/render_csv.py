@@ -89,7 +89,7 @@ def write_results_csv(sections: list, path: Path) -> None:
             if s.kind != "optbench":
                 continue
             for t in s.tables:
-                for r in t["rows"]:
+                for r in t.rows:
                     # an item name only beside an items rate
                     values = {"file": str(s.path), "item_name": r.item_name if r.items_per_s is not None else None}
                     w.writerow([_cell(values[c] if c in values else getattr(r, c)) for c in COLUMNS])

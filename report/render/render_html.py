@@ -33,6 +33,7 @@ from .glossary import used
 from .machine_paths import shown
 from .render_md import ran
 from .summary import ORDER_LINE, UNIT_LINE
+from .tables import ExperimentTable
 from ..claims.verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SLOWER, SMALLER
 from ..explanation.why import NOTE as WHY_NOTE
 
@@ -242,36 +243,36 @@ def _claims(report) -> str:
     )
 
 
-def _run_table(t: dict, plots: list) -> str:
+def _run_table(t: ExperimentTable, plots: list) -> str:
     """One run's whole table of an experiment, its derived figures, notes, times and plots."""
     out = []
-    if t.get("output_tail"):
-        out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t["output_tail"])) + "</pre>")
+    if t.output_tail:
+        out.append("<p>The last lines its process printed:</p><pre>" + escape("\n".join(t.output_tail)) + "</pre>")
     headers = experiment_headers(t)
-    rows = [experiment_cells(t, r) for r in t["rows"]]
+    rows = [experiment_cells(t, r) for r in t.rows]
     num_cols = {i for i, h in enumerate(headers) if h in numeric_headers(t)}
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
-    out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in t["rows"]], cc))
-    if t["derived"]:
-        out.append("<p>Derived figures:</p>" + "".join(_fact_table(ft) for ft in t["derived"]))
-    if t["notes"]:
+    out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in t.rows], cc))
+    if t.derived:
+        out.append("<p>Derived figures:</p>" + "".join(_fact_table(ft) for ft in t.derived))
+    if t.notes:
         out.append(
             "<p>Notes:</p><ul>"
             + "".join(
                 f"<li>{', '.join(_code(c) for c in cases)}:<ul>"
                 + "".join(f"<li>{_code(k)}: {escape(value_text(v))}</li>" for k, v in items)
                 + "</ul></li>"
-                for cases, items in t["notes"]
+                for cases, items in t.notes
             )
             + "</ul>"
         )
-    if t.get("time"):
+    if t.time:
         out.append(
             "<p>Time per case:</p><ul>"
-            + "".join(f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t["time"])
+            + "".join(f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t.time)
             + "</ul>"
         )
-    out += [_img(p.path) for p in plots if p.experiment == t["name"]]
+    out += [_img(p.path) for p in plots if p.experiment == t.name]
     return "\n".join(out)
 
 
@@ -279,11 +280,11 @@ def _status_lines(report, name: object) -> str:
     out = []
     for s in report.runs:
         t = s.table(name)
-        if t is not None and t["status"] != "ok":
+        if t is not None and t.status != "ok":
             who = f" ({s.label})" if report.several else ""
             out.append(
-                f'<p class="warn"><b>{escape(str(t["status"]).upper())}</b>{who}: '
-                f"{escape(t['reason'] or 'no reason given')}</p>"
+                f'<p class="warn"><b>{escape(str(t.status).upper())}</b>{who}: '
+                f"{escape(t.reason or 'no reason given')}</p>"
             )
     return "".join(out)
 
@@ -292,10 +293,10 @@ def _experiment(report, name: object) -> str:
     tables = [s.table(name) for s in report.runs]
     first = next(t for t in tables if t is not None)
     intro = (
-        f"Optimization: {escape(first['optimization'])}. " if first["optimization"] else ""
-    ) + f"Claims: {escape(', '.join(first['claims']) or '—')}."
+        f"Optimization: {escape(first.optimization)}. " if first.optimization else ""
+    ) + f"Claims: {escape(', '.join(first.claims) or '—')}."
     out = [
-        f'<h3 id="x-{escape(str(name))}">{escape(str(name))}: {escape(first["title"])}</h3>',
+        f'<h3 id="x-{escape(str(name))}">{escape(str(name))}: {escape(first.title)}</h3>',
         f"<p>{intro}</p>",
         _status_lines(report, name),
     ]
@@ -314,11 +315,11 @@ def _experiment(report, name: object) -> str:
         out.append(table(headers, [r.all_cells for r in rows], cell_classes=cc))
     else:
         s = report.runs[0]
-        rows = [main_cells(first, r, s.processes) for r in first["rows"]]
+        rows = [main_cells(first, r, s.processes) for r in first.rows]
         headers = main_headers(first)
         num = {i for i, h in enumerate(headers) if h in numeric_headers(first)}
         cc = [["num" if j in num else "" for j in range(len(headers))] for _ in rows]
-        out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in first["rows"]], cc))
+        out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in first.rows], cc))
     if (p := report.plot(name)) is not None:
         out.append(_img(p.path))
     inner = []
@@ -360,7 +361,7 @@ def render(report) -> str:
         out.append(_summary(report))
         out.append(_claims(report))
         out.append("<h2>Experiments</h2>")
-        if any(t.get("has_why") for s in report.runs for t in s.tables):
+        if any(t.has_why for s in report.runs for t in s.tables):
             out.append(f"<p>{escape(WHY_NOTE)}</p>")
         names = report.experiments()
         shown_names = [n for n in names if any((t := s.table(n)) is not None and ran(t) for s in report.runs)]
@@ -369,9 +370,7 @@ def render(report) -> str:
             parts = []
             for n in skipped:
                 reasons = list(
-                    dict.fromkeys(
-                        t.get("reason") or str(t.get("status")) for s in report.runs if (t := s.table(n)) is not None
-                    )
+                    dict.fromkeys(t.reason or str(t.status) for s in report.runs if (t := s.table(n)) is not None)
                 )
                 parts.append(f"{n} ({'; '.join(reasons)})")
             out.append(f"<p>Not run: {escape(', '.join(parts))}.</p>")

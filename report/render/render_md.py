@@ -38,6 +38,7 @@ from ..load.gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
 from .summary import ORDER_LINE, UNIT_LINE
+from .tables import ExperimentTable
 from ..explanation.why import NOTE as WHY_NOTE
 
 WIDTH = 150  # prose is wrapped here: a reader's line, and a diff's
@@ -122,9 +123,9 @@ def anchor(name: object) -> str | None:
     return str(name) if re.fullmatch(r"[a-z0-9_-]+", str(name)) else None
 
 
-def ran(t: dict) -> bool:
+def ran(t: ExperimentTable) -> bool:
     """An experiment table with a case in it (not one marker row: skipped, no cases)."""
-    return any(r.case is not None for r in t["rows"])
+    return any(r.case is not None for r in t.rows)
 
 
 # ---------------------------------------------------------------- report.md
@@ -199,9 +200,7 @@ def _not_run(report, names: list) -> list[str]:
     parts = []
     for name in names:
         reasons = list(
-            dict.fromkeys(
-                t.get("reason") or str(t.get("status")) for s in report.runs if (t := s.table(name)) is not None
-            )
+            dict.fromkeys(t.reason or str(t.status) for s in report.runs if (t := s.table(name)) is not None)
         )
         parts.append(f"{esc(name)} ({esc('; '.join(reasons))})")
     return prose("Not run: " + ", ".join(parts) + ".") + [""] if parts else []
@@ -212,19 +211,19 @@ def _status_lines(report, name: object) -> list[str]:
     out = []
     for s in report.runs:
         t = s.table(name)
-        if t is not None and t["status"] != "ok":
+        if t is not None and t.status != "ok":
             who = f" ({s.label})" if report.several else ""
-            out += prose(f"**{esc(str(t['status']).upper())}**{who}: {esc(t['reason'] or 'no reason given')}")
+            out += prose(f"**{esc(str(t.status).upper())}**{who}: {esc(t.reason or 'no reason given')}")
     return out
 
 
-def _intro(t: dict, details_link: bool = True) -> str:
+def _intro(t: ExperimentTable, details_link: bool = True) -> str:
     parts = []
-    if t["optimization"]:
-        parts.append(f"Optimization: {esc(t['optimization'])}.")
-    parts.append(f"Claims: {esc(', '.join(t['claims']) or '—')}.")
+    if t.optimization:
+        parts.append(f"Optimization: {esc(t.optimization)}.")
+    parts.append(f"Claims: {esc(', '.join(t.claims) or '—')}.")
     if details_link:
-        a = anchor(t["name"])
+        a = anchor(t.name)
         parts.append(f"[Details]({DETAILS}{'#' + a if a else ''}).")
     return " ".join(parts)
 
@@ -239,13 +238,13 @@ def _plot_line(p, out_dir: Path) -> list[str]:
 def _experiment(report, name: object, out_dir: Path) -> list[str]:
     tables = [s.table(name) for s in report.runs]
     first = next(t for t in tables if t is not None)
-    out = [f"### {esc(name)}: {esc(first['title'])}", *prose(_intro(first)), *_status_lines(report, name), ""]
+    out = [f"### {esc(name)}: {esc(first.title)}", *prose(_intro(first)), *_status_lines(report, name), ""]
     if report.several:
         rows = side_by_side.rows(tables, [s.processes for s in report.runs])
         out += md_table(side_by_side.headers([s.label for s in report.runs]), [r.all_cells for r in rows])
     else:
         s = report.runs[0]
-        out += md_table(main_headers(first), [main_cells(first, r, s.processes) for r in first["rows"]])
+        out += md_table(main_headers(first), [main_cells(first, r, s.processes) for r in first.rows])
     return out + [""]
 
 
@@ -311,30 +310,30 @@ def _how_tested(report) -> list[str]:
     return out + [""]
 
 
-def _run_table(t: dict, plots: list, out_dir: Path) -> list[str]:
+def _run_table(t: ExperimentTable, plots: list, out_dir: Path) -> list[str]:
     """One run's whole table of an experiment, its derived figures, notes, times and plots."""
     out = []
-    if t.get("output_tail"):
-        out += ["The last lines its process printed:", "", *code_block(t["output_tail"]), ""]
-    out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t["rows"]]) + [""]
-    if t["derived"]:
+    if t.output_tail:
+        out += ["The last lines its process printed:", "", *code_block(t.output_tail), ""]
+    out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t.rows]) + [""]
+    if t.derived:
         out += ["Derived figures:", ""]
-        for ft in t["derived"]:
+        for ft in t.derived:
             out += _fact_table(ft)
-    if t["notes"]:
+    if t.notes:
         out += ["Notes:", ""]
-        for cases, items in t["notes"]:
+        for cases, items in t.notes:
             out += item(f"{', '.join(code_span(c) for c in cases)}:")
             for k, v in items:
                 out += item(f"{code_span(k)}: {esc(value_text(v))}", 1)
         out.append("")
-    if t.get("time"):
+    if t.time:
         out += ["Time per case:", ""]
-        for case, text in t["time"]:
+        for case, text in t.time:
             out += item(f"{esc(case)}: {esc(text)}")
         out.append("")
     for p in plots:
-        if p.experiment == t["name"]:
+        if p.experiment == t.name:
             out += _plot_line(p, out_dir)
     return out
 
@@ -354,14 +353,14 @@ def render_details(report, out_dir: Path) -> str:
         out += md_table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]) + [""]
     out += _how_tested(report)
     out += ["## Experiments", ""]
-    if any(t.get("has_why") for s in report.runs for t in s.tables):
+    if any(t.has_why for s in report.runs for t in s.tables):
         out += prose(esc(WHY_NOTE)) + [""]
     for name in report.experiments():
         first = next(t for s in report.runs if (t := s.table(name)) is not None)
         out += [
             f"### {esc(name)}",
             "",
-            *prose(f"{esc(first['title'])}. {_intro(first, False)}"),
+            *prose(f"{esc(first.title)}. {_intro(first, False)}"),
             *_status_lines(report, name),
             "",
         ]

@@ -70,7 +70,7 @@ def moved(rows: list[TableRow | None]) -> str:
 
 def rows(tables: list[dict | None], processes: list[int | None]) -> list[Row]:
     """The side-by-side rows of one experiment: tables[i] is run i's (None: not in it)."""
-    per_run = [{_key(r): r for r in t["rows"] if _shown(r)} if t else {} for t in tables]
+    per_run = [{_key(r): r for r in t.rows if _shown(r)} if t else {} for t in tables]
     keys = list(dict.fromkeys(k for m in per_run for k in m))
     out = []
     for k in keys:

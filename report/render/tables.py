@@ -205,9 +205,36 @@ def basis_text(unit: str, n: int | None, per_process: list | None) -> str:
     return text
 
 
-def document_tables(doc: dict | Document) -> list[dict]:
-    """Per experiment: name, title, status, claims, the throughput unit, flags for
-    optional columns, and the rows. The why column is the whole document's or none:
+@dataclass
+class ExperimentTable:
+    """One experiment's table as the writers lay it out: what it is, which optional
+    columns it has, its rows and what is printed below them."""
+
+    name: Any
+    title: str
+    optimization: str
+    description: str
+    status: Any
+    reason: Any
+    output_tail: list
+    claims: list
+    kind: Any  # throughput_kind: "items", "bytes", "flops" or none
+    divisor: float  # a throughput in `unit` is the figure over this
+    unit: str
+    has_items: bool  # an items/s column beside a byte or FLOP throughput
+    has_peak: bool
+    has_why: bool
+    # Say each speedup's basis where the interval is between processes anywhere in the
+    # table: a reader comparing two rows must know they rest on different units.
+    has_processes: bool
+    rows: list[Row]
+    derived: list
+    notes: list
+    time: list[tuple[str, str]]
+
+
+def document_tables(doc: dict | Document) -> list[ExperimentTable]:
+    """Per experiment: its table. The why column is the whole document's or none:
     files from before the profiler breakdown have no variant with one."""
     d = doc if isinstance(doc, Document) else Document(doc)
     spec = match_gpu(d.gpu_name) if d.device == "cuda" else None
@@ -218,31 +245,27 @@ def document_tables(doc: dict | Document) -> list[dict]:
         kind = ex.throughput_kind
         div, unit = rate_scale(kind, [r.throughput for r in rows]) if kind in ("bytes", "flops") else (1.0, "")
         out.append(
-            {
-                "name": ex.name,
-                "title": ex.title,
-                "optimization": ex.optimization,
-                "description": ex.description,
-                "status": ex.status,
-                "reason": ex.reason,
-                "output_tail": ex.output_tail,
-                "claims": ex.claims,
-                "kind": kind,
-                "divisor": div,
-                "unit": unit,
-                "has_items": kind != "items" and any(is_num(r.items_per_s) for r in rows),
-                "has_peak": any(is_num(r.pct_peak) for r in rows),
-                "has_why": has_why,
-                # Say each speedup's basis where the interval is between processes anywhere in
-                # the table: a reader comparing two rows must know they rest on different units.
-                "has_processes": any(r.ci_unit == PROCESS for r in rows),
-                "rows": rows,
-                "derived": derived_tables(
-                    [(str(c.name), flat) for c in ex.cases if (flat := flatten_derived(c.derived))]
-                ),
-                "notes": case_notes(ex),
-                "time": case_times(ex),
-            }
+            ExperimentTable(
+                name=ex.name,
+                title=ex.title,
+                optimization=ex.optimization,
+                description=ex.description,
+                status=ex.status,
+                reason=ex.reason,
+                output_tail=ex.output_tail,
+                claims=ex.claims,
+                kind=kind,
+                divisor=div,
+                unit=unit,
+                has_items=kind != "items" and any(is_num(r.items_per_s) for r in rows),
+                has_peak=any(is_num(r.pct_peak) for r in rows),
+                has_why=has_why,
+                has_processes=any(r.ci_unit == PROCESS for r in rows),
+                rows=rows,
+                derived=derived_tables([(str(c.name), flat) for c in ex.cases if (flat := flatten_derived(c.derived))]),
+                notes=case_notes(ex),
+                time=case_times(ex),
+            )
         )
     return out
 

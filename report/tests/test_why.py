@@ -130,7 +130,7 @@ def test_why_column_in_markdown_html_and_csv(tmp_path, cli):
     out = tmp_path / "out"
     r = cli("render", src, "--out", out, "--no-plots")
     assert r.rc == 0, r.err
-    sentence = [r.why for t in document_tables(doc_with_breakdowns()) for r in t["rows"] if r.variant == "amp_bf16"][0]
+    sentence = [r.why for t in document_tables(doc_with_breakdowns()) for r in t.rows if r.variant == "amp_bf16"][0]
     assert sentence.startswith("matrix multiply -61% (12.1 -> 4.70 ms/step) and convolution -55% account for"), sentence
     md = (out / "report_details.md").read_text()  # the why column is in each run's whole table
     html = (out / "report.html").read_text()

@@ -148,5 +148,5 @@ def test_labels_cover_every_counter_the_schema_describes():
 
 def test_the_table_row_carries_the_counter_sentence():
     doc = _doc(34, 0)
-    rows = [r for t in document_tables(doc) for r in t["rows"] if r.why]
+    rows = [r for t in document_tables(doc) for r in t.rows if r.why]
     assert rows[0].why.startswith("fill operations 34 -> 0 per step")
