@@ -21,50 +21,9 @@ import csv
 import json
 from pathlib import Path
 
-COLUMNS = [
-    "file",
-    "experiment",
-    "experiment_status",
-    "case",
-    "case_status",
-    "variant",
-    "role",
-    "variant_status",
-    "marker",
-    "reason",
-    "primary_metric",
-    "median_s",
-    "q1_s",
-    "q3_s",
-    "iqr_s",
-    "min_s",
-    "n",
-    "bytes_per_s",
-    "flops_per_s",
-    "items_per_s",
-    "item_name",
-    "speedup",
-    "ci_low",
-    "ci_high",
-    "confidence",
-    "ci_unit",
-    "ci_n",
-    "ci_df",
-    "process_speedups",
-    "rounds",
-    "below_floor",
-    "why",
-    "verification",
-    "verification_judged",
-    "verification_message",
-    "pct_peak",
-    "peak_label",
-    "peak_allocated_bytes",
-    "peak_reserved_bytes",
-    "params",
-    "nvidia_smi",
-    "minor_faults_per_step",
-]
+from .tables import Row
+
+COLUMNS = ["file", *Row.csv_columns()]  # the file, then each row's fields
 GBENCH_COLUMNS = ["file", "name", "family", "real_s", "cpu_s", "iterations", "counters", "error"]
 
 

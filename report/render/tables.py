@@ -5,7 +5,7 @@ rows hold is read through document.py; this module only lays it out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..load.document import Case, Comparison, Document, Experiment, Variant
@@ -35,7 +35,8 @@ BAD_VARIANT = {"oom": "OOM", "error": "ERROR", "not_run": "NOT RUN"}
 class Row:
     """One row of an experiment's table: a case x variant (or a case or an experiment
     with nothing to show, marked), numbers not text; the Markdown, HTML and CSV writers
-    and the side-by-side tables read its fields (cells.py makes them text)."""
+    and the side-by-side tables read its fields (cells.py makes them text). The fields
+    are results.csv's columns, in its order, but those marked csv=False (csv_columns)."""
 
     experiment: Any = None
     experiment_status: Any = None
@@ -57,10 +58,16 @@ class Row:
     flops_per_s: Any = None
     items_per_s: Any = None
     item_name: Any = None
-    throughput: Any = None
     speedup: Any = None
     ci_low: Any = None
     ci_high: Any = None
+    confidence: Any = None
+    ci_unit: Any = None
+    ci_n: Any = None
+    ci_df: Any = None
+    process_speedups: Any = None
+    rounds: Any = None
+    below_floor: Any = None
     why: Any = None
     verification: Any = None
     verification_judged: Any = None
@@ -70,18 +77,17 @@ class Row:
     peak_allocated_bytes: Any = None
     peak_reserved_bytes: Any = None
     params: Any = None
-    rounds: Any = None
-    below_floor: Any = None
     nvidia_smi: Any = None
     minor_faults_per_step: Any = None
-    process_faults: Any = None
-    confidence: Any = None
-    ci_unit: Any = None
-    ci_n: Any = None
-    ci_df: Any = None
-    process_speedups: Any = None
-    basis_text: Any = None
-    why_of: Any = None
+    # For the text tables only (results.csv has each figure raw, above).
+    throughput: Any = field(default=None, metadata={"csv": False})
+    process_faults: Any = field(default=None, metadata={"csv": False})
+    basis_text: Any = field(default=None, metadata={"csv": False})
+    why_of: Any = field(default=None, metadata={"csv": False})
+
+    @staticmethod
+    def csv_columns() -> list[str]:
+        return [f.name for f in fields(Row) if f.metadata.get("csv", True)]
 
     def update(self, **kw) -> None:
         for k, v in kw.items():
