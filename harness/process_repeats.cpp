@@ -59,6 +59,22 @@ json optional_json(const std::optional<double>& x) { return x ? json(*x) : json(
 
 }  // namespace
 
+ComparisonRepeat comparison_record(const json& comparison) {
+  ComparisonRepeat cm = named_as(comparison);
+  cm.speedup = number(comparison, "speedup");
+  if (!cm.speedup) {
+    cm.reason = comparison.value("verification", json::object()).value("message", "no speedup recorded");
+    return cm;
+  }
+  cm.ci_low = number(comparison, "ci_low");
+  cm.ci_high = number(comparison, "ci_high");
+  if (const auto n = comparison.find("rounds"); n != comparison.end() && n->is_number_integer())
+    cm.rounds = n->get<std::int64_t>();
+  if (const auto b = comparison.find("below_floor"); b != comparison.end() && b->is_boolean())
+    cm.below_floor = b->get<bool>();
+  return cm;
+}
+
 CaseRepeat recorded_repeat(const json& first_case, const json& repeat_case, std::size_t process) {
   CaseRepeat r;
   r.process = process;
@@ -71,20 +87,9 @@ CaseRepeat recorded_repeat(const json& first_case, const json& repeat_case, std:
   for (const auto& v : repeat_case.value("variants", json::array()))
     if (v.contains("name") && v["name"].is_string()) r.variants.push_back(variant_repeat(v));
   for (const auto& first : comparisons_of(first_case)) {
-    ComparisonRepeat cm = named_as(first);
     const json* found = find_comparison(repeat_case, first.value("baseline", json()), first.value("variant", json()));
-    if (found && number(*found, "speedup")) {
-      cm.speedup = number(*found, "speedup");
-      cm.ci_low = number(*found, "ci_low");
-      cm.ci_high = number(*found, "ci_high");
-      if (const auto n = found->find("rounds"); n != found->end() && n->is_number_integer())
-        cm.rounds = n->get<std::int64_t>();
-      if (const auto b = found->find("below_floor"); b != found->end() && b->is_boolean())
-        cm.below_floor = b->get<bool>();
-    } else {
-      cm.reason = found ? found->value("verification", json::object()).value("message", "no speedup recorded")
-                        : "the process recorded no such comparison";
-    }
+    ComparisonRepeat cm = found ? comparison_record(*found) : named_as(first);
+    if (!found) cm.reason = "the process recorded no such comparison";
     r.comparisons.push_back(std::move(cm));
   }
   return r;

@@ -47,6 +47,11 @@ struct CaseRepeat {
   std::vector<ComparisonRepeat> comparisons;  // one per comparison of the first process's case, in its order
 };
 
+// A comparison as a process's case records it: its ratio, interval, rounds and
+// floor flag, or (without a ratio) why not. The one reader of a comparison's
+// figures in a case record, for the repeats and for the estimate (two_level.h).
+ComparisonRepeat comparison_record(const nlohmann::json& comparison);
+
 // What a further process recorded for a case (as its child wrote it), read
 // against the first process's record of the same case.
 CaseRepeat recorded_repeat(const nlohmann::json& first_case, const nlohmann::json& repeat_case, std::size_t process);

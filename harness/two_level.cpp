@@ -51,7 +51,10 @@ double student_t_cdf(double t, double df) {
   return t >= 0 ? 1.0 - tail : tail;
 }
 
-bool positive(const json& v) { return v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0; }
+// A ratio or bound the estimate can take a logarithm of.
+std::optional<double> positive(const std::optional<double>& x) {
+  return x && std::isfinite(*x) && *x > 0 ? x : std::nullopt;
+}
 
 }  // namespace
 
@@ -102,15 +105,16 @@ std::vector<ComparisonAcross> comparisons_across(const json& first_cases, const 
     if (!c.is_object() || !c.contains("comparisons") || !c["comparisons"].is_array()) continue;
     const std::string case_name = c.value("name", "");
     for (const auto& cm : c["comparisons"]) {
+      const ComparisonRepeat first = comparison_record(cm);
       ComparisonAcross a;
       a.case_name = case_name;
-      a.baseline = cm.value("baseline", "");
-      a.variant = cm.value("variant", "");
-      if (positive(cm.value("speedup", json()))) a.speedup = cm["speedup"].get<double>();
-      if (positive(cm.value("ci_low", json()))) a.ci_low = cm["ci_low"].get<double>();
-      if (positive(cm.value("ci_high", json()))) a.ci_high = cm["ci_high"].get<double>();
-      a.below_floor = cm.value("below_floor", false);
-      if (cm.contains("rounds") && cm["rounds"].is_number_integer()) a.rounds = cm["rounds"].get<std::int64_t>();
+      a.baseline = first.baseline;
+      a.variant = first.variant;
+      a.speedup = positive(first.speedup);
+      a.ci_low = positive(first.ci_low);
+      a.ci_high = positive(first.ci_high);
+      a.below_floor = first.below_floor.value_or(false);
+      a.rounds = first.rounds;
       a.confidence = cm.value("confidence", confidence);
       for (const auto& r : repeats) {
         if (r.case_name != case_name) continue;

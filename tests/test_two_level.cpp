@@ -161,3 +161,36 @@ TEST(ProcessRepeats, ARecordedProcessKeepsItsVariantsFactsAndSaysWhyAComparisonH
   const json absent = to_json(recorded_repeat(first, {{"name", "c"}}, 1));
   EXPECT_EQ(absent["comparisons"][0]["reason"], "the process recorded no such comparison");
 }
+
+// One reader of a comparison's figures serves the repeats and the estimate: the
+// first process's interval, rounds and floor flag reach the estimate as a
+// further process's reach its repeat record.
+TEST(ProcessRepeats, OneComparisonReaderServesTheRepeatsAndTheEstimate) {
+  const json cm = {{"baseline", "b"}, {"variant", "v"}, {"speedup", 1.5},       {"ci_low", 1.4},
+                   {"ci_high", 1.6},  {"rounds", 12},   {"below_floor", false}, {"confidence", 0.95}};
+  const ComparisonRepeat r = comparison_record(cm);
+  EXPECT_EQ(r.speedup, 1.5);
+  EXPECT_EQ(r.ci_low, 1.4);
+  EXPECT_EQ(r.ci_high, 1.6);
+  EXPECT_EQ(r.rounds, 12);
+  EXPECT_EQ(r.below_floor, false);
+  EXPECT_TRUE(r.reason.empty());
+  const json cases = json::array({{{"name", "c"}, {"comparisons", json::array({cm})}}});
+  const auto across = comparisons_across(cases, {}, 0.95);
+  ASSERT_EQ(across.size(), 1u);
+  const auto e = estimate_of(across[0]);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->speedup, 1.5);
+  EXPECT_EQ(e->ci_low, 1.4);
+  EXPECT_EQ(e->n, 12);
+  // Without a ratio: the verification's message says why, and no estimate is made.
+  const json failed = {{"baseline", "b"},
+                       {"variant", "v"},
+                       {"speedup", nullptr},
+                       {"ci_low", 1.0},
+                       {"verification", {{"message", "outputs differ"}}}};
+  EXPECT_EQ(comparison_record(failed).reason, "outputs differ");
+  EXPECT_FALSE(comparison_record(failed).ci_low.has_value());
+  const json none = json::array({{{"name", "c"}, {"comparisons", json::array({failed})}}});
+  EXPECT_FALSE(estimate_of(comparisons_across(none, {}, 0.95)[0]).has_value());
+}
