@@ -14,6 +14,7 @@
 
 #include "harness/device.h"
 #include "harness/experiment.h"
+#include "harness/profiling/breakdown_figures.h"
 #include "harness/stats.h"
 #include "harness/stopping_rule.h"
 
@@ -95,11 +96,11 @@ struct NvidiaSmi {
 // schema's breakdown), or why it has none.
 struct BreakdownRecord {
   BreakdownStatus status = BreakdownStatus::ok;
-  std::string reason;                                 // skipped or error: why
-  nlohmann::json figures = nlohmann::json::object();  // ok: profiling::breakdown's
+  std::string reason;                   // skipped or error: why
+  profiling::BreakdownFigures figures;  // ok: profiling::breakdown's
 
-  static BreakdownRecord skipped(std::string why) { return {BreakdownStatus::skipped, std::move(why)}; }
-  static BreakdownRecord failed(std::string why) { return {BreakdownStatus::error, std::move(why)}; }
+  static BreakdownRecord skipped(std::string why) { return {BreakdownStatus::skipped, std::move(why), {}}; }
+  static BreakdownRecord failed(std::string why) { return {BreakdownStatus::error, std::move(why), {}}; }
 };
 
 struct VariantResult {

@@ -169,7 +169,7 @@ json to_json(const CaseResult& r) {
 }
 
 json to_json(const BreakdownRecord& b) {
-  json j = b.status == BreakdownStatus::ok ? b.figures : json::object();
+  json j = b.status == BreakdownStatus::ok ? profiling::to_json(b.figures) : json::object();
   j["status"] = to_string(b.status);
   if (!b.reason.empty()) j["reason"] = b.reason;
   return j;
@@ -179,11 +179,8 @@ BreakdownRecord breakdown_record_from_json(const json& j) {
   const std::string status = j.at("status").get<std::string>();
   for (auto s : {BreakdownStatus::ok, BreakdownStatus::skipped, BreakdownStatus::error}) {
     if (status != to_string(s)) continue;
-    BreakdownRecord b{s, j.value("reason", "")};
-    if (s == BreakdownStatus::ok) {
-      b.figures = j;
-      b.figures.erase("status");
-    }
+    BreakdownRecord b{s, j.value("reason", ""), {}};
+    if (s == BreakdownStatus::ok) b.figures = profiling::breakdown_figures_from_json(j);
     return b;
   }
   throw std::invalid_argument("a breakdown with status '" + status + "'");

@@ -41,7 +41,7 @@ TEST(ProfilingBreakdown, DeviceWindowSharesOverlapAndLaunches) {
       ev("ampere_sgemm_128x64_nn", EventKind::kernel, 11, 12),       // after the window
   };
   Window w{0, 10 * ms, 2, true, 0.005, 0.25};
-  const json b = breakdown(events, w);
+  const json b = to_json(breakdown(events, w));
   EXPECT_EQ(b["device"], "cuda");
   EXPECT_EQ(b["device_events"], 3);  // the kernel after the window is not counted
   EXPECT_NEAR(b["window_step_s"].get<double>(), 5e-3, 1e-12);
@@ -74,7 +74,7 @@ TEST(ProfilingBreakdown, CpuSelfTimeCountsNestedOperatorsOnce) {
       ev("aten::copy_", EventKind::cpu_op, 14, 15), ev("my_unknown_op", EventKind::cpu_op, 15, 16),
   };
   Window w{0, 20 * ms, 1, false, 0.030, 0.25};
-  const json b = breakdown(events, w);
+  const json b = to_json(breakdown(events, w));
   EXPECT_EQ(b["device"], "cpu");
   EXPECT_NEAR(b["categories_s"]["gemm"].get<double>(), 10e-3, 1e-12);  // linear's 2 ms self + addmm's 8 ms
   EXPECT_NEAR(b["categories_s"]["elementwise"].get<double>(), 2e-3, 1e-12);
@@ -95,10 +95,38 @@ TEST(ProfilingBreakdown, EventsAreClippedToTheWindow) {
   const std::vector<TraceEvent> events = {ev("aten::mm", EventKind::cpu_op, -0.0, 4),
                                           ev("aten::mm", EventKind::cpu_op, 8, 14)};
   Window w{2 * ms, 10 * ms, 1, false, std::nullopt, 0.25};
-  const json b = breakdown(events, w);
+  const json b = to_json(breakdown(events, w));
   EXPECT_NEAR(b["categories_s"]["gemm"].get<double>(), 4e-3, 1e-12);  // 2 ms + 2 ms inside
   EXPECT_TRUE(b["overhead"].is_null());
   EXPECT_TRUE(b["agrees"].is_null());
+}
+
+// The figures cross the experiment's child process pipe as JSON: read back,
+// a device window (launches, host-while-idle names, no step times) and a CPU one
+// (nulls where a CPU has no figure, a window record and a trace path) serialize
+// as they were made.
+TEST(ProfilingBreakdown, FiguresSurviveTheirJson) {
+  const std::vector<TraceEvent> device = {ev("ampere_sgemm_128x64_nn", EventKind::kernel, 1, 4),
+                                          ev("Memcpy HtoD (Pinned -> Device)", EventKind::memcpy, 3, 6),
+                                          ev("cudaLaunchKernel", EventKind::launch, 0.5, 0.6),
+                                          ev("aten::item", EventKind::cpu_op, 6, 9)};
+  BreakdownFigures cpu = breakdown({ev("aten::mm", EventKind::cpu_op, 1, 4)}, Window{0, 5 * ms, 1, false, 0.004, 0.25});
+  cpu.window = WindowRecord{3, 20, 0.02, true, true, "settled", 0.011};
+  cpu.trace = "/tmp/t.json";
+  for (const BreakdownFigures& b : {breakdown(device, Window{0, 10 * ms, 2, true, 0.005, 0.25}), cpu}) {
+    const json j = to_json(b);
+    EXPECT_EQ(to_json(breakdown_figures_from_json(j)), j) << j.dump();
+  }
+  const json c = to_json(cpu);
+  EXPECT_TRUE(c["launches_per_step"].is_null());
+  EXPECT_FALSE(c.contains("device_events"));
+  EXPECT_EQ(c["window"]["stopped"], "settled");
+  EXPECT_EQ(c["trace"], "/tmp/t.json");
+  const json d = to_json(breakdown(device, Window{0, 10 * ms, 2, true, 0.005, 0.25}));
+  EXPECT_EQ(d["device_events"], 2);
+  EXPECT_FALSE(d["host_ops_while_idle_top"][0].contains("category"));
+  EXPECT_TRUE(d["step_s"].is_null());
+  EXPECT_FALSE(d.contains("window"));
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(ProfilingCounters, SyntheticTwoStepsCountExactly) {
     events.push_back(ev("aten::_local_scalar_dense", EventKind::cpu_op, t + 71, t + 74));
   }
   events.push_back(ev("aten::mm", EventKind::cpu_op, 300, 310));  // after the window
-  const json c = count_mechanisms(events, 0, 200 * us, 2, std::nullopt);
+  const json c = to_json(count_mechanisms(events, 0, 200 * us, 2, std::nullopt));
   EXPECT_DOUBLE_EQ(c["op_calls_per_step"].get<double>(), 11);      // zero_ fill_ linear t addmm mm add_x3 item dense
   EXPECT_DOUBLE_EQ(c["top_level_ops_per_step"].get<double>(), 7);  // zero_ linear mm add_x3 item
   EXPECT_DOUBLE_EQ(c["autograd_nodes_per_step"].get<double>(), 2);
@@ -104,7 +104,7 @@ TEST(ProfilingCounters, CompiledScopeTimeIsItsOwnCategory) {
   w.start_ns = 0;
   w.end_ns = 400 * us;
   w.steps = 2;
-  const json b = breakdown(events, w);
+  const json b = to_json(breakdown(events, w));
   EXPECT_NEAR(b["categories_s"]["conv"].get<double>() * 2, 90e-6 + 30e-6, 1e-12);  // the graph's 90 + the real conv
   EXPECT_NEAR(b["categories_s"]["compiled"].get<double>() * 2, 70e-6, 1e-12);
   EXPECT_NEAR(b["categories_s"]["elementwise"].get<double>() * 2, 10e-6, 1e-12);
@@ -131,7 +131,7 @@ json profile(Workload& w, int steps = 3, const std::string& trace = "") {
   WindowRequest r;
   r.steps = steps;
   r.trace_path = trace;
-  return profile_window([&] { w.step(); }, *backend, r);
+  return to_json(profile_window([&] { w.step(); }, *backend, r));
 }
 
 // Each variant's counters, by variant name.
@@ -236,7 +236,7 @@ TEST(ProfilingCountersCpu, SavedTraceGivesTheSameCounters) {
     }
   ASSERT_GT(win.end_ns, win.start_ns);
   win.steps = 2;
-  const json file = breakdown(events_from_chrome_trace(trace), win);
+  const json file = to_json(breakdown(events_from_chrome_trace(trace), win));
   EXPECT_EQ(file["counters"], live["counters"]);
   EXPECT_GT(n(live["counters"], "autograd_nodes_per_step"), 0);
   EXPECT_EQ(file["step_s"].size(), 2u);

@@ -35,7 +35,7 @@ json profile(const std::function<void()>& step, int steps = 5, const std::string
   profiling::WindowRequest r;
   r.steps = steps;
   r.trace_path = trace;
-  return profiling::profile_window(step, *backend, r);
+  return profiling::to_json(profiling::profile_window(step, *backend, r));
 }
 
 TEST(ProfilingCpu, MatmulStepIsGemm) {
@@ -94,7 +94,7 @@ TEST(ProfilingCpu, TraceFileLoads) {
   // The file says what the results say: its breakdown is the one recorded live.
   ASSERT_GT(w.end_ns, w.start_ns) << "no window annotation in the trace";
   w.steps = 3;
-  const json from_file = profiling::breakdown(profiling::events_from_chrome_trace(trace), w);
+  const json from_file = profiling::to_json(profiling::breakdown(profiling::events_from_chrome_trace(trace), w));
   EXPECT_NEAR(from_file["categories_s"]["gemm"].get<double>(), b["categories_s"]["gemm"].get<double>(),
               0.02 * b["categories_s"]["gemm"].get<double>());
   EXPECT_NEAR(from_file["window_step_s"].get<double>(), b["window_step_s"].get<double>(),

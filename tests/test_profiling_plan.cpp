@@ -115,10 +115,11 @@ TEST(WindowSteps, AWindowThatNeverSettlesStopsAtItsMaximumAndSaysSo) {
   EXPECT_EQ(got.step_s.size(), 20u);
   EXPECT_EQ(got.stopped, "max_steps");
   EXPECT_GT(got.se, 0.02);
-  const auto j = to_json(rule(5, 20), got, true);
-  EXPECT_EQ(j["stopped"], "max_steps");
-  EXPECT_DOUBLE_EQ(j["step_se"].get<double>(), got.se);
-  EXPECT_EQ(j["warm_step"], true);
+  const WindowRecord r = window_record(rule(5, 20), got, true);
+  EXPECT_EQ(r.stopped, "max_steps");
+  EXPECT_DOUBLE_EQ(r.step_se, got.se);
+  EXPECT_TRUE(r.warm_step);
+  EXPECT_EQ(r.max_steps, 20);
 }
 
 TEST(WindowSteps, WithoutGrowthExactlyTheMinimum) {

@@ -51,7 +51,7 @@ TEST(ProfilingRecordedGpu, A100AlexNetTraceAddsUp) {
       std::max_element(events.begin(), events.end(), [](auto& a, auto& b) { return a.end_ns < b.end_ns; })->end_ns;
   w.steps = 1;
   w.device_timeline = true;
-  const json b = breakdown(events, w);
+  const json b = to_json(breakdown(events, w));
 
   double categorised = 0;
   for (const auto& [k, v] : b["categories_s"].items()) categorised += v.get<double>();

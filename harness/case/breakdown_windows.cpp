@@ -69,7 +69,8 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     try {
       const double t0 = run.backend.now();
       v.result.breakdown = v.runner->profiled_window(r);
-      const int ran = v.result.breakdown->figures.value("steps", steps);  // the rule may stop before `steps`
+      const int ran = v.result.breakdown->status == BreakdownStatus::ok ? v.result.breakdown->figures.steps
+                                                                        : steps;  // the rule may stop before `steps`
       cost_scale =
           std::max(cost_scale, (run.backend.now() - t0) / profiling::window_cost_s(ran, plan.warm_step, slowest));
     } catch (const std::exception& e) {

@@ -18,7 +18,6 @@
 namespace optbench::profiling {
 namespace {
 
-using json = nlohmann::json;
 using Span = std::pair<std::uint64_t, std::uint64_t>;
 using Spans = std::vector<Span>;  // sorted, disjoint
 
@@ -100,16 +99,15 @@ std::vector<OpTime> cpu_op_times(const std::vector<std::pair<const TraceEvent*, 
   return out;
 }
 
-json ranked(const std::unordered_map<std::string, std::pair<std::uint64_t, Category>>& by_name, double total_ns,
-            double steps, std::size_t n) {
+std::vector<RankedName> ranked(const std::unordered_map<std::string, std::pair<std::uint64_t, Category>>& by_name,
+                               double total_ns, double steps, std::size_t n) {
   std::vector<std::pair<std::string, std::pair<std::uint64_t, Category>>> v(by_name.begin(), by_name.end());
   std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.first > b.second.first; });
-  json out = json::array();
+  std::vector<RankedName> out;
   for (std::size_t i = 0; i < v.size() && i < n; ++i)
-    out.push_back({{"name", short_name(v[i].first)},
-                   {"category", category_key(v[i].second.second)},
-                   {"s", static_cast<double>(v[i].second.first) * 1e-9 / steps},
-                   {"share", total_ns > 0 ? static_cast<double>(v[i].second.first) / total_ns : 0.0}});
+    out.push_back({short_name(v[i].first), std::string(category_key(v[i].second.second)),
+                   static_cast<double>(v[i].second.first) * 1e-9 / steps,
+                   total_ns > 0 ? static_cast<double>(v[i].second.first) / total_ns : 0.0});
   return out;
 }
 
@@ -240,36 +238,29 @@ void credit_host(Collected& c, const Window& w) {
 }
 
 // The window against the timed step: the profiler's overhead and whether it is within tolerance.
-void add_window(json& j, const Collected& c, const Window& w) {
-  j["window_step_s"] = c.per_step(c.window_ns);
+void add_window(BreakdownFigures& b, const Collected& c, const Window& w) {
+  b.window_step_s = c.per_step(c.window_ns);
   if (w.timed_step_s && *w.timed_step_s > 0) {
-    const double overhead = c.per_step(c.window_ns) / *w.timed_step_s - 1.0;
-    j["timed_step_s"] = *w.timed_step_s;
-    j["overhead"] = overhead;
-    j["agrees"] = std::abs(overhead) <= w.tolerance;
-  } else {
-    j["timed_step_s"] = nullptr;
-    j["overhead"] = nullptr;
-    j["agrees"] = nullptr;
+    b.timed_step_s = *w.timed_step_s;
+    b.overhead = c.per_step(c.window_ns) / *w.timed_step_s - 1.0;
+    b.agrees = std::abs(*b.overhead) <= w.tolerance;
   }
-  j["tolerance"] = w.tolerance;
+  b.tolerance = w.tolerance;
 }
 
 // Seconds per step by category; returns their total in ns.
-double add_categories(json& j, const Collected& c) {
-  json cats = json::object();
+double add_categories(BreakdownFigures& b, const Collected& c) {
   double cat_total = 0;
   for (Category k : all_categories()) {
     const double ns = c.cat_ns[static_cast<std::size_t>(k)];
     cat_total += ns;
-    if (ns > 0) cats[category_key(k)] = c.per_step(ns);
+    if (ns > 0) b.categories_s.emplace_back(category_key(k), c.per_step(ns));
   }
-  j["categories_s"] = cats;
   return cat_total;
 }
 
 // A device timeline: busy and idle, launches, and what the host did while the device idled.
-void add_device_shares(json& j, const Collected& c) {
+void add_device_shares(BreakdownFigures& b, const Collected& c) {
   const double window_ns = c.window_ns;
   const Spans k = merged(c.kernels), cp = merged(c.copies);
   Spans all = c.kernels;
@@ -280,14 +271,13 @@ void add_device_shares(json& j, const Collected& c) {
   const double busy_ns = static_cast<double>(length(busy)), k_ns = static_cast<double>(length(k));
   // None at all: CUPTI saw nothing (unavailable, not permitted) or the variant
   // runs nothing on the GPU; either way its shares say nothing about the GPU.
-  j["device_events"] = c.kernels.size() + c.copies.size() + c.memsets.size();
-  j["busy_s"] = c.per_step(busy_ns);
-  j["idle_s"] = c.per_step(window_ns - busy_ns);
-  j["shares"] = {{"compute", window_ns > 0 ? k_ns / window_ns : 0.0},
-                 {"non_compute", window_ns > 0 ? (busy_ns - k_ns) / window_ns : 0.0},
-                 {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
+  b.device_events = c.kernels.size() + c.copies.size() + c.memsets.size();
+  b.busy_s = c.per_step(busy_ns);
+  b.idle_s = c.per_step(window_ns - busy_ns);
+  b.shares = {window_ns > 0 ? k_ns / window_ns : 0.0, window_ns > 0 ? (busy_ns - k_ns) / window_ns : 0.0,
+              window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0};
   const double cp_ns = static_cast<double>(length(cp));
-  j["copy_overlap"] = cp_ns > 0 ? json(static_cast<double>(length(intersect(cp, k))) / cp_ns) : json(nullptr);
+  if (cp_ns > 0) b.copy_overlap = static_cast<double>(length(intersect(cp, k))) / cp_ns;
   // A runtime launch (cudaLaunchKernel) may call the driver's (cuLaunchKernel)
   // on the same thread: count the outer one only.
   std::vector<double> launch_ns;
@@ -301,79 +291,73 @@ void add_device_shares(json& j, const Collected& c) {
     }
     launch_ns.push_back(static_cast<double>(s.second - s.first));
   }
-  j["launches_per_step"] = static_cast<double>(launch_ns.size()) / c.steps;
+  b.launches_per_step = static_cast<double>(launch_ns.size()) / c.steps;
   // The median: one launch that loads its module lazily takes seconds (3.06 s
   // of 79 launches in the recorded A100 trace), the rest microseconds.
-  j["host_s_per_launch"] = launch_ns.empty() ? json(nullptr) : json(median(launch_ns) * 1e-9);
+  if (!launch_ns.empty()) b.host_s_per_launch = median(launch_ns) * 1e-9;
   // What the host was doing while the device had nothing to run: .item(),
   // pageable copies, a criterion on the CPU.
-  j["host_ops_while_idle_s"] = c.per_step(static_cast<double>(length(intersect(c.top_ops, idle))));
+  b.host_ops_while_idle_s = c.per_step(static_cast<double>(length(intersect(c.top_ops, idle))));
   ByName exposed;
   for (const auto& o : c.op_times)
     if (o.top_level)
       if (const auto n = length(intersect({o.span}, idle)); n > 0)
         exposed.try_emplace(o.e->name, 0, Category::other).first->second.first += n;
-  json top_exposed = ranked(exposed, window_ns - busy_ns, c.steps, 3);
-  for (auto& t : top_exposed) t.erase("category");
-  j["host_ops_while_idle_top"] = top_exposed;
+  b.host_ops_while_idle_top = ranked(exposed, window_ns - busy_ns, c.steps, 3);
+  for (auto& t : *b.host_ops_while_idle_top) t.category.reset();
 }
 
 // A CPU timeline: busy is under a top-level operator (or compiled code), the rest idle.
-void add_host_shares(json& j, const Collected& c) {
+void add_host_shares(BreakdownFigures& b, const Collected& c) {
   const double window_ns = c.window_ns;
   const double busy_ns = static_cast<double>(length(c.top_ops));
   const double host_copy_ns = c.cat_ns[static_cast<std::size_t>(Category::memcpy_host)];
-  j["busy_s"] = c.per_step(busy_ns);
-  j["idle_s"] = c.per_step(window_ns - busy_ns);
-  j["shares"] = {{"compute", window_ns > 0 ? (busy_ns - host_copy_ns) / window_ns : 0.0},
-                 {"non_compute", window_ns > 0 ? host_copy_ns / window_ns : 0.0},
-                 {"idle", window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0}};
-  j["copy_overlap"] = nullptr;
-  j["launches_per_step"] = nullptr;
-  j["host_s_per_launch"] = nullptr;
-  j["host_ops_while_idle_s"] = nullptr;
+  b.busy_s = c.per_step(busy_ns);
+  b.idle_s = c.per_step(window_ns - busy_ns);
+  b.shares = {window_ns > 0 ? (busy_ns - host_copy_ns) / window_ns : 0.0,
+              window_ns > 0 ? host_copy_ns / window_ns : 0.0, window_ns > 0 ? (window_ns - busy_ns) / window_ns : 0.0};
 }
 
 // Each step's host time in the window, in order (on CUDA the device may finish it later).
-json step_seconds(std::vector<std::pair<std::uint64_t, double>> step_times) {
+std::optional<std::vector<double>> step_seconds(std::vector<std::pair<std::uint64_t, double>> step_times) {
+  if (step_times.empty()) return std::nullopt;
   std::sort(step_times.begin(), step_times.end());
-  json step_s = json::array();
+  std::vector<double> step_s;
   for (const auto& [start, sec] : step_times) step_s.push_back(sec);
-  return step_times.empty() ? json(nullptr) : step_s;
+  return step_s;
 }
 
 // The names the category table does not know, most time first.
-json other_names(const ByName& by_name) {
-  json others = json::array();
+std::vector<std::string> other_names(const ByName& by_name) {
   std::vector<std::pair<std::uint64_t, std::string>> unknown;
   for (const auto& [name, v] : by_name)
     if (v.second == Category::other) unknown.emplace_back(v.first, name);
   std::sort(unknown.rbegin(), unknown.rend());
+  std::vector<std::string> others;
   for (std::size_t i = 0; i < unknown.size() && i < 10; ++i) others.push_back(short_name(unknown[i].second));
   return others;
 }
 
 }  // namespace
 
-json breakdown(const std::vector<TraceEvent>& events, const Window& w) {
+BreakdownFigures breakdown(const std::vector<TraceEvent>& events, const Window& w) {
   Collected c = collect(events, w);
   credit_host(c, w);
-  json j = {{"device", w.device_timeline ? "cuda" : "cpu"},
-            {"basis", w.device_timeline ? "device time of kernels, copies and memsets" : "self time of CPU operators"},
-            {"steps", w.steps}};
-  add_window(j, c, w);
-  const double cat_total = add_categories(j, c);
+  BreakdownFigures b;
+  b.device_timeline = w.device_timeline;
+  b.steps = w.steps;
+  add_window(b, c, w);
+  const double cat_total = add_categories(b, c);
   if (w.device_timeline)
-    add_device_shares(j, c);
+    add_device_shares(b, c);
   else
-    add_host_shares(j, c);
-  j["step_s"] = step_seconds(c.step_times);
-  j["counters"] =
-      count_mechanisms(events, c.window.first, c.window.second, w.steps,
-                       w.device_timeline ? std::optional<double>(j["launches_per_step"].get<double>()) : std::nullopt);
-  j["top"] = ranked(c.by_name, cat_total, c.steps, 5);
-  j["other_names"] = other_names(c.by_name);
-  return j;
+    add_host_shares(b, c);
+  b.step_s = step_seconds(c.step_times);
+  b.counters = count_mechanisms(events, c.window.first, c.window.second, w.steps,
+                                w.device_timeline ? b.launches_per_step : std::nullopt);
+  b.top = ranked(c.by_name, cat_total, c.steps, 5);
+  b.other_names = other_names(c.by_name);
+  return b;
 }
 
 }  // namespace optbench::profiling

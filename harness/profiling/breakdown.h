@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "harness/profiling/breakdown_figures.h"
 #include "harness/profiling/trace_event.h"
 
 namespace optbench::profiling {
@@ -26,8 +27,8 @@ struct Window {
 };
 
 // A profiled window's figures: the "breakdown" object of a variant's results
-// but its status (BreakdownRecord, harness/case_result.h; keys in
-// harness/results.schema.json).
-nlohmann::json breakdown(const std::vector<TraceEvent>& events, const Window& w);
+// but its status (BreakdownRecord, harness/case_result.h), the live window's
+// step rule and the trace's path (kineto_window.cpp adds those).
+BreakdownFigures breakdown(const std::vector<TraceEvent>& events, const Window& w);
 
 }  // namespace optbench::profiling

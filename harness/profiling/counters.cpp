@@ -11,8 +11,6 @@
 namespace optbench::profiling {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr std::string_view kBackwardNode = "autograd::engine::evaluate_function:";
 
 bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
@@ -51,8 +49,8 @@ bool is_operator(const std::string& name) {
                      [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
 }
 
-json count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start_ns, std::uint64_t end_ns, int steps,
-                      std::optional<double> kernel_launches_per_step) {
+MechanismCounts count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start_ns, std::uint64_t end_ns,
+                                 int steps, std::optional<double> kernel_launches_per_step) {
   std::map<std::uint64_t, std::vector<const TraceEvent*>> by_thread;
   for (const auto& e : events)
     if ((e.kind == EventKind::cpu_op || e.kind == EventKind::annotation) && e.start_ns >= start_ns &&
@@ -101,15 +99,8 @@ json count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start
   }
   const double n = std::max(1, steps);
   auto per_step = [&](std::uint64_t x) { return static_cast<double>(x) / n; };
-  return {{"op_calls_per_step", per_step(ops)},
-          {"top_level_ops_per_step", per_step(top)},
-          {"autograd_nodes_per_step", per_step(nodes.size())},
-          {"backward_nodes_per_step", per_step(backward)},
-          {"fills_per_step", per_step(fills)},
-          {"host_reads_per_step", per_step(reads)},
-          {"optimizer_steps_per_step", per_step(opt_steps)},
-          {"optimizer_ops_per_step", per_step(opt_ops)},
-          {"kernel_launches_per_step", kernel_launches_per_step ? json(*kernel_launches_per_step) : json(nullptr)}};
+  return {per_step(ops),   per_step(top),       per_step(nodes.size()), per_step(backward),      per_step(fills),
+          per_step(reads), per_step(opt_steps), per_step(opt_ops),      kernel_launches_per_step};
 }
 
 }  // namespace optbench::profiling

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/profiling/breakdown_figures.h"
 #include "harness/profiling/trace_event.h"
 
 namespace optbench::profiling {
@@ -37,7 +38,7 @@ const std::vector<std::string>& counter_keys();
 // namespace other than autograd's, torch's and this suite's (scopes.h).
 bool is_operator(const std::string& name);
 
-nlohmann::json count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start_ns, std::uint64_t end_ns,
-                                int steps, std::optional<double> kernel_launches_per_step);
+MechanismCounts count_mechanisms(const std::vector<TraceEvent>& events, std::uint64_t start_ns, std::uint64_t end_ns,
+                                 int steps, std::optional<double> kernel_launches_per_step);
 
 }  // namespace optbench::profiling

@@ -58,7 +58,7 @@ TraceEvent convert(const KinetoEvent& k) {
 
 }  // namespace
 
-json profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r) {
+BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r) {
   if (r.steps < 1) throw std::invalid_argument("a profiled window needs at least one step");
   const bool cuda = backend.kind() == DeviceKind::cuda;
   std::set<tp::ActivityType> activities = {tp::ActivityType::CPU};
@@ -117,13 +117,13 @@ json profile_window(const std::function<void()>& step, DeviceBackend& backend, c
     events.push_back(std::move(e));
   }
   if (!found) throw std::runtime_error("the profiler recorded no window annotation (is Kineto built in?)");
-  json j = breakdown(events, w);
-  j["window"] = to_json(rule, ran, warm_step);
+  BreakdownFigures b = breakdown(events, w);
+  b.window = window_record(rule, ran, warm_step);
   if (!r.trace_path.empty()) {
     result->save(r.trace_path);
-    j["trace"] = r.trace_path;
+    b.trace = r.trace_path;
   }
-  return j;
+  return b;
 }
 
 json to_json(const WindowRequest& r) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "harness/device.h"
+#include "harness/profiling/breakdown_figures.h"
 
 namespace optbench::profiling {
 
@@ -27,7 +28,7 @@ struct WindowRequest {
   std::string trace_path;  // empty: no trace file
 };
 
-nlohmann::json profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r);
+BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r);
 
 nlohmann::json to_json(const WindowRequest& r);
 WindowRequest window_request_from_json(const nlohmann::json& j);

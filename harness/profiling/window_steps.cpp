@@ -46,9 +46,8 @@ WindowSteps run_window_steps(const std::function<void()>& step, const DeviceBack
   return w;
 }
 
-nlohmann::json to_json(const StepRule& r, const WindowSteps& s, bool warm_step) {
-  return {{"min_steps", r.min_steps}, {"max_steps", r.max_steps}, {"target_se", r.target_se}, {"grow", r.grow},
-          {"warm_step", warm_step},   {"stopped", s.stopped},     {"step_se", s.se}};
+WindowRecord window_record(const StepRule& r, const WindowSteps& s, bool warm_step) {
+  return {r.min_steps, r.max_steps, r.target_se, r.grow, warm_step, s.stopped, s.se};
 }
 
 }  // namespace optbench::profiling

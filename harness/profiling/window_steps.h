@@ -6,11 +6,11 @@
 // touches the profiler, so the rule is tested on the simulated clock
 // (tests/fake_backend.h).
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "harness/device.h"
+#include "harness/profiling/breakdown_figures.h"
 
 namespace optbench::profiling {
 
@@ -35,7 +35,7 @@ double relative_se(const std::vector<double>& x);
 
 WindowSteps run_window_steps(const std::function<void()>& step, const DeviceBackend& clock, const StepRule& r);
 
-// The breakdown's "window" record (harness/results.schema.json): the rule and what it ran.
-nlohmann::json to_json(const StepRule& r, const WindowSteps& s, bool warm_step);
+// The breakdown's "window" record: the rule and what it ran.
+WindowRecord window_record(const StepRule& r, const WindowSteps& s, bool warm_step);
 
 }  // namespace optbench::profiling
