@@ -57,17 +57,17 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..statistics import evidence as ev
 from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
-from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
-from ..render.fmt import fmt_no_ci, fmt_speedup, sig
 from ..load.numbers import is_num
-from .judged import NOT_JUDGED
-from .judged import status as judged_status
+from ..render.fmt import fmt_no_ci, fmt_speedup, sig
+from ..statistics import evidence as ev
+from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
 from ..statistics.multiplicity import rounds_floor
 from ..statistics.pooled import geometric_mean, pooled_ci
 from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared
 from ..statistics.rounds import rounds_text, why_no_ci
+from .judged import NOT_JUDGED
+from .judged import status as judged_status
 from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..load.document import Breakdown
-from ..render.fmt import sig, time_scale
 from ..load.numbers import is_num
+from ..render.fmt import sig, time_scale
 from ..render.glossary import spelling
 
 # "compiled" last: a category's plot colour is its place here, and older files' plots keep theirs.

@@ -39,8 +39,8 @@ from enum import Enum
 from scipy import stats
 
 from ..load.document import Breakdown, Timed, Variant
-from ..render.fmt import sig
 from ..load.numbers import is_num
+from ..render.fmt import sig
 from .why import window_speedup
 
 CONFIDENCE = 0.95

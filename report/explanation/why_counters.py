@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..load.document import Breakdown
-from ..render.fmt import sig
 from ..load.numbers import is_num
+from ..render.fmt import sig
 from ..render.glossary import spelling
 
 LABELS = {

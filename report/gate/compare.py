@@ -37,17 +37,16 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from scipy import stats as sps
 
 from ..load.document import Case, Comparison, Document, Variant, device_name, run_facts
-from ..statistics.estimate import PROCESS, Estimate
 from ..load.numbers import is_num
-from .noise import Floor, floor_for, kind
-from .noise import spread as log_spread
 from ..load.results import ResultsError
+from ..statistics.estimate import PROCESS, Estimate
 from ..statistics.rounds import rounds_text
 from ..statistics.stats import diff_ci, log_median_boot, mann_whitney_p, smallest_p
+from .noise import Floor, floor_for, kind
+from .noise import spread as log_spread
 
 SLOWER, FASTER, LOWER, HIGHER = "slower", "faster", "lower", "higher"
 SAME, AMBIGUOUS, BLIND, NA = "same", "ambiguous", "cannot tell", "n/a"

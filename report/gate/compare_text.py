@@ -5,9 +5,14 @@ floor and verdict. Plain text for a terminal, Markdown for a CI job summary."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from pathlib import Path
 
+from ..load.document import device_name, source_path
+from ..load.numbers import is_num
+from ..load.results import ResultsError
+from ..render.fmt import DASH, fmt_change, fmt_time, sig
+from ..render.md_escape import inline
+from ..render.textable import table
 from .compare import (
     AMBIGUOUS,
     BLIND,
@@ -26,13 +31,7 @@ from .compare import (
     compare_docs,
     warnings_for,
 )
-from ..render.fmt import DASH, fmt_change, fmt_time, sig
-from ..load.numbers import is_num
-from ..load.document import device_name, source_path
-from ..render.md_escape import inline
 from .noise import BASE
-from ..load.results import ResultsError
-from ..render.textable import table
 
 
 def _counts(rows: list[Row], verdicts: tuple[str, ...]) -> str:

@@ -21,10 +21,9 @@ from pathlib import Path
 
 from scipy.stats import binomtest
 
-from .compare import BLIND, NA, Settings, compare_docs
 from ..load.document import device_name, run_facts, source_path
 from ..load.results import ResultsError, load_inputs
-
+from .compare import BLIND, NA, Settings, compare_docs
 
 DETECT = Settings().detect
 

@@ -5,12 +5,12 @@ datasheet peak (gpu_specs.json)."""
 from __future__ import annotations
 
 from ..load.document import Case, Comparison, Document, Variant, device_name, gpu_name
-from ..statistics.estimate import PROCESS
-from ..render.fmt import DASH, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, rate_scale
 from ..load.numbers import is_num
-from .gpu_specs import match_gpu, peak_for
+from ..render.fmt import DASH, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, rate_scale
 from ..render.md_escape import inline
 from ..render.textable import table
+from ..statistics.estimate import PROCESS
+from .gpu_specs import match_gpu, peak_for
 
 
 def column_labels(docs: list[dict]) -> list[str]:

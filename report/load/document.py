@@ -27,9 +27,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..statistics.estimate import PROCESS, ROUND, Estimate, from_processes
-from .numbers import is_num
 from ..statistics.multiplicity import rounds_floor
 from ..statistics.processes import ProcessEstimate, Spread
+from .numbers import is_num
 
 # A throughput kind -> its key in variants[].throughput.
 KIND_KEYS = {"bytes": "bytes_per_s", "flops": "flops_per_s", "items": "items_per_s"}

@@ -16,16 +16,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import render_csv
-
-from . import render_html
-
-from . import render_md
 from ..claims.judge import ClaimResult, evaluate
-from ..load.document import Document
-from ..load.document import device_name
-from .plots import Plot, make_plots, matplotlib_or_none
+from ..load.document import Document, device_name
 from ..load.results import Input, ResultsError
+from . import render_csv, render_html, render_md
+from .plots import Plot, make_plots, matplotlib_or_none
 from .summary import RunClaims, Summary, common_processes, summarize
 from .tables import ExperimentTable, document_tables
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .fmt import DASH, sig
-
 from ..load.numbers import is_num
+from .fmt import DASH, sig
 
 
 def value_text(v: object) -> str:

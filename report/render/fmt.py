@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from ..load.numbers import is_num
-
 from ..statistics.rounds import rounds_text
 
 DASH = "—"

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from ..load.document import VARIANT_KINDS, Case, Document, Experiment, Variant
-from ..statistics.estimate import PROCESS
-from .fmt import rate_scale, time_scale
-from ..load.numbers import is_num
-from ..gpu.gpu_specs import match_gpu, peak_for
-from ..statistics.rounds import floor_text, rounds_text
 from ..explanation.why import CATEGORIES, IDLE, label, per_step, usable
+from ..gpu.gpu_specs import match_gpu, peak_for
+from ..load.document import VARIANT_KINDS, Case, Document, Experiment, Variant
+from ..load.numbers import is_num
+from ..statistics.estimate import PROCESS
+from ..statistics.rounds import floor_text, rounds_text
+from .fmt import rate_scale, time_scale
 
 PREFERRED_SWEEPS = ("bytes", "size", "workers", "batch", "batch_size", "threads", "prefetch", "seq", "n")
 REFERENCE = " (reference)"  # what a reference variant's bar or line label ends with

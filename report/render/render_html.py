@@ -12,6 +12,9 @@ import base64
 import html
 import re
 
+from ..claims.verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SLOWER, SMALLER
+from ..explanation.why import NOTE as WHY_NOTE
+from ..load.gbench import device as gbench_device
 from . import side_by_side
 from .cells import (
     CLAIMS_HEADERS,
@@ -28,14 +31,11 @@ from .cells import (
     tested_on,
 )
 from .facts import FactTable, value_text
-from ..load.gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
 from .render_md import ran
 from .summary import ORDER_LINE, UNIT_LINE
 from .tables import ExperimentTable
-from ..claims.verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SLOWER, SMALLER
-from ..explanation.why import NOTE as WHY_NOTE
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-width:1400px;color:#222}

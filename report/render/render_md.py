@@ -17,9 +17,9 @@ import re
 import textwrap
 from pathlib import Path
 
-from . import md_escape
-
-from . import side_by_side
+from ..explanation.why import NOTE as WHY_NOTE
+from ..load.gbench import device as gbench_device
+from . import md_escape, side_by_side
 from .cells import (
     CLAIMS_HEADERS,
     claim_details,
@@ -34,12 +34,10 @@ from .cells import (
     tested_on,
 )
 from .facts import FactTable, value_text
-from ..load.gbench import device as gbench_device
 from .glossary import used
 from .machine_paths import shown
 from .summary import ORDER_LINE, UNIT_LINE
 from .tables import ExperimentTable
-from ..explanation.why import NOTE as WHY_NOTE
 
 WIDTH = 150  # prose is wrapped here: a reader's line, and a diff's
 DETAILS = "report_details.md"

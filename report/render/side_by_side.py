@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .cells import main_speedup_cell
-from .tables import Row as TableRow
-from .fmt import DASH, sig
 from ..load.numbers import is_num
+from .cells import main_speedup_cell
+from .fmt import DASH, sig
 from .glossary import spelling
+from .tables import Row as TableRow
 
 MOVED = spelling("moved?")
 

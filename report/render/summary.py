@@ -29,14 +29,14 @@ import math
 from dataclasses import dataclass, field
 
 from ..claims.judge import NO_EXPERIMENT, ClaimResult, Evidence
-from ..load.document import Document, Timed
-from ..statistics.estimate import PROCESS
-from .fmt import sig
-from ..load.numbers import is_num
-from .glossary import spelling
-from ..statistics.rounds import rounds_text
 from ..claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
 from ..explanation.why_row import why_of
+from ..load.document import Document, Timed
+from ..load.numbers import is_num
+from ..statistics.estimate import PROCESS
+from ..statistics.rounds import rounds_text
+from .fmt import sig
+from .glossary import spelling
 
 NBSP = "\u00a0"
 DECIDED, UNDECIDED, UNJUDGED = "decided", "inconclusive", "unjudged"

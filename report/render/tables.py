@@ -8,16 +8,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ..claims.judged import judged_text
+from ..claims.judged import status as judged_status
+from ..explanation.why_row import why_of
+from ..gpu.gpu_specs import match_gpu, peak_for
 from ..load.document import Case, Comparison, Document, Experiment, Variant
+from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from .facts import derived_tables
 from .fmt import rate_scale, sig
-from ..load.numbers import is_num
-from ..gpu.gpu_specs import match_gpu, peak_for
-from ..claims.judged import judged_text
-from ..claims.judged import status as judged_status
 from .machine_paths import is_machine_path
-from ..explanation.why_row import why_of
 
 BAD_CASE = {
     "skipped": "SKIPPED",

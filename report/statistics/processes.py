@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .estimate import t_interval
-from ..render.fmt import sig
 from ..load.numbers import is_num
+from ..render.fmt import sig
+from .estimate import t_interval
 
 # How an interval was formed (claims.ClaimResult.basis).
 WITHIN = "within one process"

@@ -1,7 +1,6 @@
 import json
 
 import pytest
-
 import synth
 from conftest import digest, run_subprocess
 from test_render import GBENCH

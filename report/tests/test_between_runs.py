@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from report.claims.judge import evaluate
-from report.load.results import load_results
-from report.load.document import Document
-from report.render.summary import RunClaims, summarize
 from report.claims.verdicts import DRAWN, INCONCLUSIVE, outcome
+from report.load.document import Document
+from report.load.results import load_results
+from report.render.summary import RunClaims, summarize
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]

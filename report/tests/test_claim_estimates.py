@@ -12,14 +12,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import FIXTURES, REPO
+
 from report.claims.judge import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
-from report.load.document import Document
-from report.statistics.estimate import PROCESS, ROUND, Estimate
-from report.render.fmt import sig
-from report.load.results import load_results
 from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
+from report.load.document import Document
+from report.load.results import load_results
+from report.render.fmt import sig
+from report.statistics.estimate import PROCESS, ROUND, Estimate
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))

@@ -4,11 +4,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 import synth
 from conftest import REPO
+
 from report.claims.judge import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
-from report.load.results import load_results
 from report.claims.verdicts import (
     ALL,
     CONFIRMED,
@@ -20,6 +19,7 @@ from report.claims.verdicts import (
     SMALLER,
     decide,
 )
+from report.load.results import load_results
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 

@@ -1,7 +1,7 @@
 import pytest
-
 import synth
 from conftest import digest
+
 from report.gate.compare import AMBIGUOUS, DOWN, SAME, UP, classify
 
 

@@ -14,11 +14,10 @@ import json
 import sys
 
 import pytest
-
 from conftest import REPO
 
-from report.load import results
 from report.__main__ import main
+from report.load import results
 
 FILES = [
     str(REPO / f)

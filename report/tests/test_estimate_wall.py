@@ -15,7 +15,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO
 
 spec = importlib.util.spec_from_file_location("estimate_wall", REPO / "scripts" / "lib" / "estimate_wall.py")

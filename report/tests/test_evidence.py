@@ -7,12 +7,11 @@ import math
 
 import numpy as np
 import pytest
-
-from report.statistics import evidence as ev
-from report.load.document import Document
-from report.statistics.stats import median_ci
-
 from conftest import REPO
+
+from report.load.document import Document
+from report.statistics import evidence as ev
+from report.statistics.stats import median_ci
 
 RUN = REPO / "results" / "2026-11-23_cpu_amd-epyc-2core_libtorch-1.13.json"
 

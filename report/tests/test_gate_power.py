@@ -18,12 +18,12 @@ import json
 import math
 
 import pytest
-
 from conftest import FIXTURES, REPO
 from plant import scaled
+
 from report.gate.compare import AMBIGUOUS, BLIND, LOWER, SAME, SLOWER, Row, Settings, change_interval, compare_docs
-from report.statistics.estimate import PROCESS, ROUND, Estimate
 from report.load.results import load_results
+from report.statistics.estimate import PROCESS, ROUND, Estimate
 
 PAIR = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
 LOSS = 0.8  # the planted speedup: 20% lower

@@ -14,9 +14,9 @@ import copy
 import json
 
 import pytest
-
 from conftest import FIXTURES
 from plant import scale_variant_in_place
+
 from report.gate.compare import LOWER, SLOWER, Settings, compare_docs
 from report.gate.false_alarms import estimate, main
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import FIXTURES, REPO
 from glossary_audit import lookup, retired_in, undefined
-from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling, used
-from report.render.command import build
-from report.render.render_md import render
+
 from report.load.results import Input, load_results
+from report.render.command import build
+from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling, used
+from report.render.render_md import render
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
@@ -118,13 +118,11 @@ def test_the_words_issue_38_found_undefined_are_terms_or_gone(rendered):
 
 def test_the_code_prints_its_vocabulary_from_the_glossary():
     """What the code can print of its own, as data: each a term (or a header naming one)."""
+    from report.claims.verdicts import ALL
+    from report.explanation import why, why_counters
     from report.render import side_by_side
-    from report.explanation import why
-    from report.explanation import why_counters
     from report.render.cells import CLAIMS_HEADERS, experiment_headers, main_headers
     from report.render.summary import RunClaims, summarize
-    from report.claims.verdicts import ALL
-
     from report.render.tables import ExperimentTable
 
     every = dict(unit="GB/s", has_items=True, has_why=True, has_peak=True, has_processes=True)

@@ -1,6 +1,6 @@
 import pytest
-
 import synth
+
 from report.gpu.gpu_specs import load_specs, match_gpu
 
 NAMES = [

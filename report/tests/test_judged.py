@@ -7,12 +7,12 @@ import csv
 import json
 
 import pytest
-
 from conftest import REPO
+
 from report.claims.judge import evaluate
 from report.claims.judged import NOT_JUDGED, judged, judged_text, status
-from report.load.results import load_results
 from report.claims.verdicts import DRAWN
+from report.load.results import load_results
 
 H100_AMP = REPO / ".." / "shared" / "gpu-runs" / "2026-11-24" / "h100_mixed_precision.json"
 
@@ -77,6 +77,7 @@ def test_h100_claim_verdicts_say_what_was_not_judged(h100_amp):
 def test_nvidia_smi_figures_appear_beside_gpu_variants(tmp_path):
     """Checklist row 12: the variant's nvidia-smi figures in its notes and the CSV."""
     import synth
+
     from report.__main__ import main
     from report.render.cells import smi_text
 

@@ -14,10 +14,10 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from scipy import stats as sps
-
 import synth
 from conftest import REPO
+from scipy import stats as sps
+
 from report.load import results
 from report.statistics import stats
 

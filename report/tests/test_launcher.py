@@ -7,7 +7,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import synth
 
 PLANTED = ("numpy.py", "json.py", "runpy.py", "report/__init__.py")  # what the report imports first

@@ -6,9 +6,9 @@ import copy
 import glob
 
 import pytest
-
 import synth
 from conftest import REPO
+
 from report.claims.judge import evaluate
 from report.load.document import VARIANT_KINDS, Document
 from report.load.migrate import TABLE, migrate

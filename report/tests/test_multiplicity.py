@@ -5,8 +5,8 @@ with a corrected interval; and the rounds floor the report's own intervals need.
 import synth
 
 from report.claims.judge import evaluate_claim
-from report.statistics.multiplicity import rounds_floor
 from report.claims.verdicts import DRAWN
+from report.statistics.multiplicity import rounds_floor
 
 
 def test_floors_follow_the_order_statistics():

@@ -3,11 +3,11 @@ import math
 
 import numpy as np
 import pytest
-
 import synth
+
 from report.gate.compare import Run
-from report.load.document import Document
 from report.gate.noise import BASE, SPREAD_FACTOR, Floor, floor_for, history_floor, kind, spread
+from report.load.document import Document
 
 
 def test_kind_follows_device_and_timer():
@@ -93,9 +93,10 @@ def test_speedups_between_processes_get_the_drift_floor_and_it_covers_the_commit
     gave +-245% floors). What BASE must cover is drift the processes of one run do not
     show: on the committed 3-process pair, the changes whose interval excludes no change
     (zero_grad: its processes agree within 1% and the runs 4.5% apart) stay under it."""
+    from conftest import REPO
+
     from report.gate.compare import Settings, compare_docs
     from report.load.results import load_results
-    from conftest import REPO
 
     docs = [
         load_results(REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json")

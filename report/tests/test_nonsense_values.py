@@ -7,8 +7,8 @@ import json
 import sys
 
 import pytest
-
 import synth
+
 from report.load.document import device_name
 from report.load.results import load_results, load_schema, schema_errors
 from report.load.schema_check import structural_errors

@@ -20,13 +20,13 @@ import csv
 import re
 
 import pytest
-
 from conftest import FIXTURES, REPO
+
 from report.load.document import Document
-from report.statistics.estimate import Estimate
+from report.load.results import Input, load_results
 from report.render.command import render
 from report.render.render_md import esc
-from report.load.results import Input, load_results
+from report.statistics.estimate import Estimate
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))

@@ -10,12 +10,12 @@ import pytest
 from scipy import stats
 
 from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim
-from report.statistics.estimate import t_interval
-from report.load.document import spread_of as spread
-from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
-from report.render.summary import summarize
-from report.tests import synth
 from report.claims.verdicts import CONFIRMED, INCONCLUSIVE, decide
+from report.load.document import spread_of as spread
+from report.render.summary import summarize
+from report.statistics.estimate import t_interval
+from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
+from report.tests import synth
 
 
 def _spread(first, repeats):

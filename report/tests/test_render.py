@@ -1,8 +1,7 @@
 import csv
-import re
 import json
+import re
 import sys
-
 
 import synth
 from conftest import digest

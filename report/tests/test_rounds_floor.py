@@ -9,20 +9,20 @@ import html
 import re
 
 import pytest
-
 import synth
 from conftest import REPO
+
 from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim, load_claims
+from report.claims.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 from report.gate.compare import NA, Settings, compare_docs
-from report.render.fmt import sig
 from report.gpu.gpus import build
-from report.render.plots import speedup_points
-from report.load.results import load_results
 from report.load.document import Document
+from report.load.results import load_results
+from report.render.fmt import sig
+from report.render.plots import speedup_points
 from report.statistics.multiplicity import rounds_floor
 from report.statistics.processes import BETWEEN
 from report.statistics.stats import median_ci
-from report.claims.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 
 
 def claim(cid):

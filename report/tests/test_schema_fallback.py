@@ -2,6 +2,7 @@ import copy
 import sys
 
 import synth
+
 from report.load.results import load_schema, schema_errors
 from report.load.schema_check import structural_errors
 

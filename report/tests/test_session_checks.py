@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 import synth
+
 from report.gpu import session_checks as sc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -15,12 +15,12 @@ import synth
 from conftest import FIXTURES, REPO
 
 from report.claims.judge import ONE_PROCESS, evaluate
-from report.load.migrate import TABLE
-from report.render.machine_paths import paths_in, shown
-from report.render.command import render
-from report.load.results import load_inputs
-from report.render.summary import RunClaims, summarize
 from report.claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
+from report.load.migrate import TABLE
+from report.load.results import load_inputs
+from report.render.command import render
+from report.render.machine_paths import paths_in, shown
+from report.render.summary import RunClaims, summarize
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))

@@ -7,11 +7,11 @@ import pytest
 import synth
 from conftest import FIXTURES
 
+from report.explanation.why import NOTE, explain, label
 from report.load.document import Document
 from report.load.results import load_schema, schema_errors
 from report.load.schema_check import structural_errors
 from report.render.tables import document_tables
-from report.explanation.why import NOTE, explain, label
 
 MS = 1e-3
 # 19.1 ms/step -> 8.5 ms/step: matrix multiply and convolution do 9.6 of the 10.6 ms saved.

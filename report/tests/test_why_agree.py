@@ -7,7 +7,6 @@ import math
 import numpy as np
 import synth
 
-from report.load.document import Timed, Variant
 from report.explanation.why import explain
 from report.explanation.why_agree import (
     NOT_EXPLAINED,
@@ -18,6 +17,7 @@ from report.explanation.why_agree import (
     t_quantile,
     window_noise,
 )
+from report.load.document import Timed, Variant
 
 MS = 1e-3
 

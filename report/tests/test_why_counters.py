@@ -9,10 +9,10 @@ from pathlib import Path
 
 import synth
 
-from report.render.tables import document_tables
 from report.explanation.why_audit import audit, audit_rows, report_rows
 from report.explanation.why_counters import LABELS, Count, count_text, named_count
 from report.explanation.why_row import Kind
+from report.render.tables import document_tables
 
 MS = 1e-3
 SCHEMA = Path(__file__).resolve().parents[2] / "harness" / "results.schema.json"

@@ -33,8 +33,8 @@ def main():
     if sys.byteorder != "little":
         raise RuntimeError("the weights are little-endian float32 and this host is not little-endian")
     import torch
-    import torch.export
     import torch._inductor
+    import torch.export
 
     sys.path.insert(0, spec["python_dir"])  # the C++ layer list's one Python reading
     from convnet_layers import build_net
