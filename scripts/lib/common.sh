@@ -243,8 +243,11 @@ configure() {
   # fresh one) reuses the objects.
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
+  # -Werror only where OPTBENCH_WERROR says so (scripts/test); else the folder keeps
+  # the value it was configured with (OFF in a new one), so that scripts/run after
+  # scripts/test does not recompile every object for a flag that changes none.
   cmake --preset "$PRESET" -S "$ROOT" -B "$BUILD_DIR" -DOPTBENCH_PYTHON="$OPTBENCH_PYTHON" \
-    -DOPTBENCH_WERROR="${OPTBENCH_WERROR:-OFF}" \
+    ${OPTBENCH_WERROR:+-DOPTBENCH_WERROR="$OPTBENCH_WERROR"} \
     -DCMAKE_PREFIX_PATH="$TORCH_CMAKE_PREFIX${DEPS_PREFIX:+;$DEPS_PREFIX}" >/dev/null ||
     die "CMake configure failed (see the messages above)"
 }
