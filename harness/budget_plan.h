@@ -41,7 +41,8 @@ double case_share_s(const BudgetState& b, double cap_s);
 // scripts/lib/estimate_wall.py plans a run by, read from here, never copied.
 struct BudgetConstants {
   double prepare_steps, verify_reference_steps, verify_steps_per_variant, verify_builds_per_variant;
-  double process_start_s, cupti_setup_s, window_estimate_factor, min_share_s, child_exit_reserve_s;
+  double process_start_s, cuda_process_start_s, cupti_setup_s, window_estimate_factor, min_share_s,
+      child_exit_reserve_s;
 };
 BudgetConstants budget_constants();
 

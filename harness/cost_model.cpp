@@ -21,6 +21,7 @@ nlohmann::json cost_model() {
             {"verify_steps_per_variant", b.verify_steps_per_variant},
             {"verify_builds_per_variant", b.verify_builds_per_variant},
             {"process_start_s", b.process_start_s},
+            {"cuda_process_start_s", b.cuda_process_start_s},
             {"cupti_setup_s", b.cupti_setup_s},
             {"window_estimate_factor", b.window_estimate_factor},
             {"min_share_s", b.min_share_s},

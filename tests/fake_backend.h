@@ -34,7 +34,9 @@ struct SimAllocator {
 class FakeBackend final : public DeviceBackend {
  public:
   explicit FakeBackend(SimClock& clock, SimAllocator* memory = nullptr) : clock_(clock), mem_(memory) {}
-  DeviceKind kind() const override { return DeviceKind::cpu; }
+  DeviceKind kind() const override { return kind_; }
+  // What the backend says it is (the budget gate counts a CUDA process's start).
+  void pose_as(DeviceKind k) { kind_ = k; }
   void synchronize() override {}
   double now() const override { return clock_.now; }
   // The CUDA backend's sequence (harness/sample_sequence.h) on the simulated
@@ -73,6 +75,7 @@ class FakeBackend final : public DeviceBackend {
   void set_smi(std::function<void(Sample&)> f) { smi_ = std::move(f); }
 
  private:
+  DeviceKind kind_ = DeviceKind::cpu;
   SimClock& clock_;
   SimAllocator* mem_;
   std::function<std::uint64_t()> reasons_;

@@ -52,6 +52,13 @@ TEST(BudgetGate, EachEstimateIsHeldToTheTimeLeft) {
   // A cold process: a start, a build and two steps, after the reserve.
   EXPECT_TRUE(gate.fits_cold_process(prepared[0], 3.0));  // 3 + 1 + 1 + 0.5 + 0.1
   EXPECT_FALSE(gate.fits_cold_process(prepared[0], 3.5));
+  // On a GPU a fresh process also makes a CUDA context: its start counts 3 s, not 1.
+  FakeBackend gpu(clock);
+  gpu.pose_as(DeviceKind::cuda);
+  const BudgetGate gpu_gate(10.0, gpu);
+  EXPECT_TRUE(gpu_gate.fits_cold_process(prepared[0], 1.0));   // 1 + 3 + 1 + 0.5 + 0.1
+  EXPECT_FALSE(gpu_gate.fits_cold_process(prepared[0], 1.5));  // fits on a CPU, not on a GPU
+  EXPECT_TRUE(gate.fits_cold_process(prepared[0], 1.5));
   // A profiled window: twice its estimate, plus CUPTI's set-up on a GPU.
   EXPECT_EQ(gate.refuse_breakdown_window(2.9, DeviceKind::cpu, 0.0), "");
   EXPECT_NE(gate.refuse_breakdown_window(2.9, DeviceKind::cuda, 0.0), "");

@@ -148,23 +148,18 @@ REPEAT = {
     )
     for p, m in _MEASURE.items()
 }
-# A fresh process on a GPU (cold first steps' processes): what a GPU session
-# measured, not the budget gate's process_start_s (1 s, for the CPU).
-PROCESS_START_S = 2.0
+# A fresh process on a GPU, as the budget gate counts one (a cold first step's
+# process): a CUDA context made and cuDNN and cuBLAS opened (harness/budget_plan.cpp
+# says from which measurements).
+PROCESS_START_S = MODEL["budget"]["cuda_process_start_s"]
 # Experiments verified by workloads/training/verify_losses.h, whose fit each
 # variant runs once.
 FIT_EXPERIMENTS = {"mixed_precision", "batch_size", "cudnn_benchmark"}
 # Each experiment runs in a child `optbench run` (crash isolation, since
 # e998cef; the H100 files predate it, and no file's case times hold it), and so
-# does each of its further processes: LibTorch loaded and a CUDA context made
-# once more per process. A process that does that and a small test took
-# 0.88-1.47 s (the five gtest GPU checks, 2026-11-24/gpu_session_gpu_tests.log);
-# one each-alone process's start to the next's, less its cases, was 0.9-1.7 s
-# (2026-11-23/h100_each_alone, whole-second dates;
-# report/tests/fixtures/h100_each_alone). Issue 37 (item 5, from its GPU session)
-# puts a fresh CUDA process at 2-3 s: its top, since each of these processes
-# also opens the experiment's libraries (cuDNN, cuBLAS) before its first case.
-EXPERIMENT_PROCESS_S = 3.0
+# does each of its further processes: LibTorch loaded, a CUDA context made and the
+# experiment's libraries opened once more per process, a fresh process as above.
+EXPERIMENT_PROCESS_S = PROCESS_START_S
 # What --quick leaves out on a GPU, as "experiment/case[/variant]" (the sources
 # say so: aligned_dims, aot_inductor, cudnn_benchmark, dataloader and
 # pinned_memory's cases(); `optbench list`), for files of other profiles.
