@@ -60,6 +60,7 @@ from pathlib import Path
 from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
 from ..load.numbers import is_num
 from ..render.fmt import fmt_no_ci, fmt_speedup, sig
+from ..render.glossary import TERMS, is_term
 from ..statistics import evidence as ev
 from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
 from ..statistics.multiplicity import rounds_floor
@@ -80,6 +81,31 @@ STRESS = "stress case, not in the verdict"
 def load_claims() -> tuple:
     with open(CLAIMS_PATH, encoding="utf-8") as f:
         return tuple(json.load(f)["claims"])
+
+
+@functools.lru_cache(maxsize=1)
+def _authored_terms() -> dict[str, dict[str, frozenset[str]]]:
+    """The glossary's terms in each claim's own words in claims.json, per top-level field
+    (its quote, note, why, needs, labels), indexed once: the project's text, as the
+    glossary's definitions are, not a sentence the report made."""
+
+    def strings(x: object) -> list[str]:
+        if isinstance(x, str):
+            return [x]
+        if isinstance(x, dict):
+            return [t for v in x.values() for t in strings(v)]
+        return [t for v in x for t in strings(v)] if isinstance(x, list) else []
+
+    return {
+        c["id"]: {k: frozenset(t.name for t in TERMS for text in strings(v) if t.in_text(text)) for k, v in c.items()}
+        for c in load_claims()
+    }
+
+
+def authored_terms(claim: dict, *fields: str) -> set[str]:
+    """The terms claims.json's words for the claim use: in `fields`, or in all of them."""
+    by_field = _authored_terms().get(claim.get("id"), {})
+    return {t for k, ts in by_field.items() if not fields or k in fields for t in ts}
 
 
 @dataclass
@@ -165,6 +191,7 @@ class ClaimResult:
     processes: int = 1  # processes behind it, where BETWEEN
     apart: bool = True  # its rows judged apart (not pooled)
     decisive: Evidence | None = None  # judged apart: the row the verdict and figure rest on
+    reason_terms: set[str] = field(default_factory=set)  # the glossary terms of why nothing was measured
 
     @property
     def pooled(self) -> list[Evidence]:
@@ -227,6 +254,19 @@ class ClaimResult:
                 f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.rounds for e in self.left_out])}, no CI)"
             )
         return text
+
+    def terms(self) -> set[str]:
+        """The glossary terms the claim's details print beyond the core: its own words'
+        (claims.json), judged apart, stress cases, and its verdict."""
+        out = authored_terms(self.claim)
+        if self.apart and len(self.evidence) > 1:
+            out.add("judged apart")
+        if self.stress:
+            out.add("stress case")
+        out.add("verdict")
+        if is_term(self.verdict.verdict):
+            out.add(self.verdict.verdict)
+        return out
 
     @property
     def decisive_role(self) -> str:
@@ -411,8 +451,10 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
     if res.notes:
         return "verification failed for every matching comparison"
     if res.stress:
+        res.reason_terms = {"stress case"}
         return "only a stress case measured it"
     if claim.get("needs"):
+        res.reason_terms = authored_terms(claim, "needs")
         return f"needs {claim['needs']}, not in these results"
     return "no matching comparison with a speedup in these results"
 
@@ -767,6 +809,8 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         unavailable = ON_CPU if res.evidence else "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
+    if not (exps and unavailable == reason and not (claim.get("gpu_only") and doc.device == "cpu")):
+        res.reason_terms = set()  # the reason printed is not the method's
     kind = claim.get("kind", "qualitative")
     low, high = claim.get("low"), claim.get("high")
     testable = kind == "direction" or (kind == "speedup" and is_num(low) and is_num(high))

@@ -1,6 +1,9 @@
 """The report's vocabulary, defined once: each term a rendered report may use, what it
-means, and the exact spellings it is printed with. A report lists the terms its own
-text uses (render_md, render_html).
+means, and the exact spellings it is printed with. A page lists the terms it prints in
+a glossary at its end: the code that prints a term notes it (note(), note_headers()),
+while the page renders (page()), from what it prints (a header, a typed explanation's
+fields, a claim's rows), never by reading the text back; page_terms() adds the terms
+their definitions use.
 
 The list is data the printing code reads: a module that prints a term of its own takes
 the words from here (spelling(), at import, so an undefined term fails on import, not
@@ -16,8 +19,11 @@ A spelling may hold '#' for a number ('between # processes' is 'between 3 proces
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 NUMBER = r"\d[\d,.]*"
 
@@ -242,7 +248,7 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "status / notes",
-        "ok, or why a row is marked (SKIPPED, FAILED, OOM, NOT RUN...), with what the "
+        "ok, or the reason a row is marked (SKIPPED, FAILED, OOM, NOT RUN...), with what the "
         "verification or nvidia-smi had to say.",
         headers=("status / notes", "status"),
     ),
@@ -366,21 +372,73 @@ for _t in TERMS:
         HEADERS.setdefault(_h.lower(), _t)
 
 
+def is_term(name: str) -> bool:
+    return name.lower() in BY_NAME
+
+
 def spelling(name: str) -> str:
     """The term's printed spelling; KeyError for a term the glossary does not define. The
     printing code calls it at import: a new term must be defined before it can be printed."""
     return BY_NAME[name.lower()].name
 
 
-def used(text: str) -> list[Term]:
-    """The terms the text uses (by their spellings), and the terms their definitions use,
-    in glossary order: a glossary defines every term it prints too."""
-    found = {t.name for t in TERMS if t.in_text(text)}
+# The terms the page being rendered has printed so far (page()).
+_PAGE: ContextVar[set[str] | None] = ContextVar("glossary_page", default=None)
+
+
+@contextmanager
+def page() -> Iterator[None]:
+    """Render one page inside: what it prints is noted for its glossary (page_terms)."""
+    token = _PAGE.set(set())
+    try:
+        yield
+    finally:
+        _PAGE.reset(token)
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """What is made inside is not printed (cells made to pick some of them): no notes."""
+    token = _PAGE.set(None)
+    try:
+        yield
+    finally:
+        _PAGE.reset(token)
+
+
+def note(*names: str) -> None:
+    """The page prints these terms (KeyError for one the glossary does not define)."""
+    terms = [BY_NAME[n.lower()].name for n in names]
+    noted = _PAGE.get()
+    if noted is not None:
+        noted.update(terms)
+
+
+def note_quoted(text: str) -> None:
+    """A text the page quotes rather than makes (an experiment's title as its workload
+    wrote it): the terms its words use."""
+    note(*(t.name for t in TERMS if t.in_text(text)))
+
+
+def note_headers(headers: Iterable[object]) -> None:
+    """A table's headers that name a term (the others are the file's names, in code)."""
+    for h in headers:
+        if (t := HEADERS.get(str(h).lower())) is not None:
+            note(t.name)
+
+
+@cache
+def _refers() -> dict[str, frozenset[str]]:
+    """Each term's definition's terms: a glossary defines the terms it prints too."""
+    return {t.name: frozenset(u.name for u in TERMS if u is not t and u.in_text(t.definition)) for t in TERMS}
+
+
+def page_terms() -> list[Term]:
+    """The terms the page noted, and the terms their definitions use, in glossary order."""
+    found = set(_PAGE.get() or ())
     todo = list(found)
     while todo:
-        d = BY_NAME[todo.pop().lower()].definition
-        for t in TERMS:
-            if t.name not in found and t.in_text(d):
-                found.add(t.name)
-                todo.append(t.name)
+        for name in _refers()[todo.pop()] - found:
+            found.add(name)
+            todo.append(name)
     return [t for t in TERMS if t.name in found]

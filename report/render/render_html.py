@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import base64
 import html
-import re
 
 from ..claims.verdicts import CONFIRMED, EXCEEDED, INCONCLUSIVE, NO_EFFECT_VERDICT, NOT_MEASURABLE, SLOWER, SMALLER
 from ..explanation.why import NOTE as WHY_NOTE
+from ..explanation.why import NOTE_TERMS as WHY_NOTE_TERMS
 from ..load.gbench import device as gbench_device
-from . import side_by_side
+from . import glossary, side_by_side
 from .cells import (
     CLAIMS_HEADERS,
     claim_details,
@@ -31,10 +31,11 @@ from .cells import (
     tested_on,
 )
 from .facts import FactTable, value_text
-from .glossary import used
+from .glossary import note_headers, page, page_terms
 from .machine_paths import shown
 from .render_md import ran
 from .summary import ORDER_LINE, UNIT_LINE
+from .summary import note_terms as note_summary
 from .tables import ExperimentTable
 
 CSS = """
@@ -91,6 +92,7 @@ def table(
     row_classes: list[str] | None = None,
     cell_classes: list[list[str]] | None = None,
 ) -> str:
+    note_headers(headers)
     out = ["<table><thead><tr>", *(f"<th>{escape(h)}</th>" for h in headers), "</tr></thead><tbody>"]
     for i, row in enumerate(rows):
         rc = row_classes[i] if row_classes else ""
@@ -137,6 +139,7 @@ def _verdict_classes(sm, rows: list[list[str]], headers: list[str], summary_rows
 
 def _summary(report) -> str:
     sm = report.summary
+    note_summary(sm)
     out = ["<h2>Summary</h2>", f"<p>{escape(UNIT_LINE)} {escape(ORDER_LINE)}</p>"]
     if sm.rows:
         rows = [r.cells(sm.has_mechanism) for r in sm.rows]
@@ -166,13 +169,9 @@ def _summary(report) -> str:
     return "\n".join(out)
 
 
-def _text(markup: str) -> str:
-    """What a reader sees of the markup: tags dropped, entities read."""
-    return html.unescape(re.sub(r"<[^>]*>", " ", markup))
-
-
-def _glossary(markup: str) -> str:
-    terms = used(_text(markup))
+def _glossary() -> str:
+    """The terms the page noted while it was made (glossary.page)."""
+    terms = page_terms()
     if not terms:
         return ""
     return (
@@ -195,12 +194,14 @@ def _how_tested(report) -> str:
     out = ["<details><summary>How each claim was tested</summary><ul>"]
     for i, cr in enumerate(report.runs[0].claims):
         d = claim_details(cr)
+        glossary.note(*d["terms"])
         note = f" ({escape(d['note'])})" if d["note"] else ""
         items = [f"<li>why these cases: {escape(d['why'])}</li>"] if d["why"] else []
         for s in report.runs:
             c = s.claims[i]
             who = f"{s.label}: " if several else ""
             dd = claim_details(c)
+            glossary.note(*dd["terms"])
             v = c.verdict
             items.append(f"<li>{who}verdict: {escape(v.verdict)}" + (f": {escape(v.why)}" if v.why else "") + "</li>")
             if len(dd["used"]) > 1:
@@ -232,6 +233,8 @@ def _claims(report) -> str:
         )
         if tested:
             rows.append([cr.claim["id"], "; ".join(tested), cr.source or "—"])
+    if rows:
+        glossary.note("claim")
     listed = table(CLAIMS_HEADERS, rows).replace("<table>", '<table class="claims">', 1) if rows else ""
     return "\n".join(
         [
@@ -254,6 +257,7 @@ def _run_table(t: ExperimentTable, plots: list) -> str:
     cc = [["num" if j in num_cols else "" for j in range(len(headers))] for _ in rows]
     out.append(table(headers, rows, [ROW_CLASS.get(r.marker or "", "") for r in t.rows], cc))
     if t.derived:
+        glossary.note("derived figures")
         out.append("<p>Derived figures:</p>" + "".join(_fact_table(ft) for ft in t.derived))
     if t.notes:
         out.append(
@@ -267,6 +271,7 @@ def _run_table(t: ExperimentTable, plots: list) -> str:
             + "</ul>"
         )
     if t.time:
+        glossary.note("time per case")
         out.append(
             "<p>Time per case:</p><ul>"
             + "".join(f"<li>{escape(case)}: {escape(text)}</li>" for case, text in t.time)
@@ -292,6 +297,8 @@ def _status_lines(report, name: object) -> str:
 def _experiment(report, name: object) -> str:
     tables = [s.table(name) for s in report.runs]
     first = next(t for t in tables if t is not None)
+    glossary.note_quoted(first.title)
+    glossary.note("claim")
     intro = (
         f"Optimization: {escape(first.optimization)}. " if first.optimization else ""
     ) + f"Claims: {escape(', '.join(first.claims) or '—')}."
@@ -301,6 +308,7 @@ def _experiment(report, name: object) -> str:
         _status_lines(report, name),
     ]
     if report.several:
+        glossary.note("run", "speedup")
         rows = side_by_side.rows(tables, [s.processes for s in report.runs])
         headers = side_by_side.headers([s.label for s in report.runs])
         cc = [
@@ -331,6 +339,7 @@ def _experiment(report, name: object) -> str:
             inner.append(f"<h4>{escape(s.label)}</h4>")
         inner.append(_run_table(t, s.plots))
     what = "each run's whole table" if report.several else "the whole table"
+    glossary.note("run", "why", "derived figures", "time per case")
     out.append(
         f"<details><summary>Details: {what} (spread, why, memory, notes), derived figures, time per case"
         f"</summary>{''.join(inner)}</details>"
@@ -339,6 +348,11 @@ def _experiment(report, name: object) -> str:
 
 
 def render(report) -> str:
+    with page():
+        return _render(report)
+
+
+def _render(report) -> str:
     head = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>optbench report</title>",
         f"<style>{CSS}</style></head><body>",
@@ -349,6 +363,7 @@ def render(report) -> str:
             out.append(f"<li>Google Benchmark: <code>{escape(str(s.path))}</code></li>")
             continue
         basis = f", every CI between {s.processes} processes" if s.processes else ""
+        glossary.note("run", *(("CI", "between processes") if basis else ()))
         out.append(
             f"<li>{escape(s.label)}: <code>{escape(str(s.path))}</code>: {escape(short_run_line(s.doc) + basis)}</li>"
         )
@@ -362,6 +377,7 @@ def render(report) -> str:
         out.append(_claims(report))
         out.append("<h2>Experiments</h2>")
         if any(t.has_why for s in report.runs for t in s.tables):
+            glossary.note(*WHY_NOTE_TERMS)
             out.append(f"<p>{escape(WHY_NOTE)}</p>")
         names = report.experiments()
         shown_names = [n for n in names if any((t := s.table(n)) is not None and ran(t) for s in report.runs)]
@@ -390,6 +406,6 @@ def render(report) -> str:
             for s in report.runs
         )
         out.append(f"<h2>Runs</h2><details><summary>Each run's environment</summary>{envs}</details>")
-    out.append(_glossary("\n".join(out)))
+    out.append(_glossary())
     out.append("</body></html>")
     return "\n".join(head + out) + "\n"

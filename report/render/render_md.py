@@ -18,8 +18,9 @@ import textwrap
 from pathlib import Path
 
 from ..explanation.why import NOTE as WHY_NOTE
+from ..explanation.why import NOTE_TERMS as WHY_NOTE_TERMS
 from ..load.gbench import device as gbench_device
-from . import md_escape, side_by_side
+from . import glossary, md_escape, side_by_side
 from .cells import (
     CLAIMS_HEADERS,
     claim_details,
@@ -34,9 +35,10 @@ from .cells import (
     tested_on,
 )
 from .facts import FactTable, value_text
-from .glossary import used
+from .glossary import note_headers, page, page_terms
 from .machine_paths import shown
 from .summary import ORDER_LINE, UNIT_LINE
+from .summary import note_terms as note_summary
 from .tables import ExperimentTable
 
 WIDTH = 150  # prose is wrapped here: a reader's line, and a diff's
@@ -86,6 +88,7 @@ def item(text: str, depth: int = 0) -> list[str]:
 
 def md_table(headers: list[str], rows: list[list[str]], code_headers: tuple[int, ...] = ()) -> list[str]:
     """code_headers: columns named by the file (a benchmark's counters), shown as code."""
+    note_headers(h for i, h in enumerate(headers) if i not in code_headers)
     heads = [code_span(h) if i in code_headers else esc(h) for i, h in enumerate(headers)]
     out = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(headers)]
     out += ["| " + " | ".join(esc(c) for c in row) + " |" for row in rows]
@@ -100,19 +103,16 @@ def _fact_table(t: FactTable) -> list[str]:
     return out + [""]
 
 
-def _glossary(text: str) -> list[str]:
-    terms = used(text)
-    if not terms:
-        return []
-    out = ["## Glossary", ""]
-    for t in terms:
-        out += item(f"**{esc(t.name)}**: {esc(t.definition)}")
-    return out + [""]
-
-
 def _with_glossary(out: list[str]) -> str:
+    """The page, and the glossary of the terms it noted while it was made (glossary.page)."""
+    terms = page_terms()
     text = "\n".join(out) + "\n"
-    return text + "\n".join(_glossary(text)) + ("\n" if used(text) else "")
+    if not terms:
+        return text
+    gl = ["## Glossary", ""]
+    for t in terms:
+        gl += item(f"**{esc(t.name)}**: {esc(t.definition)}")
+    return text + "\n".join([*gl, ""]) + "\n"
 
 
 def anchor(name: object) -> str | None:
@@ -136,12 +136,14 @@ def _runs_list(report) -> list[str]:
             out += item(f"Google Benchmark: {code_span(s.path)}")
             continue
         basis = f", every CI between {s.processes} processes" if s.processes else ""
+        glossary.note("run", *(("CI", "between processes") if basis else ()))
         out += item(f"{s.label}: {code_span(s.path)}: {esc(short_run_line(s.doc))}{esc(basis)}")
     return out
 
 
 def _summary(report) -> list[str]:
     sm = report.summary
+    note_summary(sm)
     out = ["## Summary", "", *prose(esc(UNIT_LINE)), *prose(esc(ORDER_LINE)), ""]
     if sm.rows:
         out += md_table(sm.headers, [r.cells(sm.has_mechanism) for r in sm.rows])
@@ -183,6 +185,7 @@ def _claims(report) -> list[str]:
             rows.append([cr.claim["id"], "; ".join(tested), cr.source or "—"])
     if not rows:
         return []
+    glossary.note("claim")
     return [
         "## Claims",
         "",
@@ -219,6 +222,7 @@ def _intro(t: ExperimentTable, details_link: bool = True) -> str:
     parts = []
     if t.optimization:
         parts.append(f"Optimization: {esc(t.optimization)}.")
+    glossary.note("claim")
     parts.append(f"Claims: {esc(', '.join(t.claims) or '—')}.")
     if details_link:
         a = anchor(t.name)
@@ -236,9 +240,11 @@ def _plot_line(p, out_dir: Path) -> list[str]:
 def _experiment(report, name: object, out_dir: Path) -> list[str]:
     tables = [s.table(name) for s in report.runs]
     first = next(t for t in tables if t is not None)
+    glossary.note_quoted(first.title)
     out = [f"### {esc(name)}: {esc(first.title)}", *prose(_intro(first)), *_status_lines(report, name), ""]
     if report.several:
         rows = side_by_side.rows(tables, [s.processes for s in report.runs])
+        glossary.note("run", "speedup")
         out += md_table(side_by_side.headers([s.label for s in report.runs]), [r.all_cells for r in rows])
     else:
         s = report.runs[0]
@@ -247,6 +253,11 @@ def _experiment(report, name: object, out_dir: Path) -> list[str]:
 
 
 def render_main(report, out_dir: Path) -> str:
+    with page():
+        return _with_glossary(_main(report, out_dir))
+
+
+def _main(report, out_dir: Path) -> list[str]:
     out = ["# optbench report", "", *_runs_list(report), ""]
     if report.runs:
         out += prose(
@@ -272,7 +283,7 @@ def render_main(report, out_dir: Path) -> str:
             headers, rows = gbench_table(s.doc)
             out += [f"## Google Benchmark: {code_span(s.path)} (device: {esc(gbench_device(s.doc))})", ""]
             out += md_table(headers, rows, tuple(range(4, len(headers) - 1))) + [""]
-    return _with_glossary(out)
+    return out
 
 
 # ---------------------------------------------------------------- report_details.md
@@ -283,6 +294,7 @@ def _how_tested(report) -> list[str]:
     several = report.several
     for i, cr in enumerate(report.runs[0].claims):
         d = claim_details(cr)
+        glossary.note(*d["terms"])
         # id, note, quote, source and why are the project's own Markdown (claims.json, quotes
         # as their sources wrote them); what names cases comes from the results file: escaped.
         note = f" ({d['note']})" if d["note"] else ""
@@ -293,6 +305,7 @@ def _how_tested(report) -> list[str]:
             c = s.claims[i]
             who = f"{s.label}: " if several else ""
             dd = claim_details(c)
+            glossary.note(*dd["terms"])
             v = c.verdict
             out += item(f"{who}verdict: {esc(v.verdict)}" + (f": {esc(v.why)}" if v.why else ""), 1)
             if len(dd["used"]) > 1:
@@ -315,6 +328,7 @@ def _run_table(t: ExperimentTable, plots: list, out_dir: Path) -> list[str]:
         out += ["The last lines its process printed:", "", *code_block(t.output_tail), ""]
     out += md_table(experiment_headers(t), [experiment_cells(t, r) for r in t.rows]) + [""]
     if t.derived:
+        glossary.note("derived figures")
         out += ["Derived figures:", ""]
         for ft in t.derived:
             out += _fact_table(ft)
@@ -326,6 +340,7 @@ def _run_table(t: ExperimentTable, plots: list, out_dir: Path) -> list[str]:
                 out += item(f"{code_span(k)}: {esc(value_text(v))}", 1)
         out.append("")
     if t.time:
+        glossary.note("time per case")
         out += ["Time per case:", ""]
         for case, text in t.time:
             out += item(f"{esc(case)}: {esc(text)}")
@@ -337,24 +352,33 @@ def _run_table(t: ExperimentTable, plots: list, out_dir: Path) -> list[str]:
 
 
 def render_details(report, out_dir: Path) -> str:
+    with page():
+        return _with_glossary(_details(report, out_dir))
+
+
+def _details(report, out_dir: Path) -> list[str]:
     out = ["# optbench report: details", ""]
+    glossary.note("run", "claim", "why", "derived figures")
     out += prose(
         "The rest of [report.md](report.md): each run's environment, how each claim was tested, and per "
         "experiment each run's whole table (spread, why, memory, notes), its derived figures and where "
         "its time went."
     ) + [""]
     if not report.runs:
-        return _with_glossary(out)
+        return out
     out += ["## Runs", ""]
     for s in report.runs:
         out += [f"### {s.label}: {code_span(s.path)}", ""]
+        glossary.note("run")
         out += md_table(["", ""], [[k, v] for k, v in environment_lines(s.doc)]) + [""]
     out += _how_tested(report)
     out += ["## Experiments", ""]
     if any(t.has_why for s in report.runs for t in s.tables):
+        glossary.note(*WHY_NOTE_TERMS)
         out += prose(esc(WHY_NOTE)) + [""]
     for name in report.experiments():
         first = next(t for s in report.runs if (t := s.table(name)) is not None)
+        glossary.note_quoted(first.title)
         out += [
             f"### {esc(name)}",
             "",
@@ -371,7 +395,7 @@ def render_details(report, out_dir: Path) -> str:
             if report.several:
                 out += [f"#### {esc(name)}, {s.label}", ""]
             out += _run_table(t, s.plots, out_dir)
-    return _with_glossary(out)
+    return out
 
 
 def render(report, out_dir: Path) -> tuple[str, str]:

@@ -30,17 +30,18 @@ from dataclasses import dataclass, field
 
 from ..claims.judge import NO_EXPERIMENT, ClaimResult, Evidence
 from ..claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
-from ..explanation.why_row import why_of
+from ..explanation.why_row import Why, why_of
 from ..load.document import Document, Timed
 from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
 from .fmt import sig
-from .glossary import spelling
+from .glossary import note, spelling
 
 NBSP = "\u00a0"
 DECIDED, UNDECIDED, UNJUDGED = "decided", "inconclusive", "unjudged"
 MOVED = spelling("moved?")
+JUDGED_APART = spelling("judged apart")
 UNIT_LINE = (
     "Speedup: the baseline's time over the optimization's for the same work (1.50 = 50% faster, below 1 "
     "= slower), in brackets its CI."
@@ -49,6 +50,20 @@ ORDER_LINE = (
     "Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
     "glossary at the end."
 )
+LINES_TERMS = ("baseline", "optimization", "slower", "CI", "estimate", "claim", "inconclusive")  # the two lines'
+
+
+def note_terms(sm: Summary) -> None:
+    """What the summary prints, for the page's glossary: its lines' terms, the headers'
+    (a run's column names the run; the tables note the rest), and each printed row's."""
+    note(*LINES_TERMS)
+    if sm.several:
+        note("run", "speedup")
+    if not sm.has_mechanism:
+        note("mechanism")
+    for r in sm.rows + sm.unjudged:
+        note(*r.terms)
+    note(*sm.unmeasured_terms)
 
 
 @dataclass
@@ -82,6 +97,7 @@ class SummaryRow:
     mechanism: str = ""
     moved: str = "—"
     group: str = DECIDED
+    terms: set[str] = field(default_factory=set)  # the glossary terms its cells print beyond the core
 
     @property
     def estimate(self) -> float | None:
@@ -121,6 +137,7 @@ class Summary:
     unjudged: list[SummaryRow] = field(default_factory=list)  # not measurable anywhere, with a figure
     unmeasured: list[tuple[str, list[str]]] = field(default_factory=list)  # (reason, claim ids), no figure
     has_mechanism: bool = False  # a run has profiler breakdowns
+    unmeasured_terms: set[str] = field(default_factory=set)  # the glossary terms the reasons print
 
     @property
     def several(self) -> bool:
@@ -204,32 +221,35 @@ def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
     return RunCell(v.verdict, speedup_text(cr, processes) if est is not None else "—", why, est)
 
 
-def mechanism(e: Evidence) -> str:
-    """The headline of the why (Why.headline) of the comparison behind one case's figure: the
-    experiment's mechanism counter where it leads the why, else the time shares where
-    the profile agrees with the timing; '' otherwise. The comparison is the one the
-    harness recorded (the experiment table's row) where there is one, else the ratio
-    the claim computed (AMP against default FP32, DDP against DataParallel)."""
+def mechanism(e: Evidence) -> Why | None:
+    """The why (why_row.Why) of the comparison behind one case's figure, where it has a
+    headline (Why.headline): the experiment's mechanism counter where it leads the why,
+    else the time shares where the profile agrees with the timing; None otherwise. The
+    comparison is the one the harness recorded (the experiment table's row) where there
+    is one, else the ratio the claim computed (AMP against default FP32, DDP against
+    DataParallel)."""
     if e.sides is None:
-        return ""
+        return None
     base, var = e.sides
     if not (base.breakdown.usable and var.breakdown.usable):
-        return ""
+        return None
     cm = var.case.comparison(var.name, base.name)
     timed = cm.first_process if cm is not None else Timed(e.speedup, e.ci_low, e.ci_high, e.below_floor)
-    return why_of(timed, base, var, var.case.experiment.mechanism_counters).headline()
+    why = why_of(timed, base, var, var.case.experiment.mechanism_counters)
+    return why if why.headline() else None
 
 
-def _mechanism(cr: ClaimResult) -> str:
+def _mechanism(cr: ClaimResult) -> tuple[str, set[str]]:
     """The mechanism of the row the figure shows (judged apart), else of the first case
-    with one, named where the claim has several."""
+    with one, named where the claim has several; and its glossary terms."""
     rows = cr.pooled
     if cr.decisive in rows:
         rows = [cr.decisive] + [e for e in rows if e is not cr.decisive]
     for e in rows:
-        if text := mechanism(e):
-            return f"{e.case}: {text}" if len(cr.pooled) > 1 else text
-    return ""
+        if why := mechanism(e):
+            text = why.headline()
+            return (f"{e.case}: {text}" if len(cr.pooled) > 1 else text), why.terms(headline=True)
+    return "", set()
 
 
 @dataclass
@@ -249,7 +269,7 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         runs = [RunClaims("run 1", list(runs), has_breakdowns)]
     labels = [r.label for r in runs]
     by_id = [{cr.claim["id"]: cr for cr in r.claims} for r in runs]
-    judged, unjudged, unmeasured = [], [], {}
+    judged, unjudged, unmeasured, unmeasured_terms = [], [], {}, set()
     for cr0 in runs[0].claims if runs else []:
         cid = cr0.claim["id"]
         crs = [m.get(cid) for m in by_id]
@@ -267,8 +287,13 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         else:
             reasons = list(dict.fromkeys(c.why or c.verdict for c in cells))
             unmeasured.setdefault("; ".join(reasons), []).append(cid)
+            unmeasured_terms.update(t for cr in crs for t in cr.reason_terms)
             continue
-        row.mechanism = next((m for cr, r in zip(crs, runs) if r.has_breakdowns and (m := _mechanism(cr))), "")
+        row.mechanism, mech_terms = next(
+            (m for cr, r in zip(crs, runs) if r.has_breakdowns and (m := _mechanism(cr))[0]), ("", set())
+        )
+        apart = any(cr.estimate is not None and cr.apart and len(cr.pooled) > 1 for cr in crs)
+        row.terms = mech_terms | ({JUDGED_APART} if apart else set())
         if len(runs) > 1:
             row.moved = moved([(r.label, r.device, cr) for r, cr in zip(runs, crs)])
     key = lambda r: -(r.estimate or 0.0)  # noqa: E731
@@ -276,7 +301,9 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         (r for r in judged if r.group == UNDECIDED), key=key
     )
     unjudged.sort(key=key)
-    return Summary(labels, judged, unjudged, list(unmeasured.items()), any(r.has_breakdowns for r in runs))
+    return Summary(
+        labels, judged, unjudged, list(unmeasured.items()), any(r.has_breakdowns for r in runs), unmeasured_terms
+    )
 
 
 def _apart(intervals: list[tuple[str, dict]]) -> str:

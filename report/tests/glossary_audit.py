@@ -1,4 +1,5 @@
-"""Reading a rendered report for the glossary's tests (test_glossary.py): which of the
+"""Reading a rendered report for the glossary's tests (test_glossary.py): which terms its
+text uses (the oracle for the glossary the page made from what it noted), which of the
 report's own words name no term, and which retired spellings it still prints. These read
 the report's text, so they live with the tests, not in the report."""
 
@@ -6,7 +7,21 @@ from __future__ import annotations
 
 import re
 
-from report.render.glossary import HEADERS, TERMS, Term, _spelling_regex
+from report.render.glossary import BY_NAME, HEADERS, TERMS, Term, _spelling_regex
+
+
+def used(text: str) -> list[Term]:
+    """The terms a rendered text uses (by their spellings), and the terms their definitions
+    use, in glossary order: what the page's glossary, made from what it noted, must list."""
+    found = {t.name for t in TERMS if t.in_text(text)}
+    todo = list(found)
+    while todo:
+        d = BY_NAME[todo.pop().lower()].definition
+        for t in TERMS:
+            if t.name not in found and t.in_text(d):
+                found.add(t.name)
+                todo.append(t.name)
+    return [t for t in TERMS if t.name in found]
 
 
 def retired_in(text: str) -> list[str]:
@@ -65,3 +80,29 @@ def undefined(markdown: str) -> list[str]:
                 if word and word != "—" and (lookup(word) is None or (headers[col] != "verdict" and word not in ALL)):
                     out.append(word)
     return sorted(set(out))
+
+
+def header_terms(markdown: str) -> list[str]:
+    """The terms a rendered Markdown report's table headers name (a header may name a term
+    without spelling it: 'status' names 'status / notes')."""
+    lines = markdown.splitlines()
+    out = []
+    for i, line in enumerate(lines[:-1]):
+        if line.startswith("|") and re.fullmatch(r"\|(?:-+\|)+", lines[i + 1].strip()):
+            out += [t.name for h in _cells(line) if h and not h.startswith("`") and (t := lookup(h)) is not None]
+    return out
+
+
+def without_quoted_notes(markdown: str) -> str:
+    """The text without the cases' notes (the results file's own words under 'Notes:'),
+    where a word of the report's vocabulary ('idle') is plain English, not the term."""
+    out, skipping = [], False
+    for line in markdown.splitlines():
+        if line == "Notes:":
+            skipping = True
+            continue
+        if skipping and (line.startswith(("- ", "  ")) or not line):
+            continue
+        skipping = False
+        out.append(line)
+    return "\n".join(out)

@@ -5,8 +5,9 @@ fixture, gzipped ones included; each alone, and the runs of one device together)
 rendered to Markdown (report.md and report_details.md) and checked:
 
 - every column header that is not a code span, and every verdict cell, names a term;
-- each rendered file's glossary lists exactly the terms its text uses (and those its
-  definitions use), found by their printed spellings;
+- each rendered file's glossary, made from what the page noted while it was rendered,
+  lists exactly the terms its text uses and its headers name (and those their
+  definitions use), found here by their printed spellings;
 - no term is printed with a spelling it retired (one term, one spelling);
 - the words the issue found undefined are terms now, or are no longer printed;
 - no line of prose is longer than 200 characters.
@@ -20,11 +21,11 @@ import re
 
 import pytest
 from conftest import FIXTURES, REPO
-from glossary_audit import lookup, retired_in, undefined
+from glossary_audit import header_terms, lookup, retired_in, undefined, used, without_quoted_notes
 
 from report.load.results import Input, load_results
 from report.render.command import build
-from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling, used
+from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling
 from report.render.render_md import render
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
@@ -68,7 +69,10 @@ def test_each_glossary_lists_the_terms_its_text_uses(rendered):
     for name, texts in rendered.items():
         for md in texts:
             body, listed = _body_and_glossary(md)
-            assert listed == [t.name for t in used(body)], name
+            # what the page noted while it was made: the terms its text uses, read back here
+            # (less the results file's own notes), and those its headers name
+            text = without_quoted_notes(body) + "\n" + "\n".join(header_terms(body))
+            assert listed == [t.name for t in used(text)], name
             assert len(listed) == len(set(listed)), name
             # and a listed term's definition uses no term the glossary leaves out
             for t in listed:
