@@ -12,11 +12,12 @@ rendered to Markdown (report.md and report_details.md) and checked:
 - the words the issue found undefined are terms now, or are no longer printed;
 - no line of prose is longer than 200 characters.
 
-Markdown only, in this process, the files read without the schema check (other tests
+Markdown and HTML, in this process, the files read without the schema check (other tests
 check them): a few seconds."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -24,6 +25,7 @@ from conftest import FIXTURES, REPO
 from glossary_audit import header_terms, lookup, retired_in, undefined, used, without_quoted_notes
 
 from report.load.results import Input, load_results
+from report.render import render_html
 from report.render.command import build
 from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling
 from report.render.render_md import render
@@ -38,16 +40,23 @@ TOGETHER = [  # runs of one device rendered as one report: the vocabulary of sev
 ]
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory) -> dict[str, tuple[str, str]]:
-    """{name: (report.md, report_details.md)}: every committed file alone, and TOGETHER."""
+def reports() -> dict[str, object]:
+    """{name: the report built}: every committed file alone, and TOGETHER."""
     docs = {p: load_results(p, validate=False) for p in FILES}
+    names = [(p.name, [p]) for p in FILES] + [(" + ".join(p.name for p in ps), ps) for ps in TOGETHER]
+    return {name: build([Input("optbench", p, docs[p]) for p in paths], None) for name, paths in names}
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[str, object]:
+    return reports()
+
+
+@pytest.fixture(scope="module")
+def rendered(built, tmp_path_factory) -> dict[str, tuple[str, str]]:
+    """{name: (report.md, report_details.md)}: every committed file alone, and TOGETHER."""
     out = tmp_path_factory.mktemp("glossary")
-    texts = {}
-    for name, paths in [(p.name, [p]) for p in FILES] + [(" + ".join(p.name for p in ps), ps) for ps in TOGETHER]:
-        report = build([Input("optbench", p, docs[p]) for p in paths], None)
-        texts[name] = render(report, out)
-    return texts
+    return {name: render(report, out) for name, report in built.items()}
 
 
 def _body_and_glossary(md: str) -> tuple[str, list[str]]:
@@ -77,6 +86,18 @@ def test_each_glossary_lists_the_terms_its_text_uses(rendered):
             # and a listed term's definition uses no term the glossary leaves out
             for t in listed:
                 assert {u.name for u in used(BY_NAME[t.lower()].definition)} <= set(listed), (name, t)
+
+
+def test_each_html_glossary_lists_the_terms_its_page_uses(built):
+    """report.html holds both pages' parts, made by its own code: its glossary too."""
+    for name, report in built.items():
+        page = render_html.render(report)
+        body, _, glossary = page.partition('<h2 id="glossary">')
+        body = re.sub(r"<p>Notes:</p>[^\n]*", "", body.split("<body>", 1)[-1])  # the file's own words
+        text = html.unescape(re.sub(r"<[^>]*>", " ", body))
+        listed = [html.unescape(n) for n in re.findall(r'<dt id="[^"]*">(.*?)</dt>', glossary)]
+        expected = [t.name for t in used(text)]
+        assert listed == expected, (name, set(listed) ^ set(expected))
 
 
 def test_each_term_is_printed_one_way(rendered):
