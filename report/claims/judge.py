@@ -802,15 +802,16 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         if b := _beside(spec, doc):
             res.beside.append(b)
     res.apart = not (claim.get("pool") is True and _one_per_case(res))
-    unavailable = None
+    unavailable, methods_reason = None, False
     if not exps:
         unavailable = NO_EXPERIMENT
     elif claim.get("gpu_only") and doc.device == "cpu":
         unavailable = ON_CPU if res.evidence else "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
-    if not (exps and unavailable == reason and not (claim.get("gpu_only") and doc.device == "cpu")):
-        res.reason_terms = set()  # the reason printed is not the method's
+        methods_reason = bool(reason)
+    if not methods_reason:
+        res.reason_terms = set()  # the reason printed is not the method's: not its terms
     kind = claim.get("kind", "qualitative")
     low, high = claim.get("low"), claim.get("high")
     testable = kind == "direction" or (kind == "speedup" and is_num(low) and is_num(high))

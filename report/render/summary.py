@@ -50,7 +50,8 @@ ORDER_LINE = (
     "Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
     "glossary at the end."
 )
-LINES_TERMS = ("baseline", "optimization", "slower", "CI", "estimate", "claim", "inconclusive")  # the two lines'
+# The terms the two lines print (test_glossary holds it against their words).
+LINES_TERMS = ("baseline", "optimization", "slower", "CI", "estimate", "claim", "inconclusive")
 
 
 def note_terms(sm: Summary) -> None:
