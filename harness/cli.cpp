@@ -98,6 +98,85 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// Every subcommand and the options it fills (run's in RunFlags), declared on `app`.
+struct Commands {
+  CLI::App app{
+      "optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
+  std::string filter = ".*";  // list's
+  bool list_json = false;
+  // Hidden, each given its settings as one JSON object (harness/run_settings.h):
+  // one guarded experiment, run by the suite's process (harness/experiment_guard.h),
+  // and one isolated variant, driven by the run's process over a pipe.
+  std::string experiment_settings, worker_settings;
+  std::string env_device = "auto";
+  RunFlags run_flags;
+  CLI::App *list = nullptr, *model = nullptr, *vocab = nullptr, *experiment_child = nullptr, *worker = nullptr,
+           *env = nullptr, *report = nullptr;
+  std::unique_ptr<distributed::DistributedCommands> distributed;  // launch, hidden ddp-check
+
+  Commands() {
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("optbench ") + OPTBENCH_VERSION);
+    list = app.add_subcommand("list", "List the experiments");
+    list->add_option("--filter", filter, "Regex over experiment names");
+    list->add_flag("--json", list_json, "Print JSON instead of a table");
+    model = app.add_subcommand(
+        "model",
+        "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
+        "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
+    vocab = app.add_subcommand(
+        "vocabulary",
+        "Print, as JSON, the names results files use for the profiler's time categories and mechanism counters "
+        "(the report's labels are checked against them)");
+    add_run_command(app, run_flags);
+    experiment_child = app.add_subcommand("_experiment", "")->group("");
+    experiment_child->add_option("--settings", experiment_settings)->required();
+    worker = app.add_subcommand("_worker", "")->group("");
+    worker->add_option("--settings", worker_settings)->required();
+    env = app.add_subcommand("env", "Print the environment block as JSON");
+    env->add_option("--device", env_device, "cuda, cpu, or auto")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+    report = app.add_subcommand("report", "Render, compare or validate results (runs python3 -m report)");
+    report->prefix_command();
+    report->allow_extras();
+    distributed = distributed::add_distributed_commands(app);
+  }
+};
+
+// Runs the subcommand parsed; `results_path` names the file a failed write leaves as it was.
+int dispatch(Commands& c, const std::vector<std::string>& args, std::string& results_path) {
+  if (*c.worker) return run_worker(json::parse(c.worker_settings).get<WorkerArgs>());
+  if (*c.experiment_child) {
+    const SuiteOptions opts =
+        suite_options_for_child(json::parse(c.experiment_settings).get<ExperimentChildSettings>());
+    results_path = opts.out_path;
+    install_stop_handlers();
+    return run_suite(opts);
+  }
+  if (auto rc = c.distributed->dispatch()) return *rc;
+  if (*c.list) return cmd_list(c.filter, c.list_json);
+  if (*c.model) {
+    std::cout << cost_model().dump(2) << '\n';
+    return 0;
+  }
+  if (*c.vocab) {
+    std::cout << vocabulary().dump(2) << '\n';
+    return 0;
+  }
+  if (*c.report) return cmd_report(c.report->remaining());
+  if (*c.env) {
+    const DeviceKind d = c.env_device == "auto" ? best_device() : parse_device(c.env_device);
+    std::cout << capture_environment(d, args).dump(2) << '\n';
+    return 0;
+  }
+  SuiteOptions opts = suite_options_from(c.run_flags, args);
+  results_path = opts.out_path;
+  install_stop_handlers();
+  // Under a launcher (WORLD_SIZE > 1) ranks > 0 serve rank 0 here; only rank 0 runs the suite.
+  auto ranks = distributed::join_run(opts.device, opts.profile);
+  if (auto rc = ranks.follower_exit_code()) return *rc;
+  return run_suite(opts);
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv) {
@@ -108,91 +187,18 @@ int cli_main(int argc, char** argv) {
   // instead of ending this process silently before it closes its file.
   std::signal(SIGXFSZ, SIG_IGN);
   std::signal(SIGPIPE, SIG_IGN);
-  CLI::App app{
-      "optbench: measure each GPU optimization from the PyTorch performance checklists as a paired A/B experiment"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("optbench ") + OPTBENCH_VERSION);
-
-  std::string filter = ".*";  // list's
-  bool list_json = false;
-  auto* list = app.add_subcommand("list", "List the experiments");
-  list->add_option("--filter", filter, "Regex over experiment names");
-  list->add_flag("--json", list_json, "Print JSON instead of a table");
-  auto* model = app.add_subcommand(
-      "model",
-      "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
-      "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
-  auto* vocab = app.add_subcommand(
-      "vocabulary",
-      "Print, as JSON, the names results files use for the profiler's time categories and mechanism counters "
-      "(the report's labels are checked against them)");
-
-  RunFlags run_flags;
-  add_run_command(app, run_flags);
-
-  // Hidden, each given its settings as one JSON object (harness/run_settings.h):
-  // one guarded experiment, run by the suite's process (harness/experiment_guard.h),
-  // and one isolated variant, driven by the run's process over a pipe.
-  std::string experiment_settings, worker_settings;
-  auto* experiment_child = app.add_subcommand("_experiment", "")->group("");
-  experiment_child->add_option("--settings", experiment_settings)->required();
-  auto* worker = app.add_subcommand("_worker", "")->group("");
-  worker->add_option("--settings", worker_settings)->required();
-
-  std::string env_device = "auto";
-  auto* env = app.add_subcommand("env", "Print the environment block as JSON");
-  env->add_option("--device", env_device, "cuda, cpu, or auto")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
-
-  std::vector<std::string> report_args;
-  auto* report = app.add_subcommand("report", "Render, compare or validate results (runs python3 -m report)");
-  report->prefix_command();
-  report->allow_extras();
-
-  auto distributed_commands = distributed::add_distributed_commands(app);  // launch, hidden ddp-check
-
+  Commands commands;
   try {
-    app.parse(argc, argv);
+    commands.app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return commands.app.exit(e);  // --help, --version
     // Every usage error exits 2 with one line, whatever CLI11's own code (105-109).
     std::fprintf(stderr, "optbench: error: %s (see --help)\n", one_line(e.what()).c_str());
     return kExitUsage;
   }
-
-  const std::vector<std::string> args(argv, argv + argc);
   std::string results_path;  // for the message when writing it fails
   try {
-    if (*worker) return run_worker(json::parse(worker_settings).get<WorkerArgs>());
-    if (*experiment_child) {
-      const SuiteOptions opts =
-          suite_options_for_child(json::parse(experiment_settings).get<ExperimentChildSettings>());
-      results_path = opts.out_path;
-      install_stop_handlers();
-      return run_suite(opts);
-    }
-    if (auto rc = distributed_commands->dispatch()) return *rc;
-    if (*list) return cmd_list(filter, list_json);
-    if (*model) {
-      std::cout << cost_model().dump(2) << '\n';
-      return 0;
-    }
-    if (*vocab) {
-      std::cout << vocabulary().dump(2) << '\n';
-      return 0;
-    }
-    if (*report) return cmd_report(report->remaining());
-    if (*env) {
-      const DeviceKind d = env_device == "auto" ? best_device() : parse_device(env_device);
-      std::cout << capture_environment(d, args).dump(2) << '\n';
-      return 0;
-    }
-    SuiteOptions opts = suite_options_from(run_flags, args);
-    results_path = opts.out_path;
-    install_stop_handlers();
-    // Under a launcher (WORLD_SIZE > 1) ranks > 0 serve rank 0 here; only rank 0 runs the suite.
-    auto ranks = distributed::join_run(opts.device, opts.profile);
-    if (auto rc = ranks.follower_exit_code()) return *rc;
-    return run_suite(opts);
+    return dispatch(commands, std::vector<std::string>(argv, argv + argc), results_path);
   } catch (const WriteError& e) {
     std::fprintf(stderr,
                  "optbench: error: the results could not be written: %s; '%s' keeps its last complete "
