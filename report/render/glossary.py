@@ -2,8 +2,9 @@
 means, and the exact spellings it is printed with. A page lists the terms it prints in
 a glossary at its end: the code that prints a term notes it (note(), note_headers()),
 while the page renders (page()), from what it prints (a header, a typed explanation's
-fields, a claim's rows), never by reading the text back; page_terms() adds the terms
-their definitions use.
+fields, a claim's rows), never by reading the page back; only a text the page quotes
+(an experiment's title, claims.json's words) is read for its terms (note_quoted), as
+the definitions are; page_terms() adds the terms their definitions use.
 
 The list is data the printing code reads: a module that prints a term of its own takes
 the words from here (spelling(), at import, so an undefined term fails on import, not
@@ -11,8 +12,8 @@ in a user's render), and the tests check the rest against it (report/tests/gloss
 reads rendered reports for them):
 - every column header that is not a code span (a name from the results file) and every
   verdict cell names a term;
-- every term found in a rendered report, by its spellings, is in that report's glossary,
-  and no term is printed with a spelling it has retired;
+- each page's glossary lists exactly the terms its text uses, found by their spellings,
+  and those its headers name; no term is printed with a spelling it has retired;
 - every label the code can print for a profiler category or a counter is a term.
 A spelling may hold '#' for a number ('between # processes' is 'between 3 processes')."""
 
