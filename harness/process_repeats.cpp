@@ -3,6 +3,7 @@
 #include <cmath>
 #include <vector>
 
+#include "harness/json_optional.h"
 #include "harness/stats.h"
 
 namespace optbench {
@@ -54,8 +55,6 @@ const json& comparisons_of(const json& c) {
   const auto it = c.find("comparisons");
   return it != c.end() && it->is_array() ? *it : none;
 }
-
-json optional_json(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
 
 }  // namespace
 
@@ -118,13 +117,13 @@ json to_json(const CaseRepeat& r) {
     json variants = json::object();
     for (const auto& v : r.variants)
       variants[v.name] = {{"status", v.status},
-                          {"median_s", optional_json(v.median_s)},
-                          {"minor_faults_per_step", optional_json(v.minor_faults_per_step)}};
+                          {"median_s", or_null(v.median_s)},
+                          {"minor_faults_per_step", or_null(v.minor_faults_per_step)}};
     j["variants"] = std::move(variants);
   }
   json comparisons = json::array();
   for (const auto& cm : r.comparisons) {
-    json c = {{"baseline", cm.baseline}, {"variant", cm.variant}, {"speedup", optional_json(cm.speedup)}};
+    json c = {{"baseline", cm.baseline}, {"variant", cm.variant}, {"speedup", or_null(cm.speedup)}};
     if (cm.speedup) {
       if (cm.ci_low) c["ci_low"] = *cm.ci_low;
       if (cm.ci_high) c["ci_high"] = *cm.ci_high;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "harness/json_optional.h"
 #include "harness/seeding.h"
 
 namespace optbench {
@@ -21,7 +22,7 @@ json put(DeviceKind v) { return to_string(v); }
 json put(RunProfile v) { return to_string(v); }
 json put(InterleaveOrder v) { return to_string(v); }
 json put(profiling::BreakdownMode v) { return profiling::to_string(v); }
-json put(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+json put(const std::optional<double>& v) { return or_null(v); }
 
 template <class T>
 void get(const json& j, T& v) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "harness/json_optional.h"
+
 namespace optbench {
 namespace {
 
@@ -155,17 +157,11 @@ std::optional<EstimateRecord> estimate_of(const ComparisonAcross& c) {
 }
 
 json to_json(const EstimateRecord& e) {
-  auto opt = [](const auto& x) { return x ? json(*x) : json(nullptr); };
-  return {{"case", e.case_name},
-          {"baseline", e.baseline},
-          {"variant", e.variant},
-          {"speedup", e.speedup},
-          {"ci_low", opt(e.ci_low)},
-          {"ci_high", opt(e.ci_high)},
-          {"confidence", e.confidence},
-          {"unit", e.across_processes ? "process" : "round"},
-          {"n", opt(e.n)},
-          {"df", opt(e.df)}};
+  return {{"case", e.case_name},         {"baseline", e.baseline},
+          {"variant", e.variant},        {"speedup", e.speedup},
+          {"ci_low", or_null(e.ci_low)}, {"ci_high", or_null(e.ci_high)},
+          {"confidence", e.confidence},  {"unit", e.across_processes ? "process" : "round"},
+          {"n", or_null(e.n)},           {"df", or_null(e.df)}};
 }
 
 double widest_process_interval(const std::vector<ComparisonAcross>& comparisons) {

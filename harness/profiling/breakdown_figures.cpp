@@ -1,21 +1,27 @@
 #include "harness/profiling/breakdown_figures.h"
 
+#include <array>
+
+#include "harness/json_optional.h"
+
 namespace optbench::profiling {
 namespace {
 
 using json = nlohmann::json;
 
-template <class T>
-json or_null(const std::optional<T>& x) {
-  return x ? json(*x) : json(nullptr);
-}
-
-template <class T>
-std::optional<T> optional_at(const json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
-}
+// Each per-step count's key in the results (counters.h), in counter_keys()'s order;
+// kernel launches, null on a CPU, last.
+constexpr std::array<std::pair<const char*, double MechanismCounts::*>, 8> kCounts = {{
+    {"op_calls_per_step", &MechanismCounts::op_calls},
+    {"top_level_ops_per_step", &MechanismCounts::top_level_ops},
+    {"autograd_nodes_per_step", &MechanismCounts::autograd_nodes},
+    {"backward_nodes_per_step", &MechanismCounts::backward_nodes},
+    {"fills_per_step", &MechanismCounts::fills},
+    {"host_reads_per_step", &MechanismCounts::host_reads},
+    {"optimizer_steps_per_step", &MechanismCounts::optimizer_steps},
+    {"optimizer_ops_per_step", &MechanismCounts::optimizer_ops},
+}};
+constexpr const char* kKernelLaunches = "kernel_launches_per_step";
 
 json ranked_json(const std::vector<RankedName>& names) {
   json out = json::array();
@@ -48,31 +54,28 @@ WindowRecord window_from_json(const json& j) {
 
 MechanismCounts counts_from_json(const json& j) {
   MechanismCounts c;
-  c.op_calls = j.at("op_calls_per_step").get<double>();
-  c.top_level_ops = j.at("top_level_ops_per_step").get<double>();
-  c.autograd_nodes = j.at("autograd_nodes_per_step").get<double>();
-  c.backward_nodes = j.at("backward_nodes_per_step").get<double>();
-  c.fills = j.at("fills_per_step").get<double>();
-  c.host_reads = j.at("host_reads_per_step").get<double>();
-  c.optimizer_steps = j.at("optimizer_steps_per_step").get<double>();
-  c.optimizer_ops = j.at("optimizer_ops_per_step").get<double>();
-  c.kernel_launches = optional_at<double>(j, "kernel_launches_per_step");
+  for (const auto& [key, field] : kCounts) c.*field = j.at(key).get<double>();
+  c.kernel_launches = optional_at<double>(j, kKernelLaunches);
   return c;
 }
 
 }  // namespace
 
-// The keys are counters.h's counter_keys(), in its order (a test holds it).
+const std::vector<std::string>& counter_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& [key, field] : kCounts) k.emplace_back(key);
+    k.emplace_back(kKernelLaunches);
+    return k;
+  }();
+  return keys;
+}
+
 json to_json(const MechanismCounts& c) {
-  return {{"op_calls_per_step", c.op_calls},
-          {"top_level_ops_per_step", c.top_level_ops},
-          {"autograd_nodes_per_step", c.autograd_nodes},
-          {"backward_nodes_per_step", c.backward_nodes},
-          {"fills_per_step", c.fills},
-          {"host_reads_per_step", c.host_reads},
-          {"optimizer_steps_per_step", c.optimizer_steps},
-          {"optimizer_ops_per_step", c.optimizer_ops},
-          {"kernel_launches_per_step", or_null(c.kernel_launches)}};
+  json j = json::object();
+  for (const auto& [key, field] : kCounts) j[key] = c.*field;
+  j[kKernelLaunches] = or_null(c.kernel_launches);
+  return j;
 }
 
 json to_json(const BreakdownFigures& b) {

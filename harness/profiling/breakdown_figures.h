@@ -65,6 +65,9 @@ struct BreakdownFigures {
   std::string trace;                     // the saved trace's path; empty: none saved
 };
 
+// The counts' keys in the results, in counters.h's order.
+const std::vector<std::string>& counter_keys();
+
 nlohmann::json to_json(const MechanismCounts& c);
 nlohmann::json to_json(const BreakdownFigures& b);
 BreakdownFigures breakdown_figures_from_json(const nlohmann::json& j);

@@ -31,14 +31,6 @@ struct Open {
 
 }  // namespace
 
-const std::vector<std::string>& counter_keys() {
-  static const std::vector<std::string> keys = {
-      "op_calls_per_step",        "top_level_ops_per_step", "autograd_nodes_per_step",
-      "backward_nodes_per_step",  "fills_per_step",         "host_reads_per_step",
-      "optimizer_steps_per_step", "optimizer_ops_per_step", "kernel_launches_per_step"};
-  return keys;
-}
-
 bool is_operator(const std::string& name) {
   const auto sep = name.find("::");
   if (sep == std::string::npos || sep == 0 || name.find("::", sep + 2) != std::string::npos || sep + 2 == name.size())

@@ -31,8 +31,8 @@
 
 namespace optbench::profiling {
 
-// The keys above, in that order.
-const std::vector<std::string>& counter_keys();
+// The keys above, in that order: counter_keys() (breakdown_figures.h, with the
+// figures' serializer).
 
 // Whether a CPU record is an operator call: "namespace::name" with a lower-case
 // namespace other than autograd's, torch's and this suite's (scopes.h).

@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "harness/json_optional.h"
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/categories.h"
 #include "harness/profiling/scopes.h"
@@ -127,9 +128,8 @@ BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend
 }
 
 json to_json(const WindowRequest& r) {
-  return {{"steps", r.steps},         {"min_steps", r.min_steps},
-          {"target_se", r.target_se}, {"grow", r.grow},
-          {"warm_step", r.warm_step}, {"timed_step_s", r.timed_step_s ? json(*r.timed_step_s) : json(nullptr)},
+  return {{"steps", r.steps},         {"min_steps", r.min_steps},  {"target_se", r.target_se},
+          {"grow", r.grow},           {"warm_step", r.warm_step},  {"timed_step_s", or_null(r.timed_step_s)},
           {"tolerance", r.tolerance}, {"trace_path", r.trace_path}};
 }
 
