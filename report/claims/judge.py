@@ -257,8 +257,8 @@ class ClaimResult:
 
     def terms(self) -> set[str]:
         """The glossary terms the claim's details print beyond the core: its own words'
-        (claims.json), judged apart, stress cases, and its verdict."""
-        out = authored_terms(self.claim)
+        (claims.json's that the details quote), judged apart, stress cases, its verdict."""
+        out = authored_terms(self.claim, "note", "quote", "why", "source", "beside", "needs")
         if self.apart and len(self.evidence) > 1:
             out.add("judged apart")
         if self.stress:
