@@ -34,7 +34,8 @@ Over several comparisons (claims.json "pool"):
         is confirmed only where every row is as claimed or more, and a wider
         interval anywhere can only make it inconclusive, never easier. The claim's
         figure is the row the verdict rests on (the first inconclusive one, else the
-        lowest), with the range of all rows.
+        lowest), with the range of all rows; with no verdict (not measurable), the
+        first row as declared, the same row in every run.
   "pool": true  cases that test the claim in the same shape (replicates): their
         geometric mean. Measured in several processes: per process the geometric
         mean over the cases, then Student's t across processes (processes.py); the
@@ -273,7 +274,7 @@ class ClaimResult:
         """What the decisive row is among those judged apart."""
         v = self.decisive.verdict if self.decisive else None
         if v is None:
-            return "the least"
+            return "the first"
         return "an inconclusive one" if v.verdict not in DRAWN else "the weakest"
 
     def intervals(self) -> dict[str, tuple[float, float]]:
@@ -698,14 +699,16 @@ def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
 def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
     """Each row's own verdict, and the claim's: the weakest (module docstring). Sets the
     decisive row, whose estimate is the claim's figure. None where the claim is not
-    measurable (no verdicts: the least speedup is shown)."""
+    measurable (no verdicts): its figure is then the first row's, in the order claims.json
+    and the experiment declare them, a row fixed before the data (the least speedup would
+    be whichever row came out lowest, a different one in each run)."""
     rows = res.evidence
     if measurable:
         for e in rows:
             e.verdict = _row_verdict(res.claim, e, res.run_confidence)
     open_rows = [e for e in rows if e.verdict is None or e.verdict.verdict not in DRAWN]
     if not measurable:
-        res.decisive = min(rows, key=lambda e: e.speedup)
+        res.decisive = rows[0]
     elif open_rows:
         res.decisive = open_rows[0]
     else:

@@ -199,3 +199,36 @@ def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
         if after.verdict in (CONFIRMED, EXCEEDED):
             assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)
         assert res.estimate == res.decisive.speedup and res.low <= res.estimate <= res.high
+
+
+def test_a_claim_with_no_verdict_shows_the_same_row_whatever_the_data():
+    """Not measurable, no verdict to rest on: the figure is the first row as declared,
+    never the least (which row comes out lowest changes between runs: host_sync's
+    item_every_10 in one committed run, no_item in the other)."""
+    rng = np.random.default_rng(41)
+    for _ in range(200):
+        points = np.exp(rng.normal(0.0, 0.1, 3))
+        res = ClaimResult(dict(CLAIM), ["e"], [_row(p * 0.98, p * 1.02, p) for p in points])
+        res.evidence = [
+            Evidence("e", "c", v, e.est, "b", rounds=40, floor=6) for v, e in zip(("a", "b", "c"), res.evidence)
+        ]
+        assert _judge_apart(res, False) is None
+        assert res.decisive.variant == "a" and res.estimate == points[0]
+        assert res.low == min(points) and res.high == max(points)
+        assert "first of 3 judged apart" in res.text
+
+
+def test_the_committed_pair_shows_one_row_per_unjudged_claim_in_both_runs():
+    name = "2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard_share2{}.json"
+    pair = [REPO / "results" / name.format(s) for s in ("", "_second")]
+    rows = []
+    for p in pair:
+        rows.append(
+            {
+                r.claim["id"]: (r.decisive.case, r.decisive.variant)
+                for r in evaluate(Document(load_results(p)))
+                if r.verdict.verdict == NOT_MEASURABLE and r.decisive is not None
+            }
+        )
+    assert {"host_sync", "grad_checkpointing"} <= rows[0].keys()
+    assert rows[0] == rows[1]
