@@ -15,8 +15,12 @@ inline constexpr const char* kScratchEnv = "OPTBENCH_SCRATCH";
 // Where this process makes its temporary folders.
 std::string scratch_parent();
 
-// One child's scratch folder, made under $TMPDIR (or /tmp), removed with
-// everything in it when this object goes: after the child has been reaped.
+// One child's scratch folder, made under $TMPDIR (or /tmp) and named for the
+// process that owns it (optbench-scratch-<pid>-XXXXXX), removed with everything
+// in it when this object goes: after the child has been reaped. An owner that
+// could not remove its folder (a second Ctrl-C exits at once, SIGKILL) leaves it
+// to the next one made in that parent folder, which removes every scratch folder
+// whose owner no longer exists.
 class ScratchDir {
  public:
   ScratchDir();
@@ -30,5 +34,10 @@ class ScratchDir {
  private:
   std::string path_;
 };
+
+// Removes the scratch folders in `parent` whose owning process has ended; returns
+// how many. Folders of live processes, of other users' processes, and names not
+// of this pattern are left alone.
+int remove_orphaned_scratch(const std::string& parent);
 
 }  // namespace optbench

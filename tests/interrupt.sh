@@ -3,11 +3,14 @@
 # 130, and so does SIGTERM (a CI job's timeout); SIGKILL mid-run leaves a valid
 # file with every finished case; a second SIGINT ends the run at once, leaving
 # a valid file and no temporary or part file; SIGTERM delivered twice at once (as
-# timeout(1) does: to the child, then to its process group) is one request.
+# timeout(1) does: to the child, then to its process group) is one request. The
+# scratch folders a SIGKILLed or twice-interrupted run could not remove are
+# removed by the next run (harness/scratch_dir.h): none is left at the end.
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
 OPTBENCH=$1; SRC=$2; FILTER=$3
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export TMPDIR="$tmp/scratch"; mkdir "$TMPDIR"
 fail() { echo "FAIL: $*"; exit 1; }
 finished_cases() {
   "$PY" -c 'import json,sys
@@ -55,4 +58,6 @@ assert any(c["status"]=="interrupted" for e in d["experiments"] for c in e["case
     [ -z "$left" ] || fail "second SIGINT: left $left"
   fi
 done
+left=$(ls -A "$TMPDIR" | grep optbench-scratch)
+[ -z "$left" ] || fail "scratch folders left after the last run: $left"
 echo "interrupt: ok"
