@@ -293,10 +293,20 @@ def nvml_rows(name: str, doc: Document) -> list[Row]:
     return [Row("nvml", name, "fail" if missing else "pass", figure, "an SM clock sample beside every device sample")]
 
 
+def kernel_s(b: Breakdown) -> float:
+    """Device time per step in kernels: every category but copies and memsets."""
+    return sum(
+        x
+        for k, x in b.categories_s.items()
+        if isinstance(x, (int, float)) and not k.startswith("memcpy") and k != "memset"
+    )
+
+
 def cupti_rows(name: str, doc: Document, rehearsal: bool) -> list[Row]:
-    """Every profiled window on the device saw kernels and launches; and the
-    mechanisms the breakdown exists to show: ResNet-50's convolutions, one launch per
-    replayed graph step, one copy per pinned copy step."""
+    """Every profiled window on the device saw device work, and the launches of its
+    kernels (a window of copies only, pinned_memory's, launches none: cudaMemcpyAsync
+    is not a launch); and the mechanisms the breakdown exists to show: ResNet-50's
+    convolutions, one launch per replayed graph step, one copy per pinned copy step."""
     windows, host_windows, empty, errors, skipped = 0, 0, [], [], 0
     facts: list[Row] = []
     for e, c, v in _variants(doc):
@@ -312,7 +322,7 @@ def cupti_rows(name: str, doc: Document, rehearsal: bool) -> list[Row]:
         else:
             windows += 1
             events, launches = b.device_events or 0, b.launches_per_step or 0
-            if not events or not launches:
+            if not events or (kernel_s(b) > 0 and not launches):
                 empty.append(f"{_where(e, c, v)} ({events} device events, {launches:g} launches per step)")
             facts += mechanism_rows(name, e, c, v, b, events / (b.steps or 1))
     if errors:
@@ -332,7 +342,7 @@ def cupti_rows(name: str, doc: Document, rehearsal: bool) -> list[Row]:
             )
         ]
     figure = (
-        f"{windows - len(empty)} of {windows} windows with device events and launches"
+        f"{windows - len(empty)} of {windows} windows with device events (and launches where kernels ran)"
         + (f" ({skipped} skipped for time)" if skipped else "")
         + (f"; empty: {_some(empty)}" if empty else "")
     )

@@ -176,3 +176,19 @@ def test_an_interrupted_or_crashed_run_fails(tmp_path):
     doc["experiments"][1]["status"] = "crashed"
     rc, rows = session(tmp_path, {"verified.json": doc})
     assert rc == 1 and {("run", "verified.json"), ("experiments", "verified.json")} <= failed(rows)
+
+
+def test_a_window_of_copies_only_launches_nothing_and_passes(tmp_path):
+    """pinned_memory's copy variants are cudaMemcpyAsync alone: device events, no launch."""
+    doc = profiled_mixed_precision()
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v["breakdown"] = cuda_breakdown(10, 0.0, {"memcpy_h2d": 1e-3})
+    rc, rows = session(tmp_path, {"breakdown.json": doc})
+    assert rows[("cupti", "breakdown.json")]["result"] == "pass", rows[("cupti", "breakdown.json")]
+    # kernels that no launch started: CUPTI missed the runtime's callbacks
+    for c in doc["experiments"][0]["cases"]:
+        for v in c["variants"]:
+            v["breakdown"] = cuda_breakdown(10, 0.0, {"gemm": 1e-3, "memcpy_h2d": 1e-3})
+    rc, rows = session(tmp_path / "again", {"breakdown.json": doc})
+    assert rc == 1 and ("cupti", "breakdown.json") in failed(rows)
