@@ -85,16 +85,45 @@ class CpuBackend final : public DeviceBackend {
   std::optional<MemoryPeak> peak_memory() override { return std::nullopt; }
 };
 
-}  // namespace
+class ClockBackend final : public DeviceBackend {
+ public:
+  explicit ClockBackend(DeviceKind kind) : kind_(kind) {}
+  DeviceKind kind() const override { return kind_; }
+  void synchronize() override {}
+  Sample time(const std::function<void()>&, std::int64_t, TimingMode) override {
+    throw std::logic_error("a clock-only backend times nothing: this process runs no case");
+  }
+  std::optional<MemoryPeak> current_memory() override { return std::nullopt; }
+  std::optional<MemoryPeak> peak_memory() override { return std::nullopt; }
 
-std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind) {
-  if (kind == DeviceKind::cpu) return std::make_unique<CpuBackend>();
+ private:
+  DeviceKind kind_;
+};
+
+void require_device(DeviceKind kind) {
+  if (kind == DeviceKind::cpu) return;
 #if OPTBENCH_WITH_CUDA
   if (!cuda_available()) throw std::runtime_error("no CUDA device is visible (CUDA_VISIBLE_DEVICES, driver?)");
-  return cuda::make_cuda_backend();
 #else
   throw std::runtime_error("this optbench was built against a LibTorch without CUDA; use --device cpu");
 #endif
+}
+
+}  // namespace
+
+std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind) {
+  require_device(kind);
+  if (kind == DeviceKind::cpu) return std::make_unique<CpuBackend>();
+#if OPTBENCH_WITH_CUDA
+  return cuda::make_cuda_backend();
+#else
+  return nullptr;  // unreachable: require_device threw
+#endif
+}
+
+std::unique_ptr<DeviceBackend> make_clock_backend(DeviceKind kind) {
+  require_device(kind);
+  return std::make_unique<ClockBackend>(kind);
 }
 
 bool is_out_of_memory(const std::exception& e) {

@@ -73,6 +73,12 @@ class DeviceBackend {
 };
 
 std::unique_ptr<DeviceBackend> make_backend(DeviceKind kind);  // throws if unavailable
+// The device's kind and the host clock, for a process that runs no case itself
+// (the crash-isolation parent, whose experiments run in children): it opens no
+// device context, which on a GPU would hold device memory beside every child's
+// and make a GPU in EXCLUSIVE_PROCESS mode refuse every child. Throws where
+// make_backend would (the device unavailable); time() throws.
+std::unique_ptr<DeviceBackend> make_clock_backend(DeviceKind kind);
 
 // True for an out-of-memory error from any allocator (c10::OutOfMemoryError, the
 // CPU allocator's c10::Error, or the messages older builds throw), so one

@@ -15,6 +15,7 @@ using Device = void*;
 using InitFn = int (*)();
 using DriverVersionFn = int (*)(char*, unsigned);
 using HandleByIndexFn = int (*)(unsigned, Device*);
+using CountFn = int (*)(unsigned*);
 using HandleByPciFn = int (*)(const char*, Device*);
 using NameFn = int (*)(Device, char*, unsigned);
 using ClockFn = int (*)(Device, int, unsigned*);
@@ -34,6 +35,7 @@ struct Api {
   std::string error;
   DriverVersionFn driver_version = nullptr;
   HandleByIndexFn handle_by_index = nullptr;
+  CountFn count = nullptr;
   HandleByPciFn handle_by_pci = nullptr;
   NameFn name = nullptr;
   ClockFn clock = nullptr, max_clock = nullptr;
@@ -67,6 +69,7 @@ Api& api() {
     }
     a.driver_version = sym<DriverVersionFn>(a.lib, "nvmlSystemGetDriverVersion");
     a.handle_by_index = sym<HandleByIndexFn>(a.lib, "nvmlDeviceGetHandleByIndex_v2");
+    a.count = sym<CountFn>(a.lib, "nvmlDeviceGetCount_v2");
     a.handle_by_pci = sym<HandleByPciFn>(a.lib, "nvmlDeviceGetHandleByPciBusId_v2");
     a.name = sym<NameFn>(a.lib, "nvmlDeviceGetName");
     a.clock = sym<ClockFn>(a.lib, "nvmlDeviceGetClockInfo");
@@ -91,7 +94,10 @@ std::optional<Device> handle(const std::string& pci_bus_id) {
   if (!a.lib) return std::nullopt;
   Device d = nullptr;
   if (!pci_bus_id.empty() && a.handle_by_pci && a.handle_by_pci(pci_bus_id.c_str(), &d) == 0) return d;
-  if (a.handle_by_index && a.handle_by_index(0, &d) == 0) return d;
+  // Without the bus id, index 0 is ours only where NVML sees one GPU: NVML counts
+  // every GPU, CUDA only the visible ones, in an order that may differ.
+  unsigned n = 0;
+  if (a.count && a.count(&n) == 0 && n == 1 && a.handle_by_index && a.handle_by_index(0, &d) == 0) return d;
   return std::nullopt;
 }
 

@@ -543,14 +543,16 @@ int run_suite(const SuiteOptions& opts) {
   if (selected.empty())
     throw std::invalid_argument("no experiment matches --filter '" + opts.filter + "' (" +
                                 unknown_name_hint(opts.filter, Registry::instance().names()) + ")");
-  auto backend = make_backend(opts.device);
+  // A launcher's ranks share one process group: they stay in their processes.
+  const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
+  // With the guard, every case runs in a child: this process needs the clock, not
+  // a device context (device.h, make_clock_backend).
+  auto backend = guard ? make_clock_backend(opts.device) : make_backend(opts.device);
   // The budget covers the whole process: loading, enumerating, environment, cases.
   std::optional<double> deadline;
   if (opts.time_budget_s) deadline = process_start_s() + *opts.time_budget_s;
   const BudgetGate gate(deadline, *backend);
 
-  // A launcher's ranks share one process group: they stay in their processes.
-  const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
   // Processes each experiment is measured in: further ones are the guard's
   // children, so without it one (and the file says so).
   RunSettings settings = opts;

@@ -13,6 +13,9 @@ std::optional<MemoryPeak> minus(std::optional<MemoryPeak> a, std::optional<Memor
   return MemoryPeak{a->allocated_bytes - b->allocated_bytes, a->reserved_bytes - b->reserved_bytes};
 }
 
+// The workload's steps run in another process (a Python twin, Python's DataLoader).
+const OutOfProcessWork* elsewhere(const Workload* w) { return dynamic_cast<const OutOfProcessWork*>(w); }
+
 class InProcessRunner final : public VariantRunner {
  public:
   InProcessRunner(const Variant& v, DeviceBackend& backend) : spec_(v), backend_(backend) {}
@@ -34,7 +37,8 @@ class InProcessRunner final : public VariantRunner {
       out.warmup =
           warm_up(backend_, [w] { w->step(); }, p.mode, std::min(p.warmup_min_s, p.warmup_max_s), p.warmup_max_s);
       out.iters = iters_per_sample(out.warmup.step_s, p.target_sample_s, p.max_iters);
-      out.memory = minus(backend_.peak_memory(), before);
+      // Work in another process allocates nothing here: this allocator's figure would read "0 B".
+      if (!elsewhere(w)) out.memory = minus(backend_.peak_memory(), before);
     } catch (const std::exception& e) {
       out.status = is_out_of_memory(e) ? "oom" : "error";
       out.error = first_line(e.what());
@@ -51,14 +55,21 @@ class InProcessRunner final : public VariantRunner {
   Sample sample(std::int64_t iters, TimingMode mode) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' sampled before it was prepared");
-    return backend_.time([w] { w->step(); }, iters, mode);
+    Sample s = backend_.time([w] { w->step(); }, iters, mode);
+    if (elsewhere(w)) {
+      // This process's stream and pages saw none of the work: events around an
+      // empty stream read microseconds, and the faults are the wait's.
+      s.device_s.reset();
+      s.minor_faults.reset();
+    }
+    return s;
   }
 
   json metrics() override { return work_ ? work_->metrics() : json::object(); }
   BreakdownRecord profiled_window(const profiling::WindowRequest& r) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' profiled before it was prepared");
-    if (const auto* o = dynamic_cast<const OutOfProcessWork*>(w))
+    if (const auto* o = elsewhere(w))
       return BreakdownRecord::skipped("its work runs in " + o->runs_in() +
                                       ", which this process's profiler cannot see");
     return {BreakdownStatus::ok, "", profiling::profile_window([w] { w->step(); }, backend_, r)};

@@ -50,8 +50,15 @@ class FakeBackend final : public DeviceBackend {
       if (reasons_) s.clock_reasons = reasons_();
       if (smi_) smi_(s);
     };
-    return run_sample(ops, iters, mode);
+    Sample s = run_sample(ops, iters, mode);
+    if (events_) {  // as the CUDA backend's events and page-fault count would
+      s.device_s = s.host_s;
+      s.minor_faults = 1.0;
+    }
+    return s;
   }
+  // Record a device time and page faults with every sample, as the CUDA backend does.
+  void record_events(bool on) { events_ = on; }
   std::optional<MemoryPeak> current_memory() override {
     if (!mem_) return std::nullopt;
     return MemoryPeak{mem_->allocated, mem_->reserved};
@@ -76,6 +83,7 @@ class FakeBackend final : public DeviceBackend {
 
  private:
   DeviceKind kind_ = DeviceKind::cpu;
+  bool events_ = false;
   SimClock& clock_;
   SimAllocator* mem_;
   std::function<std::uint64_t()> reasons_;

@@ -7,6 +7,8 @@
 #include "harness/budget_plan.h"
 #include "harness/case_result_json.h"
 #include "harness/case_runner.h"
+#include "harness/out_of_process.h"
+#include "harness/variant_runner.h"
 #include "tests/fake_backend.h"
 
 using namespace optbench;
@@ -445,4 +447,49 @@ TEST(CaseRunner, BelowTheFloorARatioHasNoInterval) {
   EXPECT_TRUE(cmp["below_floor"].get<bool>());
   EXPECT_TRUE(cmp["ci_low"].is_null());
   EXPECT_TRUE(cmp["ci_high"].is_null());
+}
+
+namespace {
+
+// A workload whose steps run in another process (as a Python twin's do): the
+// simulated clock advances, and this process's allocator sees what little the
+// client side allocates.
+class FakeTwin final : public Workload, public OutOfProcessWork {
+ public:
+  FakeTwin(SimClock& clock, SimAllocator& mem) : inner_(clock, 1e-3, 0.0, 7), mem_(mem) { mem_.allocate(64); }
+  void step() override { inner_.step(); }
+  std::string runs_in() const override { return "a Python process of its own"; }
+
+ private:
+  FakeWork inner_;
+  SimAllocator& mem_;
+};
+
+}  // namespace
+
+// On a GPU, events on this process's stream around a twin's request time an empty
+// stream, and its allocator never sees the twin's tensors: neither is the twin's.
+TEST(CaseRunner, WorkInAnotherProcessRecordsNoDeviceTimeMemoryOrFaultsOfThisOne) {
+  SimClock clock;
+  SimAllocator mem;
+  FakeBackend gpu(clock, &mem);
+  gpu.pose_as(DeviceKind::cuda);
+  gpu.record_events(true);
+  const PrepareSpec spec{TimingMode::sync, false, 0.01, 0.1, 0.01, 1000};
+  const Variant twin{"python_eager", "", [&] { return std::make_unique<FakeTwin>(clock, mem); }};
+  const Variant here{"eager", "", [&] { return std::make_unique<FakeWork>(clock, 1e-3, 0.0, 7, -1, 1.0, &mem, 64); }};
+  auto out = make_in_process_runner(twin, gpu);
+  const Prepared p = out->prepare(spec);
+  ASSERT_EQ(p.status, "ok");
+  EXPECT_FALSE(p.memory.has_value());
+  const Sample s = out->sample(p.iters, TimingMode::sync);
+  EXPECT_GT(s.host_s, 0.0);
+  EXPECT_FALSE(s.device_s.has_value());
+  EXPECT_FALSE(s.minor_faults.has_value());
+  // The same backend records all three for work in this process.
+  auto in = make_in_process_runner(here, gpu);
+  const Prepared q = in->prepare(spec);
+  EXPECT_TRUE(q.memory.has_value());
+  const Sample t = in->sample(q.iters, TimingMode::sync);
+  EXPECT_TRUE(t.device_s.has_value() && t.minor_faults.has_value());
 }

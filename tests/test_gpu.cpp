@@ -3,7 +3,8 @@
 // stream hides enqueue latency rather than adding time, sync mode covers
 // host-blocking copies, allocator statistics see a known allocation, and a
 // variant that runs out of memory while being prepared leaves the device free
-// for the variants after it; NVML records what nvidia-smi would show.
+// for the variants after it; NVML records what nvidia-smi would show; and a
+// profiled window leaves no cost behind for the cases timed after it.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 #include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "harness/device.h"
+#include "harness/profiling/kineto_window.h"
 #include "harness/warmup.h"
 
 using namespace optbench;
@@ -173,4 +175,34 @@ TEST_F(Gpu, NvidiaSmiFiguresAreRecordedPerVariant) {
   if (smi.contains("power_w")) {
     EXPECT_GT(smi["power_w"]["median"].get<double>(), 0.0);
   }
+}
+
+// A case's profiled window runs after its rounds, in the process that times the
+// cases after it. Kineto leaves CUPTI attached once profiling ends unless
+// TEARDOWN_CUPTI=1 (libkineto's CuptiActivityApi::teardownContext), and
+// attached it has been reported to slow training 10-20% (pytorch/pytorch#144455):
+// launch-bound steps timed after a window would then be slower than before it,
+// in the first process only (further processes take no window). This measures
+// a launch-bound step's host time before and after one window.
+TEST_F(Gpu, AProfiledWindowLeavesLaunchBoundStepsAsFastAsBefore) {
+  auto x = at::zeros({1}, at::TensorOptions().device(at::kCUDA));
+  auto step = [&] {
+    for (int i = 0; i < 50; ++i) x.add_(1);
+  };
+  auto host_median = [&] {
+    std::vector<double> xs;
+    for (int i = 0; i < 9; ++i) xs.push_back(backend_->time(step, 20, TimingMode::batched).host_s);
+    std::sort(xs.begin(), xs.end());
+    return xs[xs.size() / 2];
+  };
+  warm_up(*backend_, step, TimingMode::batched, 0.2, 2.0);
+  const double before = host_median();
+  profiling::WindowRequest r;
+  r.steps = 5;
+  const auto figures = profiling::profile_window(step, *backend_, r);
+  ASSERT_TRUE(figures.device_events && *figures.device_events > 0);
+  warm_up(*backend_, step, TimingMode::batched, 0.2, 2.0);
+  const double after = host_median();
+  EXPECT_LT(after / before, 1.05) << "host time per step " << before * 1e6 << " us before the window, " << after * 1e6
+                                  << " us after it";
 }

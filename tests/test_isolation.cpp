@@ -119,3 +119,15 @@ TEST(Isolation, ColdFirstStepsComeFromSeveralFreshProcesses) {
   EXPECT_FALSE(plain["variants"][0].contains("cold_first_runs_s"));
   EXPECT_FALSE(plain["time_s"].contains("cold_first_steps"));
 }
+
+// The crash-isolation parent runs no case: its backend is the clock alone, so on a
+// GPU it holds no context beside its children's (device.h, make_clock_backend).
+// Every guarded run in the CLI tests goes through it: a case timed there would throw.
+TEST(Isolation, TheGuardsParentKeepsTheClockAndTimesNothing) {
+  auto clock = make_clock_backend(DeviceKind::cpu);
+  EXPECT_EQ(clock->kind(), DeviceKind::cpu);
+  EXPECT_GT(clock->now(), 0.0);
+  EXPECT_FALSE(clock->peak_memory().has_value());
+  EXPECT_THROW(clock->time([] {}, 1, TimingMode::batched), std::logic_error);
+  if (!cuda_available()) EXPECT_THROW(make_clock_backend(DeviceKind::cuda), std::runtime_error);
+}

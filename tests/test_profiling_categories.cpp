@@ -106,3 +106,20 @@ TEST(ProfilingCategories, LaunchCallsAreKnownWithCuptiSuffixes) {
        {"cudaMemcpyAsync", "cudaStreamSynchronize", "cudaEventRecord", "cudaGraphInstantiate", "cudaMalloc"})
     EXPECT_FALSE(is_launch_call(n)) << n;
 }
+
+// Inductor names a Triton kernel by its kind (poi: pointwise, red/per: reduction,
+// tem: a template, a GEMM) followed by the operators it fused; the operators name
+// what the kernel is fused into, not what it does. Names in Inductor's scheme
+// (torch/_inductor/codegen: "triton_" + kind + "_fused_" + the fused ops + index).
+TEST(ProfilingCategories, InductorKernelsGoByTheirKindNotTheOperatorsTheyFuse) {
+  const std::vector<Labelled> rows = {
+      {"elementwise", "kernel", "triton_poi_fused_convolution_relu_0"},
+      {"elementwise", "kernel", "triton_poi_fused__native_batch_norm_legit_no_training_relu_1"},
+      {"elementwise", "kernel", "triton_poi_fused_embedding_2"},
+      {"elementwise", "kernel", "triton_poi_fused_addmm_gelu_3"},
+      {"reduction_norm", "kernel", "triton_red_fused__native_batch_norm_legit_functional_convolution_0"},
+      {"reduction_norm", "kernel", "triton_per_fused__softmax_adaptive_avg_pool2d_1"},
+      {"gemm", "kernel", "triton_tem_fused_addmm_relu_0"},
+  };
+  expect_all_labelled(rows, rows.size());
+}

@@ -23,6 +23,13 @@ const std::vector<Rule>& rules() {
   static const std::vector<Rule> table = [] {
     std::vector<Rule> t;
     auto add = [&](Category c, const char* re, bool cpu_only = false) { t.push_back({c, cpu_only, icase(re)}); };
+    // Inductor's Triton kernels say what they are in their prefix and list the
+    // operators they fused after it: "triton_poi_fused_convolution_relu_0" is the
+    // pointwise epilogue of a convolution cuDNN ran, not a convolution. Before
+    // every rule that reads an operator's name.
+    add(Category::elementwise, R"(^triton_poi_)");
+    add(Category::reduction_norm, R"(^triton_(red|per)_)");
+    add(Category::gemm, R"(^triton_tem_)");
     // Indexing, embeddings, random numbers (dropout's too) and KV-cache or quantisation kernels
     // name a category they are not ("index_elementwise_kernel",
     // "split_embedding_backward_codegen_rowwise_adagrad"): other, before the rest.
@@ -45,14 +52,14 @@ const std::vector<Rule>& rules() {
         R"(bmm|baddbmm|addbmm|matmul|linear|mv|addmv|dot|vdot)$)");
     add(Category::reduction_norm,
         R"(batch_?norm|layer_?norm|group_?norm|rms_?norm|instance_?norm|bn_fw|bn_bw|welford|reduce|softmax|)"
-        R"(nll_?loss|classnllcriterion|gammabeta|cross_entropy|mean_?backward|sum_?backward|_loss|triton_red_|)"
-        R"(triton_per_|^aten::(sum|mean|max|min|amax|amin|argmax|argmin|var|std|var_mean|std_mean|logsumexp|)"
+        R"(nll_?loss|classnllcriterion|gammabeta|cross_entropy|mean_?backward|sum_?backward|_loss|)"
+        R"(^aten::(sum|mean|max|min|amax|amin|argmax|argmin|var|std|var_mean|std_mean|logsumexp|)"
         R"(cumsum|prod|all|any|norm|linalg_vector_norm)$)");
     add(Category::memcpy_host, R"(^aten::(copy_|clone|contiguous|_to_copy|to)$)", true);
     // ATen's pointwise operators by exact name (a substring such as "exp" would
     // take aten::expand, a view; "le" aten::select).
     add(Category::elementwise,
-        R"(elementwise|pointwise|triton_poi_|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|)"
+        R"(elementwise|pointwise|fill|^aten::_?(add|sub|subtract|mul|multiply|div|divide|relu|)"
         R"(gelu|silu|sigmoid|tanh|hardtanh|leaky_relu|elu|threshold|clamp|clamp_min|clamp_max|where|zero|)"
         R"(zeros|zeros_like|ones|ones_like|full|exp|log|pow|sqrt|rsqrt|neg|abs|masked_fill|lerp|addcmul|)"
         R"(addcdiv|reciprocal|erf|square|sign|maximum|minimum|eq|ne|lt|gt|le|ge|floor|ceil|round|remainder|)"
