@@ -148,7 +148,9 @@ def window_noise(variant: Variant, bd: object) -> Noise | None:
     """The module's u for one side; None where neither the window's steps nor the
     variant's timed spread are recorded."""
     bd = Breakdown.of(bd)
-    own = _step_noise(bd)
+    # On a GPU a window's step_s are each step's host time, its launches: the device
+    # runs behind them, so their spread is not the spread of the mean step.
+    own = _step_noise(bd) if bd.device != "cuda" else None
     if own is not None:
         neg = _negative_overhead(bd)
         return Noise(own[0], own[1], "steps") if own[0] >= neg else Noise(neg, math.inf, "steps")

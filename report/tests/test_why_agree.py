@@ -92,6 +92,15 @@ def test_one_step_or_no_step_times_fall_back_to_the_timed_spread():
     assert window_noise(one, one.breakdown) == Noise(0.1, math.inf, "timed")
 
 
+def test_a_gpu_windows_launch_times_are_not_its_steps_spread():
+    """On CUDA a profiled step's host time is its launches (20 us here, steady) while the
+    device takes 1 ms a step: their spread says nothing of the mean step's, so the
+    variant's timed spread stands in (10% per step over 4 steps: 5%)."""
+    v = side(1.0 * MS, 1.0 * MS, 0.1349, step_s=[20e-6] * 4)
+    v.breakdown.raw["device"] = "cuda"
+    assert window_noise(v, v.breakdown) == Noise(0.05, math.inf, "timed")
+
+
 def test_a_profiler_cost_on_one_side_is_not_uncertainty():
     """+50% on the baseline only: the windows read 1.5x the timed speedup. Widening by the
     overheads themselves would pass this by construction; the rule refuses it."""
