@@ -76,9 +76,16 @@ struct Throughput {
 };
 
 // Share of samples whose NVML clock-event reasons include each class.
+// When NVML's reasons were read (harness/sample_sequence.cpp): while a batch runs
+// on the GPU, or just after a sync sample, the device's work done (reading inside
+// it would put NVML's latency in the host time), when a limit that held only
+// during the work may no longer show.
+enum class ThrottleRead { during_work, after_work };
+
 struct ThrottleShares {
   double thermal = 0, power = 0, other = 0;
   std::size_t samples = 0;
+  ThrottleRead read = ThrottleRead::during_work;
 };
 
 struct MedianMin {

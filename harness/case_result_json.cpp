@@ -47,7 +47,11 @@ json memory_json(const std::optional<MemoryPeak>& m) {
 
 json throttle_json(const std::optional<ThrottleShares>& t) {
   if (!t) return nullptr;
-  return {{"thermal", t->thermal}, {"power", t->power}, {"other", t->other}, {"samples", t->samples}};
+  return {{"thermal", t->thermal},
+          {"power", t->power},
+          {"other", t->other},
+          {"samples", t->samples},
+          {"read", t->read == ThrottleRead::during_work ? "during_work" : "after_work"}};
 }
 
 json nvidia_smi_json(const NvidiaSmi& s) {

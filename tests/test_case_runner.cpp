@@ -326,6 +326,12 @@ TEST(CaseRunner, ThrottleSharePerVariant) {
   EXPECT_EQ(r["variants"][2]["throttle"]["power"], 0.0);  // idle is not throttling
   EXPECT_EQ(r["variants"][2]["throttle"]["thermal"], 0.0);
   EXPECT_EQ(r["variants"][0]["samples"]["clock_event_reasons"].size(), r["variants"][0]["samples"]["host_s"].size());
+  EXPECT_EQ(r["variants"][0]["throttle"]["read"], "during_work");  // a batch: read while it runs
+  // A sync sample's reasons are read after its work (sample_sequence.cpp): the record says so.
+  c.variants[2].timing = TimingMode::sync;
+  const json s = f.run(c);
+  EXPECT_EQ(s["variants"][0]["throttle"]["read"], "during_work");
+  EXPECT_EQ(s["variants"][2]["throttle"]["read"], "after_work");
 }
 
 // Checklist row 12: what nvidia-smi would have shown beside each variant, from

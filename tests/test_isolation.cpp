@@ -129,5 +129,7 @@ TEST(Isolation, TheGuardsParentKeepsTheClockAndTimesNothing) {
   EXPECT_GT(clock->now(), 0.0);
   EXPECT_FALSE(clock->peak_memory().has_value());
   EXPECT_THROW(clock->time([] {}, 1, TimingMode::batched), std::logic_error);
-  if (!cuda_available()) EXPECT_THROW(make_clock_backend(DeviceKind::cuda), std::runtime_error);
+  if (!cuda_available()) {
+    EXPECT_THROW(make_clock_backend(DeviceKind::cuda), std::runtime_error);
+  }
 }

@@ -80,6 +80,7 @@ std::vector<VariantResult> variant_results(CaseRun& run) {
     r.device_stats = summary_of(r.samples.device_s);
     if (!v.primary.empty()) r.throughput = throughput(units_of(run.c, v), median(v.primary));
     r.throttle = throttle_shares(r.samples.clock_event_reasons);
+    if (r.throttle && r.timing_mode == TimingMode::sync) r.throttle->read = ThrottleRead::after_work;
     r.nvidia_smi = nvidia_smi_summary(v.gpu_util, v.memory_util, r.samples.sm_clock_mhz, v.power);
     out.push_back(std::move(r));
   }

@@ -320,6 +320,12 @@ class Variant:
         return _num((self.raw.get("throttle") or {}).get(reason))
 
     @property
+    def throttle_read_after_work(self) -> bool:
+        """NVML's reasons were read just after each sample's work (a sync variant,
+        harness ThrottleRead), not while it ran; False where not recorded."""
+        return (self.raw.get("throttle") or {}).get("read") == "after_work"
+
+    @property
     def throttle_shares(self) -> dict[str, float]:
         """Every throttle reason NVML recorded a share for (not the sample count)."""
         t = self.raw.get("throttle") or {}

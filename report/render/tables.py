@@ -353,6 +353,15 @@ def measurement_facts(case: Case) -> list[tuple[str, object]]:
     ]
     if throttled:
         out.append(("throttled samples", "; ".join(throttled)))
+    after = [v.name for v in case.variants if v.throttle_read_after_work]
+    if after:
+        out.append(
+            (
+                "throttle read",
+                f"after each sample's work for {', '.join(after)} (timed in sync mode): "
+                "a limit that held only during the work may not show",
+            )
+        )
     return out
 
 

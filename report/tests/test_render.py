@@ -378,6 +378,12 @@ def test_case_notes_show_cold_processes_and_throttling():
     assert names == ["c"]
     assert "fresh process" in d["process"]
     assert d["throttled samples"] == "off power 25%; on thermal 50%"
+    assert "throttle read" not in d  # read while the work ran (or not recorded: older files)
+    # A sync variant's reasons are read after its work: said, so 0% is not read as "never limited".
+    exp["cases"][0]["variants"][1]["throttle"]["read"] = "after_work"
+    exp["cases"][0]["variants"][0]["throttle"]["read"] = "during_work"
+    ((_, items),) = case_notes(Document({"experiments": [exp]}).experiments[0])
+    assert dict(items)["throttle read"].startswith("after each sample's work for on (timed in sync mode)")
 
 
 def test_where_each_cases_time_went_is_shown_with_the_sampling_share_first(tmp_path, cli):
