@@ -10,6 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "harness/registry.h"
 #include "harness/suite_runner.h"
@@ -258,4 +261,47 @@ TEST(AotInductorCache, KeyTracksInputsAndAHitSkipsTheCompile) {
   EXPECT_EQ(hit.path, (entry / "model.pt2").string());
   EXPECT_EQ(hit.info["cache"], "hit");
   EXPECT_EQ(hit.info["compile_s"], 75.0);
+}
+
+// A compile that fails where torch is there is a failure on this machine, not a
+// skip (a skipped case reads as "not applicable here", and a GPU session's checks
+// pass it): the aot_inductor variant is kept, and building it throws the reason.
+TEST(AotInductor, AFailedCompileIsTheVariantsErrorNotASkip) {
+  const Experiment* e = Registry::instance().match("^aot_inductor$").at(0);
+  const RunContext ctx{DeviceKind::cpu, RunProfile::quick};
+  // Probed now, with the real torch (once per process): the compile below gets a fake one.
+  if (const std::string why = e->unsupported_reason(ctx); !why.empty()) GTEST_SKIP() << why;
+  aoti::TempDir fake("optbench-test-"), cache("optbench-cache-");
+  std::filesystem::create_directory(fake.path() + "/torch");
+  std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
+  std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
+  std::ofstream(fake.path() + "/torch/_inductor.py")
+      << "def aoti_compile_and_package(ep, package_path):\n    raise RuntimeError('planted: no C++ compiler')\n";
+  auto set = [](const char* k, const char* v) {
+    const char* old = std::getenv(k);
+    std::optional<std::string> was = old ? std::optional<std::string>(old) : std::nullopt;
+    setenv(k, v, 1);
+    return was;
+  };
+  const auto old_path = set("PYTHONPATH", fake.path().c_str());
+  const auto old_cache = set("OPTBENCH_CACHE_DIR", cache.path().c_str());
+  const std::vector<Case> cases = e->cases(ctx);
+  for (const auto& [k, was] : {std::pair{"PYTHONPATH", old_path}, std::pair{"OPTBENCH_CACHE_DIR", old_cache}}) {
+    if (was)
+      setenv(k, was->c_str(), 1);
+    else
+      unsetenv(k);
+  }
+  ASSERT_EQ(cases.size(), 1u);
+  const Case& c = cases[0];
+  EXPECT_EQ(c.skip_reason, "");
+  ASSERT_EQ(c.variants.size(), 2u);
+  EXPECT_EQ(c.variants[1].name, "aot_inductor");
+  try {
+    (void)c.variants[1].make();
+    ADD_FAILURE() << "building the variant of a failed compile did not throw";
+  } catch (const std::runtime_error& err) {
+    EXPECT_NE(std::string(err.what()).find("AOTInductor compilation failed: RuntimeError: planted"), std::string::npos)
+        << err.what();
+  }
 }

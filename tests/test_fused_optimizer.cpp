@@ -3,8 +3,12 @@
 // planted wrong learning rate in one variant fails it; the same for its Python twin.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <fstream>
+#include <vector>
 
+#include "harness/build_info.h"
 #include "harness/case_result_json.h"
 #include "harness/case_runner.h"
 #include "harness/registry.h"
@@ -93,5 +97,37 @@ TEST(FusedOptimizer, OnAGpuEachTwinRequestHoldsEnoughStepsToHideThePipe) {
       EXPECT_GE(c.params["optimizer_steps_per_step"].get<int>(), 20) << c.name;
     }
     EXPECT_EQ(twins, p == RunProfile::quick ? 1u : 2u);
+  }
+}
+
+// The kernel_fusion claim (report/claims/claims.json) names the models of its
+// many-small-tensors case: on each device the experiment's own (a CPU's 32 layers
+// of 64, a GPU's 64 of 256), or a GPU run's verdict would find no comparison.
+TEST(FusedOptimizer, TheKernelFusionClaimNamesTheManyTensorCaseOfEveryDevice) {
+  std::ifstream in(source_dir() + "/report/claims/claims.json");
+  ASSERT_TRUE(in) << "no claims.json under " << source_dir();
+  const json doc = json::parse(in);
+  const json& claims = doc.is_object() ? doc.at("claims") : doc;
+  const auto it =
+      std::find_if(claims.begin(), claims.end(), [](const json& c) { return c.at("id") == "kernel_fusion"; });
+  ASSERT_NE(it, claims.end());
+  std::vector<json> matches = {it->at("match")};
+  for (const auto& b : it->value("beside", json::array())) matches.push_back(b.at("match"));
+  const Experiment* e = Registry::instance().match("^fused_optimizer$").at(0);
+  for (DeviceKind d : {DeviceKind::cpu, DeviceKind::cuda}) {
+    const std::vector<Case> cases = e->cases(RunContext{d, RunProfile::standard});
+    const Case* many = nullptr;  // the step-alone case with the most tensors
+    for (const Case& c : cases)
+      if (c.params.value("mode", "") == "AdamW step alone" &&
+          (!many || c.params.at("parameter_tensors") > many->params.at("parameter_tensors")))
+        many = &c;
+    ASSERT_NE(many, nullptr);
+    for (const json& m : matches) {
+      const json& named = m.at("case_params").at("model");
+      const json model = many->params.at("model");
+      const bool holds =
+          named.is_array() ? std::find(named.begin(), named.end(), model) != named.end() : named == model;
+      EXPECT_TRUE(holds) << to_string(d) << ": claims.json names " << named.dump() << ", the case is " << model.dump();
+    }
   }
 }

@@ -125,9 +125,10 @@ class AotInductor final : public Experiment {
     return python_unavailable(ctx.device);
   }
 
-  // Compiles (or finds in the cache) a package per case here, so a failed
-  // compile is recorded as that case's skip reason; a cold compile's time is in
-  // the notes, with "cache": "miss" when it happened in this run.
+  // Compiles (or finds in the cache) a package per case here: a compile the
+  // budget refuses is the case's skip reason, a failed one the aot_inductor
+  // variant's error; a cold compile's time is in the notes, with "cache": "miss"
+  // when it happened in this run.
   std::vector<Case> cases(const RunContext& ctx) const override {
     const bool gpu = ctx.device == DeviceKind::cuda;
     ConvNetSpec spec;  // the torchscript experiment's model and sizes
@@ -155,8 +156,14 @@ class AotInductor final : public Experiment {
                                  device_name(ctx.device)};
       auto pkg = std::make_shared<aoti::Package>(
           aoti::cached_package(aoti::cache_root(), aoti::python_executable(), base->get(), key, ctx.budget_left_s));
-      if (!pkg->error.empty()) {
-        c.skip_reason = is_budget_reason(pkg->error) ? pkg->error : "AOTInductor compilation failed: " + pkg->error;
+      if (is_budget_reason(pkg->error)) {
+        c.skip_reason = pkg->error;
+      } else if (!pkg->error.empty()) {
+        // Not a skip: torch is there (unsupported_reason checked it) and could not
+        // compile, a failure on this machine, recorded as the variant's error.
+        const std::string why = "AOTInductor compilation failed: " + pkg->error;
+        c.variants.push_back(Variant{"aot_inductor", "AOTInductor package (its compile failed)",
+                                     [why]() -> std::unique_ptr<Workload> { throw std::runtime_error(why); }});
       } else {
         c.notes = pkg->info;
         c.notes["grad_mode"] = "torch::NoGradGuard in both variants";
