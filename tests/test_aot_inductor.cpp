@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/budget_plan.h"
 #include "harness/registry.h"
 #include "harness/suite_runner.h"
 #include "workloads/aoti/package.h"
@@ -263,35 +264,54 @@ TEST(AotInductorCache, KeyTracksInputsAndAHitSkipsTheCompile) {
   EXPECT_EQ(hit.info["compile_s"], 75.0);
 }
 
+// An environment variable set for a scope, restored after it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* key, const std::string& value) : key_(key) {
+    if (const char* old = std::getenv(key)) was_ = old;
+    setenv(key, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (was_)
+      setenv(key_, was_->c_str(), 1);
+    else
+      unsetenv(key_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* key_;
+  std::optional<std::string> was_;
+};
+
+// A fake torch (kFakeTorch) whose aoti_compile_and_package is `inductor`, for
+// the experiment's own cases(): probed first with the real torch (once per
+// process), so the experiment is supported and only the compile is fake.
+struct FakeCompile {
+  explicit FakeCompile(const std::string& inductor) {
+    std::filesystem::create_directory(fake.path() + "/torch");
+    std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
+    std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
+    std::ofstream(fake.path() + "/torch/_inductor.py") << inductor;
+  }
+  std::vector<Case> cases(const RunContext& ctx) {
+    const ScopedEnv path("PYTHONPATH", fake.path()), root("OPTBENCH_CACHE_DIR", cache.path());
+    return experiment->cases(ctx);
+  }
+  const Experiment* experiment = Registry::instance().match("^aot_inductor$").at(0);
+  aoti::TempDir fake{"optbench-test-"}, cache{"optbench-cache-"};
+};
+
 // A compile that fails where torch is there is a failure on this machine, not a
 // skip (a skipped case reads as "not applicable here", and a GPU session's checks
 // pass it): the aot_inductor variant is kept, and building it throws the reason.
 TEST(AotInductor, AFailedCompileIsTheVariantsErrorNotASkip) {
-  const Experiment* e = Registry::instance().match("^aot_inductor$").at(0);
   const RunContext ctx{DeviceKind::cpu, RunProfile::quick};
-  // Probed now, with the real torch (once per process): the compile below gets a fake one.
-  if (const std::string why = e->unsupported_reason(ctx); !why.empty()) GTEST_SKIP() << why;
-  aoti::TempDir fake("optbench-test-"), cache("optbench-cache-");
-  std::filesystem::create_directory(fake.path() + "/torch");
-  std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
-  std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
-  std::ofstream(fake.path() + "/torch/_inductor.py")
-      << "def aoti_compile_and_package(ep, package_path):\n    raise RuntimeError('planted: no C++ compiler')\n";
-  auto set = [](const char* k, const char* v) {
-    const char* old = std::getenv(k);
-    std::optional<std::string> was = old ? std::optional<std::string>(old) : std::nullopt;
-    setenv(k, v, 1);
-    return was;
-  };
-  const auto old_path = set("PYTHONPATH", fake.path().c_str());
-  const auto old_cache = set("OPTBENCH_CACHE_DIR", cache.path().c_str());
-  const std::vector<Case> cases = e->cases(ctx);
-  for (const auto& [k, was] : {std::pair{"PYTHONPATH", old_path}, std::pair{"OPTBENCH_CACHE_DIR", old_cache}}) {
-    if (was)
-      setenv(k, was->c_str(), 1);
-    else
-      unsetenv(k);
-  }
+  FakeCompile f(
+      "def aoti_compile_and_package(ep, package_path):\n    raise RuntimeError('planted: no C++ compiler')\n");
+  if (const std::string why = f.experiment->unsupported_reason(ctx); !why.empty()) GTEST_SKIP() << why;
+  const std::vector<Case> cases = f.cases(ctx);
   ASSERT_EQ(cases.size(), 1u);
   const Case& c = cases[0];
   EXPECT_EQ(c.skip_reason, "");
@@ -304,4 +324,25 @@ TEST(AotInductor, AFailedCompileIsTheVariantsErrorNotASkip) {
     EXPECT_NE(std::string(err.what()).find("AOTInductor compilation failed: RuntimeError: planted"), std::string::npos)
         << err.what();
   }
+}
+
+// The standard profile compiles twice (batch 8 and 1): each compile is weighed
+// against the budget left when it starts, not when the first one did. Compiles
+// of ~1.5 s here (the cache's record says 1 s), 2.5 s of budget: the first fits,
+// the second does not.
+TEST(AotInductor, EachCompileIsWeighedAgainstTheBudgetLeftWhenItStarts) {
+  RunContext ctx{DeviceKind::cpu, RunProfile::standard};
+  FakeCompile f(std::string("import time\n") + kFakeInductor +
+                "_write = aoti_compile_and_package\n"
+                "def aoti_compile_and_package(ep, package_path):\n    time.sleep(1.5)\n"
+                "    return _write(ep, package_path)\n");
+  if (const std::string why = f.experiment->unsupported_reason(ctx); !why.empty()) GTEST_SKIP() << why;
+  const auto seen = std::filesystem::path(f.cache.path()) / "aoti" / "earlier";
+  std::filesystem::create_directories(seen);
+  std::ofstream(seen / "info.json") << R"({"compile_s": 1.0, "export_s": 0.0, "key": {"device": "cpu"}})";
+  ctx.budget_left_s = 2.5;
+  const std::vector<Case> cases = f.cases(ctx);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].skip_reason, "");
+  EXPECT_TRUE(is_budget_reason(cases[1].skip_reason)) << cases[1].name << ": '" << cases[1].skip_reason << "'";
 }
