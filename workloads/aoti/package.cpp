@@ -1,5 +1,6 @@
 #include "workloads/aoti/package.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -27,6 +28,9 @@ Ran run_command(std::vector<std::string> argv, const std::vector<std::string>& e
   o.argv = std::move(argv);
   o.search_path = true;
   o.err = Stdio::to_stdout;
+  // A compile takes minutes: it must not outlive a process killed with SIGKILL
+  // (a CI job's timeout), whose own children die with it.
+  o.die_with_parent = SIGKILL;
   if (!env.empty()) o.env = environment_with(env);
   o.cwd = cwd;
   Ran r;
