@@ -1,6 +1,8 @@
 #include "harness/scratch_dir.h"
 
+#include <linux/magic.h>
 #include <signal.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,6 +42,12 @@ pid_t owner_of(const std::string& name) {
 std::string scratch_parent() {
   if (const char* s = std::getenv(kScratchEnv); s && *s) return s;
   return std::filesystem::temp_directory_path().string();
+}
+
+bool on_ram_filesystem(const std::string& path) {
+  struct statfs st{};
+  if (::statfs(path.c_str(), &st) != 0) return false;
+  return st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC;
 }
 
 int remove_orphaned_scratch(const std::string& parent) {

@@ -35,6 +35,10 @@ class ScratchDir {
   std::string path_;
 };
 
+// Whether `path` lies on a file system held in RAM (tmpfs, ramfs), where a file's
+// pages cannot be evicted to storage: reading it back is a memory read.
+bool on_ram_filesystem(const std::string& path);
+
 // Removes the scratch folders in `parent` whose owning process has ended; returns
 // how many. Folders of live processes, of other users' processes, and names not
 // of this pattern are left alone.

@@ -17,6 +17,7 @@
 #include "harness/budget_plan.h"
 #include "harness/registry.h"
 #include "harness/suite_runner.h"
+#include "tests/scoped_env.h"
 #include "workloads/aoti/package.h"
 #include "workloads/aoti/package_cache.h"
 #include "workloads/models/convnet.h"
@@ -264,27 +265,6 @@ TEST(AotInductorCache, KeyTracksInputsAndAHitSkipsTheCompile) {
   EXPECT_EQ(hit.info["compile_s"], 75.0);
 }
 
-// An environment variable set for a scope, restored after it.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* key, const std::string& value) : key_(key) {
-    if (const char* old = std::getenv(key)) was_ = old;
-    setenv(key, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (was_)
-      setenv(key_, was_->c_str(), 1);
-    else
-      unsetenv(key_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* key_;
-  std::optional<std::string> was_;
-};
-
 // A fake torch (kFakeTorch) whose aoti_compile_and_package is `inductor`, for
 // the experiment's own cases(): probed first with the real torch (once per
 // process), so the experiment is supported and only the compile is fake.
@@ -296,7 +276,7 @@ struct FakeCompile {
     std::ofstream(fake.path() + "/torch/_inductor.py") << inductor;
   }
   std::vector<Case> cases(const RunContext& ctx) {
-    const ScopedEnv path("PYTHONPATH", fake.path()), root("OPTBENCH_CACHE_DIR", cache.path());
+    const optbench::testing::ScopedEnv path("PYTHONPATH", fake.path()), root("OPTBENCH_CACHE_DIR", cache.path());
     return experiment->cases(ctx);
   }
   const Experiment* experiment = Registry::instance().match("^aot_inductor$").at(0);

@@ -10,7 +10,10 @@
 #include <fstream>
 #include <string>
 
+#include "harness/build_info.h"
+#include "harness/registry.h"
 #include "harness/scratch_dir.h"
+#include "tests/scoped_env.h"
 
 using namespace optbench;
 namespace fs = std::filesystem;
@@ -85,3 +88,24 @@ TEST_F(ScratchDirTest, OnlyOrphansAreCounted) {
 }
 
 }  // namespace
+
+// storage_reads evicts its files' pages and reads them back: on a file system in
+// RAM that is a memory read, so it declines to run there, before writing a file.
+TEST(ScratchDirRam, StorageReadsDeclinesAFileSystemInRam) {
+  if (!on_ram_filesystem("/dev/shm")) GTEST_SKIP() << "/dev/shm is not tmpfs here";
+  const Experiment* e = Registry::instance().match("^storage_reads$").at(0);
+  const RunContext ctx{DeviceKind::cpu, RunProfile::quick};
+  std::string tmpl = "/dev/shm/optbench-test-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  {
+    const optbench::testing::ScopedEnv scratch(kScratchEnv, tmpl);
+    const std::string why = e->unsupported_reason(ctx);
+    EXPECT_NE(why.find("a file system in RAM (tmpfs)"), std::string::npos) << why;
+  }
+  EXPECT_TRUE(fs::is_empty(tmpl));  // nothing written
+  fs::remove_all(tmpl);
+  if (!on_ram_filesystem(source_dir())) {  // on a disk it runs
+    const optbench::testing::ScopedEnv scratch(kScratchEnv, source_dir());
+    EXPECT_EQ(e->unsupported_reason(ctx), "");
+  }
+}

@@ -116,6 +116,17 @@ class StorageReads final : public Experiment {
             "bandwidth it got (a memory-speed figure for the storage variant means the eviction did not take)."};
   }
 
+  // Before its cases, which write the files: on a file system in RAM the
+  // "storage" variant would read memory, and a verified "no effect" would follow.
+  std::string unsupported_reason(const RunContext& ctx) const override {
+    if (auto r = Experiment::unsupported_reason(ctx); !r.empty()) return r;
+    if (const std::string parent = scratch_parent(); on_ram_filesystem(parent))
+      return "its files would go to " + parent +
+             ", a file system in RAM (tmpfs), where a read from storage is a memory read: set TMPDIR to a folder "
+             "on a disk";
+    return "";
+  }
+
   std::vector<Case> cases(const RunContext& ctx) const override {
     const bool gpu = ctx.device == DeviceKind::cuda;
     Spec s;
