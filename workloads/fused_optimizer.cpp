@@ -53,10 +53,11 @@ class FusedOptimizer final : public Experiment {
     // Python loop over the MLP's 66 tensors takes ~1-3 ms a step there; one step
     // of the two large tensors, tens of ms), so the pipe's ~10 us round trip
     // (recorded as pipe_round_trip_us) is a small share. On a GPU a fused step is
-    // ~0.1-0.3 ms (the MLP's 130 tensors, ~0.2 GB of state; the two 4096^2
-    // tensors, ~0.9 GB, at ~3 TB/s): one to five of them would leave the round
-    // trip and the request's synchronize 5-20% of the fastest variant's time,
-    // the same in every variant, so every speedup would shrink. 20 make it ~1%.
+    // ~0.1-0.3 ms (the MLP's 130 tensors and ~70 MB of state, a launch or two;
+    // the two 4096^2 tensors, ~0.5 GB of state streamed at ~3 TB/s): one to five
+    // of them would leave the round trip and the request's synchronize 5-20% of
+    // the fastest variant's time, the same in every variant, so every speedup
+    // would shrink. 20 make it ~1%.
     out.push_back(python_optimizer_case(many, ctx.device, cfg, gpu ? 20 : 5));
     if (ctx.profile != RunProfile::quick) out.push_back(python_optimizer_case(few, ctx.device, cfg, gpu ? 20 : 1));
     return out;
