@@ -511,6 +511,13 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
                           s.backend.now() - t_exp);
 }
 
+// Every between-process interval of the experiment within the target.
+bool precise_enough(const SuiteRun& s, const Pending& x) {
+  const json& first_cases = s.writer.document()["experiments"].at(x.idx)["cases"];
+  const auto so_far = comparisons_across(first_cases, x.repeats, s.opts.measure.stopping.confidence);
+  return has_ratios(so_far) && widest_process_interval(so_far) <= s.opts.measure.process_target_rel_ci;
+}
+
 // The further processes, in passes (the second of each experiment, then the
 // third...), within their share of the run: what the first pass took, times
 // process_time_share.
@@ -527,6 +534,9 @@ void further_processes(SuiteRun& s, double first_pass_s) {
   std::vector<std::pair<std::size_t, json>> fields;
   for (auto& x : s.pending) {
     if (!x.done && s.stopped) x.r.why_stopped = "interrupted";
+    // The last process allowed may be the one that brought every interval within
+    // the target: then precision stopped it as much as the maximum did, and says so.
+    if (!x.done && !s.stopped && s.processes > 1 && precise_enough(s, x)) x.r.why_stopped = "precision";
     json f = processes_fields(s.writer.document()["experiments"].at(x.idx)["cases"], s.measure, x);
     f["wall_s"] = x.wall_s;
     fields.emplace_back(x.idx, std::move(f));
