@@ -534,9 +534,11 @@ void further_processes(SuiteRun& s, double first_pass_s) {
   std::vector<std::pair<std::size_t, json>> fields;
   for (auto& x : s.pending) {
     if (!x.done && s.stopped) x.r.why_stopped = "interrupted";
-    // The last process allowed may be the one that brought every interval within
-    // the target: then precision stopped it as much as the maximum did, and says so.
-    if (!x.done && !s.stopped && s.processes > 1 && precise_enough(s, x)) x.r.why_stopped = "precision";
+    // Where the count adapts (min below max), the last process allowed may be the
+    // one that brought every interval within the target: then precision stopped it
+    // as much as the maximum did, and says so. A fixed count stops at its maximum.
+    const bool adaptive = s.opts.measure.min_processes < s.opts.measure.processes;
+    if (!x.done && !s.stopped && adaptive && s.processes > 1 && precise_enough(s, x)) x.r.why_stopped = "precision";
     json f = processes_fields(s.writer.document()["experiments"].at(x.idx)["cases"], s.measure, x);
     f["wall_s"] = x.wall_s;
     fields.emplace_back(x.idx, std::move(f));
