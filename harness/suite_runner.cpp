@@ -232,6 +232,12 @@ void add_repeats(ResultsWriter& writer, Pending& x, std::vector<CaseRepeat> reco
   for (auto& r : records) x.repeats.push_back(std::move(r));
 }
 
+// Every between-process interval of the experiment within its target: the rule
+// that stops adding processes (method.md, "Several processes per experiment").
+bool within_target(const std::vector<ComparisonAcross>& so_far, const MeasureConfig& m) {
+  return widest_process_interval(so_far) <= m.process_target_rel_ci;
+}
+
 // Process p of one experiment, or why it has no more (x.done). `allowance_s`:
 // what is left of the further processes' share of the run (process_time_share).
 void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceBackend& clock, const BudgetGate& gate,
@@ -245,12 +251,10 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
     x.r.why_stopped = "no comparison with a ratio in its first process";
     return;
   }
-  if (p >= at_least) {
-    if (widest_process_interval(so_far) <= opts.measure.process_target_rel_ci) {
-      x.done = true;
-      x.r.why_stopped = "precision";
-      return;
-    }
+  if (p >= at_least && within_target(so_far, opts.measure)) {
+    x.done = true;
+    x.r.why_stopped = "precision";
+    return;
   }
   std::optional<ExperimentStatus> status;
   std::string reason;
@@ -511,11 +515,11 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
                           s.backend.now() - t_exp);
 }
 
-// Every between-process interval of the experiment within the target.
+// After its last process: whether the experiment's intervals met the target.
 bool precise_enough(const SuiteRun& s, const Pending& x) {
   const json& first_cases = s.writer.document()["experiments"].at(x.idx)["cases"];
   const auto so_far = comparisons_across(first_cases, x.repeats, s.opts.measure.stopping.confidence);
-  return has_ratios(so_far) && widest_process_interval(so_far) <= s.opts.measure.process_target_rel_ci;
+  return has_ratios(so_far) && within_target(so_far, s.opts.measure);
 }
 
 // The further processes, in passes (the second of each experiment, then the

@@ -183,23 +183,27 @@ def aoti_compile_and_package(ep, package_path):
     return package_path
 )PY";
 
+// A folder holding the fake torch package (kFakeTorch, kFakeExport) whose
+// aoti_compile_and_package is `inductor`, for PYTHONPATH.
+struct FakeTorch {
+  explicit FakeTorch(const std::string& inductor) {
+    std::filesystem::create_directory(dir.path() + "/torch");
+    std::ofstream(dir.path() + "/torch/__init__.py") << kFakeTorch;
+    std::ofstream(dir.path() + "/torch/export.py") << kFakeExport;
+    std::ofstream(dir.path() + "/torch/_inductor.py") << inductor;
+  }
+  aoti::TempDir dir{"optbench-test-"};
+};
+
 TEST(AotInductor, ScriptHandsEveryWeightToPython) {
   const std::string python = "/usr/bin/python3";
   if (!std::filesystem::exists(python)) GTEST_SKIP() << "no " << python;
-  aoti::TempDir fake("optbench-test-");
-  std::filesystem::create_directory(fake.path() + "/torch");
-  std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
-  std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
-  std::ofstream(fake.path() + "/torch/_inductor.py") << kFakeInductor;
+  const FakeTorch fake(kFakeInductor);
   const ConvNet net = make_convnet(ConvNetSpec{}, 0);
-  const char* old = std::getenv("PYTHONPATH");
-  const std::string saved = old ? old : "";
-  setenv("PYTHONPATH", fake.path().c_str(), 1);
-  const aoti::Package pkg = aoti::compile_package(python, net, {2, 3, 32, 32}, "cpu");
-  if (old)
-    setenv("PYTHONPATH", saved.c_str(), 1);
-  else
-    unsetenv("PYTHONPATH");
+  const aoti::Package pkg = [&] {
+    const optbench::testing::ScopedEnv path("PYTHONPATH", fake.dir.path());
+    return aoti::compile_package(python, net, {2, 3, 32, 32}, "cpu");
+  }();
   ASSERT_EQ(pkg.error, "");
   EXPECT_EQ(pkg.info.at("torch_version"), "0.0+fake");
   EXPECT_GT(pkg.info.at("package_bytes").get<double>(), 0);
@@ -265,22 +269,18 @@ TEST(AotInductorCache, KeyTracksInputsAndAHitSkipsTheCompile) {
   EXPECT_EQ(hit.info["compile_s"], 75.0);
 }
 
-// A fake torch (kFakeTorch) whose aoti_compile_and_package is `inductor`, for
-// the experiment's own cases(): probed first with the real torch (once per
-// process), so the experiment is supported and only the compile is fake.
+// The experiment's own cases() with a fake torch's compile: probed first with the
+// real torch (once per process), so the experiment is supported and only the
+// compile is fake; the package cache is the test's own.
 struct FakeCompile {
-  explicit FakeCompile(const std::string& inductor) {
-    std::filesystem::create_directory(fake.path() + "/torch");
-    std::ofstream(fake.path() + "/torch/__init__.py") << kFakeTorch;
-    std::ofstream(fake.path() + "/torch/export.py") << kFakeExport;
-    std::ofstream(fake.path() + "/torch/_inductor.py") << inductor;
-  }
+  explicit FakeCompile(const std::string& inductor) : torch(inductor) {}
   std::vector<Case> cases(const RunContext& ctx) {
-    const optbench::testing::ScopedEnv path("PYTHONPATH", fake.path()), root("OPTBENCH_CACHE_DIR", cache.path());
+    const optbench::testing::ScopedEnv path("PYTHONPATH", torch.dir.path()), root("OPTBENCH_CACHE_DIR", cache.path());
     return experiment->cases(ctx);
   }
+  FakeTorch torch;
   const Experiment* experiment = Registry::instance().match("^aot_inductor$").at(0);
-  aoti::TempDir fake{"optbench-test-"}, cache{"optbench-cache-"};
+  aoti::TempDir cache{"optbench-cache-"};
 };
 
 // A compile that fails where torch is there is a failure on this machine, not a

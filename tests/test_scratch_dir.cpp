@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "harness/build_info.h"
@@ -36,27 +37,21 @@ fs::path make_folder(const fs::path& parent, const std::string& name) {
   return p;
 }
 
+// Each test's own TMPDIR, where its scratch folders are made.
 class ScratchDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string tmpl = (fs::temp_directory_path() / "scratch-test-XXXXXX").string();
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     root_ = tmpl;
-    const char* old = std::getenv("TMPDIR");
-    old_ = old ? old : "";
-    had_ = old != nullptr;
-    ::setenv("TMPDIR", root_.c_str(), 1);
+    tmpdir_.emplace("TMPDIR", root_.string());
   }
   void TearDown() override {
-    if (had_)
-      ::setenv("TMPDIR", old_.c_str(), 1);
-    else
-      ::unsetenv("TMPDIR");
+    tmpdir_.reset();
     fs::remove_all(root_);
   }
   fs::path root_;
-  std::string old_;
-  bool had_ = false;
+  std::optional<optbench::testing::ScopedEnv> tmpdir_;
 };
 
 TEST_F(ScratchDirTest, TheNextScratchFolderRemovesThoseWhoseOwnerEnded) {

@@ -33,6 +33,8 @@ CATEGORIES = (
     "other",
     "compiled",
 )
+# Copies and memsets: device work no kernel launch starts.
+TRANSFERS = ("memcpy_h2d", "memcpy_d2h", "memcpy_d2d", "memcpy_host", "memset")
 IDLE = "idle"
 LABELS = {
     "gemm": "matrix multiply",

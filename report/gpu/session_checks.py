@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..explanation.why import TRANSFERS
 from ..load.document import Breakdown, Case, Document, Experiment, Variant
 from ..load.results import ResultsError, load_results
 
@@ -295,11 +296,7 @@ def nvml_rows(name: str, doc: Document) -> list[Row]:
 
 def kernel_s(b: Breakdown) -> float:
     """Device time per step in kernels: every category but copies and memsets."""
-    return sum(
-        x
-        for k, x in b.categories_s.items()
-        if isinstance(x, (int, float)) and not k.startswith("memcpy") and k != "memset"
-    )
+    return sum(x for k, x in b.categories_s.items() if isinstance(x, (int, float)) and k not in TRANSFERS)
 
 
 def cupti_rows(name: str, doc: Document, rehearsal: bool) -> list[Row]:
