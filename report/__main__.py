@@ -1,6 +1,7 @@
 """python3 -m report {validate,render,compare,baseline,gpus} -- see --help of each.
 
-Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage.
+Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage,
+3 no committed run of CURRENT's device (baseline).
 Errors are one line on stderr starting with 'error:'. Input files are never modified."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from .load.results import ResultsError, expand_paths, load_inputs, load_results, validator_name
 
 EXIT_BAD_INPUT = 2
+EXIT_NO_BASELINE = 3
 COMPARE_HELP = """\
 The regression gate. Pairs each variant's time per step (experiment, case,
 variant) and each optimization's paired speedup (its comparison within one run)
@@ -110,9 +112,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    from .gate.baseline import find_baseline
+    from .gate.baseline import NoBaseline, find_baseline
 
-    print(find_baseline(_one(args.current, "CURRENT"), args.dirs))
+    current = _one(args.current, "CURRENT")
+    try:
+        path = find_baseline(current, args.dirs)
+    except NoBaseline as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_NO_BASELINE
+    print(path)
     return 0
 
 
@@ -207,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
         "baseline",
         help="print the committed results file to compare CURRENT with",
         description="Print the path of the newest complete results file in DIR... that ran on "
-        "the same device as CURRENT (GPU name, or CPU model). Exit 2 if there is none.",
+        "the same device as CURRENT (GPU name, or CPU model). Exit 3 if there is none (nothing to gate "
+        "against yet), 2 on bad input.",
     )
     b.add_argument("current", metavar="CURRENT", help="results file of the new run")
     b.add_argument("dirs", nargs="+", metavar="DIR", help="directories (or files) holding committed results")

@@ -11,6 +11,11 @@ from ..load.document import device_name, run_facts, source_path
 from ..load.results import ResultsError, check_results, expand_paths, is_gbench, read_json
 
 
+class NoBaseline(ResultsError):
+    """No committed run of CURRENT's device: nothing to gate against yet, which a
+    workflow tells apart from bad input (exit 3, not 2)."""
+
+
 def candidates(paths: list[str | Path]) -> list[tuple[Path, dict]]:
     """Every readable optbench results file under `paths`; others are passed over
     (a results/ folder may hold Google Benchmark files or notes)."""
@@ -38,7 +43,7 @@ def find_baseline(current: dict, paths: list[str | Path]) -> Path:
         if device_name(d) == want and run_facts(d).status == "complete" and not _same_run(d, current)
     ]
     if not same:
-        raise ResultsError(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
+        raise NoBaseline(f"no complete results file from {want!r} among {', '.join(map(str, paths))}")
     # Newest run first: the date the run recorded, then the file name.
     same.sort(key=lambda pd: (str(run_facts(pd[1]).date or ""), pd[0].name))
     return same[-1][0]

@@ -131,6 +131,29 @@ def test_a_cold_aotinductor_compile_is_added_unless_the_cache_had_the_package():
     assert est("aot_inductor", c) == pytest.approx(est("zero_grad", c))
 
 
+def test_the_cold_compile_is_also_named_apart_as_what_only_a_machines_first_run_pays():
+    c = case(1.4, 0.5, 43, stop="precision", name="b128")
+    c["notes"] = {"compile_s": 73.4, "export_s": 1.3}
+    hit = dict(case(1.1, 0.5, 119, stop="precision", name="b1"), notes={"compile_s": 81.6, "cache": "hit"})
+    ests = ew.estimate(
+        [doc("cuda", {"aot_inductor": [c, hit], "zero_grad": [case(2.0, 1.0, 10)]})], "standard", NO_SKIP
+    )
+    assert ests["aot_inductor"]["once"] == pytest.approx({"b128": 74.7, "b1": 0.0})
+    assert ests["zero_grad"]["once"] == {"c": 0.0}
+    assert ew.once_cost(ests) == pytest.approx(74.7)
+    # ... inside the first process's cost, not beside it
+    assert ests["aot_inductor"]["cases"]["b128"] > 74.7
+
+
+def test_the_printed_estimate_names_the_first_runs_compiles():
+    rows, out = printed("standard", CPU_STANDARD)
+    once = re.search(r"^\s+of which once\s+(\d+)\s+(\d+) s", out, re.M)
+    assert once and once.group(1) == once.group(2), out
+    assert int(once.group(1)) == round(ew.once_cost(fixture_ests("standard", CPU_STANDARD)))
+    assert 0 < int(once.group(1)) < rows["aot_inductor"][0], out
+    assert int(once.group(1)) == 158  # docs/setup.md quotes it
+
+
 def test_every_experiment_pays_its_own_process():
     ests = ew.estimate(
         [
