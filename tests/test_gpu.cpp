@@ -32,11 +32,20 @@ class Gpu : public ::testing::Test {
   std::unique_ptr<DeviceBackend> backend_;
 };
 
-double median_device_s(DeviceBackend& b, const std::function<void()>& step, std::int64_t iters, int samples = 7) {
+// The median of `samples` timings of `iters` steps: by the device's events, or
+// (on_host) by the host clock, which sees launch time.
+double median_s(DeviceBackend& b, const std::function<void()>& step, std::int64_t iters, int samples, bool on_host) {
   std::vector<double> xs;
-  for (int i = 0; i < samples; ++i) xs.push_back(*b.time(step, iters, TimingMode::batched).device_s);
+  for (int i = 0; i < samples; ++i) {
+    const auto t = b.time(step, iters, TimingMode::batched);
+    xs.push_back(on_host ? t.host_s : *t.device_s);
+  }
   std::sort(xs.begin(), xs.end());
   return xs[xs.size() / 2];
+}
+
+double median_device_s(DeviceBackend& b, const std::function<void()>& step, std::int64_t iters, int samples = 7) {
+  return median_s(b, step, iters, samples, false);
 }
 
 }  // namespace
@@ -189,12 +198,7 @@ TEST_F(Gpu, AProfiledWindowLeavesLaunchBoundStepsAsFastAsBefore) {
   auto step = [&] {
     for (int i = 0; i < 50; ++i) x.add_(1);
   };
-  auto host_median = [&] {
-    std::vector<double> xs;
-    for (int i = 0; i < 9; ++i) xs.push_back(backend_->time(step, 20, TimingMode::batched).host_s);
-    std::sort(xs.begin(), xs.end());
-    return xs[xs.size() / 2];
-  };
+  auto host_median = [&] { return median_s(*backend_, step, 20, 9, true); };
   warm_up(*backend_, step, TimingMode::batched, 0.2, 2.0);
   const double before = host_median();
   profiling::WindowRequest r;

@@ -19,7 +19,9 @@
 //   kernel_launches_per_step    CUDA: kernel and graph launches (breakdown.h's
 //                               launches_per_step); null on a CPU
 // Experiments name the counter that carries their claim
-// (ExperimentInfo::mechanism_counters); the report leads its why with it.
+// (ExperimentInfo::mechanism_counters); the report leads its why with it. The
+// keys, in this order, are counter_keys() (breakdown_figures.h, beside the
+// figures' serializer).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,9 +32,6 @@
 #include "harness/profiling/trace_event.h"
 
 namespace optbench::profiling {
-
-// The keys above, in that order: counter_keys() (breakdown_figures.h, with the
-// figures' serializer).
 
 // Whether a CPU record is an operator call: "namespace::name" with a lower-case
 // namespace other than autograd's, torch's and this suite's (scopes.h).
