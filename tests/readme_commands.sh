@@ -35,7 +35,7 @@ declare -A SKIP=(
 # Exit codes other than 0 a command may end with, and why.
 declare -A EXIT=(
   ["build/cuda/optbench report compare"]="0 1"  # 1: a regression between the two committed runs is a result, not a failure
-  ["build/cuda/optbench report baseline"]="0 3"  # 3: results/ has no run of this machine's CPU model (the committed ones are the AMD EPYC VM's)
+  ["build/cuda/optbench report baseline"]="0 3"  # 3: results/ has no run of this machine's CPU model (committed: an AMD EPYC and an Intel Xeon VM)
 )
 
 # The copy, as a fresh clone has it.

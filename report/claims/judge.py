@@ -60,7 +60,7 @@ from pathlib import Path
 
 from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
 from ..load.numbers import is_num
-from ..render.fmt import fmt_no_ci, fmt_speedup, sig
+from ..render.fmt import fmt_no_ci, fmt_speedup, sig, sig_apart
 from ..render.glossary import TERMS, is_term
 from ..statistics import evidence as ev
 from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
@@ -70,7 +70,7 @@ from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_
 from ..statistics.rounds import rounds_text, why_no_ci
 from .judged import NOT_JUDGED
 from .judged import status as judged_status
-from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, claimed_text, decide
+from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, bounds, claimed_text, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 ON_CPU = "measured on a CPU (the claim is about GPUs)"
@@ -125,6 +125,9 @@ class Evidence:
     # The comparison in each process of the run (processes.py); None: one process.
     spread: Spread | None = field(default=None, repr=False, compare=False)
     verdict: Verdict | None = None  # its own, where the claim judges its rows apart
+    # The speedups the claim's verdict is drawn against (verdicts.bounds): its figures
+    # are printed on their own side of each.
+    bounds: tuple = field(default=(), repr=False, compare=False)
 
     @property
     def speedup(self) -> float:
@@ -157,13 +160,15 @@ class Evidence:
         """'4.57× [4.21, 4.91] (3 processes)', '4.57× [4.21, 4.91]' from one process's
         rounds, or '7.13× (n = 1, no CI)' below the rounds floor."""
         if self.below_floor:
-            return fmt_no_ci(self.speedup, self.rounds)
+            return fmt_no_ci(self.speedup, self.rounds, self.bounds)
         if not self.est.has_ci:
-            return f"{sig(self.speedup)}× (no CI)"
+            return f"{sig_apart(self.speedup, self.bounds)}× (no CI)"
         tags = [self.est.basis] if self.est.unit == PROCESS else []
         if abs(self.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * self.confidence:.3g}% CI")
-        return fmt_speedup(self.speedup, self.ci_low, self.ci_high) + (f" ({', '.join(tags)})" if tags else "")
+        return fmt_speedup(self.speedup, self.ci_low, self.ci_high, self.bounds) + (
+            f" ({', '.join(tags)})" if tags else ""
+        )
 
 
 @dataclass
@@ -193,6 +198,11 @@ class ClaimResult:
     apart: bool = True  # its rows judged apart (not pooled)
     decisive: Evidence | None = None  # judged apart: the row the verdict and figure rest on
     reason_terms: set[str] = field(default_factory=set)  # the glossary terms of why nothing was measured
+
+    @property
+    def bounds(self) -> tuple[float, ...]:
+        """The speedups its verdict is drawn against (verdicts.bounds)."""
+        return bounds(self.claim.get("kind", "qualitative"), self.claim.get("low"), self.claim.get("high"))
 
     @property
     def pooled(self) -> list[Evidence]:
@@ -237,16 +247,17 @@ class ClaimResult:
         rows = self.pooled
         if len(rows) == 1:
             return rows[0].text
-        rng = f"range {sig(self.low)}–{sig(self.high)}"
+        rng = f"range {sig_apart(self.low, self.bounds)}–{sig_apart(self.high, self.bounds)}"
         if self.apart:
             e = self.decisive
             return f"{e.text}, {e.case}: {e.variant}, {self.decisive_role} of {len(rows)} judged apart ({rng})"
-        text = f"{sig(self.estimate)}× geometric mean of {len(rows)} cases ({rng})"
+        text = f"{sig_apart(self.estimate, self.bounds)}× geometric mean of {len(rows)} cases ({rng})"
         if rows[0].below_floor:
             text += f"; {rounds_text([e.rounds for e in rows])}, no CI"
         elif is_num(self.ci_low) and is_num(self.ci_high):
             how = f"between {self.processes} processes" if self.basis == BETWEEN else "bootstrap"
-            text += f"; {100 * self.confidence:.3g}% CI [{sig(self.ci_low)}, {sig(self.ci_high)}] {how}"
+            ci = f"[{sig_apart(self.ci_low, self.bounds)}, {sig_apart(self.ci_high, self.bounds)}]"
+            text += f"; {100 * self.confidence:.3g}% CI {ci} {how}"
         else:
             text += "; no pooled CI"
         if self.left_out:
@@ -817,6 +828,8 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         res.reason_terms = set()  # the reason printed is not the method's: not its terms
     kind = claim.get("kind", "qualitative")
     low, high = claim.get("low"), claim.get("high")
+    for e in res.evidence + res.stress:
+        e.bounds = bounds(kind, low, high)
     testable = kind == "direction" or (kind == "speedup" and is_num(low) and is_num(high))
     if res.evidence and res.apart:
         res.verdict = _judge_apart(res, testable and not unavailable)

@@ -34,6 +34,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..render.fmt import sig_apart
+
 # A speedup within 2% of 1 is "no effect": below what a user would act on, and about
 # the run-to-run spread of a step on a shared machine.
 NO_EFFECT = (1.0 / 1.02, 1.02)
@@ -100,6 +102,17 @@ def rank(s: float, kind: str, low: float | None, high: float | None) -> int:
     return RANK[NO_EFFECT_VERDICT] if s <= NO_EFFECT[1] else RANK[SMALLER]
 
 
+def bounds(kind: str, low: float | None, high: float | None) -> tuple[float, ...]:
+    """The speedups a verdict of `kind` is drawn against: the no-effect band's ends and,
+    for a numeric claim, its range. A figure printed beside the verdict keeps its side of
+    each (render/fmt.py, sig_apart)."""
+    if kind == "direction":
+        return NO_EFFECT
+    if kind == "speedup" and _ok(low) and _ok(high):
+        return (*NO_EFFECT, low, high)
+    return ()
+
+
 def _span(r: int, kind: str) -> str:
     return "faster" if kind == "direction" and r >= RANK[CONFIRMED] else _SPAN_NAMES[r]
 
@@ -142,7 +155,8 @@ def decide(
     if not (_ok(ci_low) and _ok(ci_high)):
         return Verdict(NOT_MEASURABLE, "no speedup with a confidence interval was measured")
     lo, hi = min(ci_low, ci_high), max(ci_low, ci_high)
-    ci = f"CI [{lo:.3g}, {hi:.3g}]"
+    b = bounds(kind, low, high)
+    ci = f"CI [{sig_apart(lo, b, g=True)}, {sig_apart(hi, b, g=True)}]"
     if point is not None and not (_ok(point) and lo * (1 - 1e-9) <= point <= hi * (1 + 1e-9)):
         return Verdict(INCONCLUSIVE, f"bug: the estimate {point:.4g} lies outside its own {ci}")
     r_lo, r_hi = rank(lo, kind, low, high), rank(hi, kind, low, high)

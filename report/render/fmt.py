@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 from ..load.numbers import is_num
 from ..statistics.rounds import rounds_text
@@ -28,6 +29,29 @@ def sig(v: float, digits: int = 3) -> str:
         return f"{v:.{digits - 1}e}"
     decimals = max(0, digits - 1 - mag)
     return f"{v:.{decimals}f}"
+
+
+def sig_apart(v: float, bounds: Iterable[float] = (), digits: int = 3, g: bool = False) -> str:
+    """v as sig() prints it (or '%g' at `digits`, g=True), with more digits, up to 6, where
+    fewer would print it on or across a bound it is judged against: a CI's low end 1.0487
+    beside a claim of 1.05-1.15 prints '1.049', since '1.05' would read as inside the claim
+    that the verdict beside it says the interval leaves."""
+    if not is_num(v):
+        return DASH
+    v = float(v)
+    bounds = [float(b) for b in bounds if is_num(b)]
+
+    def text(d: int) -> str:
+        return f"{v:.{d}g}" if g else sig(v, d)
+
+    def side(x: float, b: float) -> int:
+        return int(x > b) - int(x < b)
+
+    out = text(digits)
+    while digits < 6 and any(side(float(out), b) != side(v, b) for b in bounds):
+        digits += 1
+        out = text(digits)
+    return out
 
 
 def fmt_time(s: object) -> str:
@@ -76,21 +100,23 @@ def fmt_items(v: object, item_name: str = "items") -> str:
     return DASH
 
 
-def fmt_speedup(s: object, lo: object = None, hi: object = None) -> str:
+def fmt_speedup(s: object, lo: object = None, hi: object = None, bounds: Iterable[float] = ()) -> str:
+    """'1.07× [1.049, 1.09]': the point and interval, each to 3 digits or as many more as
+    keep it on its own side of the `bounds` a verdict on it is drawn against."""
     if not is_num(s):
         return DASH
-    out = f"{sig(s)}×"
+    out = f"{sig_apart(s, bounds)}×"
     if is_num(lo) and is_num(hi):
-        out += f" [{sig(lo)}, {sig(hi)}]"
+        out += f" [{sig_apart(lo, bounds)}, {sig_apart(hi, bounds)}]"
     return out
 
 
-def fmt_no_ci(s: object, rounds: int | None) -> str:
+def fmt_no_ci(s: object, rounds: int | None, bounds: Iterable[float] = ()) -> str:
     """A speedup from fewer rounds than the floor: the point and its n, saying there is
     no CI, so that it never reads like a measured interval ('7.13× (n = 1, no CI)')."""
     if not is_num(s):
         return DASH
-    return f"{sig(s)}× ({rounds_text([rounds])}, no CI)"
+    return f"{sig_apart(s, bounds)}× ({rounds_text([rounds])}, no CI)"
 
 
 def fmt_pct(frac: object) -> str:

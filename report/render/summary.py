@@ -35,7 +35,7 @@ from ..load.document import Document, Timed
 from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
-from .fmt import sig
+from .fmt import sig_apart
 from .glossary import note, spelling
 
 NBSP = "\u00a0"
@@ -195,13 +195,15 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
         role = cr.decisive_role.removeprefix("the ")
         tags.append(
             f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} judged apart, "
-            f"{sig(cr.low)}–{sig(cr.high)}"
+            f"{sig_apart(cr.low, cr.bounds)}–{sig_apart(cr.high, cr.bounds)}"
         )
     elif len(rows) > 1:
-        tags.append(f"geometric mean of {len(rows)} cases, {sig(cr.low)}–{sig(cr.high)}")
-    text = sig(cr.estimate)
+        tags.append(
+            f"geometric mean of {len(rows)} cases, {sig_apart(cr.low, cr.bounds)}–{sig_apart(cr.high, cr.bounds)}"
+        )
+    text = sig_apart(cr.estimate, cr.bounds)
     if is_num(cr.ci_low) and is_num(cr.ci_high):  # no-break spaces: the figure never splits over lines
-        text += f"{NBSP}[{sig(cr.ci_low)},{NBSP}{sig(cr.ci_high)}]"
+        text += f"{NBSP}[{sig_apart(cr.ci_low, cr.bounds)},{NBSP}{sig_apart(cr.ci_high, cr.bounds)}]"
         if cr.processes > 1 and cr.processes != processes:
             tags.append(f"between {cr.processes} processes")
         if abs(cr.confidence - 0.95) > 1e-9:
@@ -314,7 +316,13 @@ def _apart(intervals: list[tuple[str, dict]]) -> str:
         hi = min(iv[key][1] for _, iv in intervals)
         if lo > hi:
             where = f" ({key.split(': ')[0]})" if key else ""
-            return "; ".join(f"{lab} [{sig(iv[key][0])}, {sig(iv[key][1])}]" for lab, iv in intervals) + where
+            ends = [x for _, iv in intervals for x in iv[key]]  # printed apart as they are
+            return (
+                "; ".join(
+                    f"{lab} [{sig_apart(iv[key][0], ends)}, {sig_apart(iv[key][1], ends)}]" for lab, iv in intervals
+                )
+                + where
+            )
     return ""
 
 

@@ -18,7 +18,7 @@ from report.claims.judge import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Eviden
 from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 from report.load.document import Document
 from report.load.results import load_results
-from report.render.fmt import sig
+from report.render.fmt import sig_apart
 from report.statistics.estimate import PROCESS, ROUND, Estimate
 
 COMMITTED = (
@@ -58,12 +58,12 @@ def test_every_claims_point_lies_inside_its_printed_range_and_interval(judged):
                 continue
             where = (path.name, r.claim["id"])
             assert r.low * (1 - 1e-12) <= r.estimate <= r.high * (1 + 1e-12), where
-            assert sig(r.estimate) in r.text, where
+            assert sig_apart(r.estimate, r.bounds) in r.text, where
             if len(r.pooled) > 1:
-                assert f"range {sig(r.low)}–{sig(r.high)}" in r.text, where
+                assert f"range {sig_apart(r.low, r.bounds)}–{sig_apart(r.high, r.bounds)}" in r.text, where
             if r.ci_low is not None:
                 assert r.ci_low <= r.estimate <= r.ci_high, where
-                assert f"[{sig(r.ci_low)}, {sig(r.ci_high)}]" in r.text, where
+                assert f"[{sig_apart(r.ci_low, r.bounds)}, {sig_apart(r.ci_high, r.bounds)}]" in r.text, where
             if r.verdict.verdict == INCONCLUSIVE:
                 assert not r.verdict.why.startswith("bug"), where
 
@@ -232,3 +232,55 @@ def test_the_committed_pair_shows_one_row_per_unjudged_claim_in_both_runs():
         )
     assert {"host_sync", "grad_checkpointing"} <= rows[0].keys()
     assert rows[0] == rows[1]
+
+
+def _side(x: float, b: float) -> int:
+    return (x > b) - (x < b)
+
+
+def test_a_printed_figure_keeps_its_side_of_every_bound_its_verdict_is_drawn_against():
+    """sig_apart: 3 digits, more where 3 would print a figure on or across a bound."""
+    assert sig_apart(1.0487, (1.05, 1.15)) == "1.049"  # '1.05' would read as inside 1.05-1.15
+    assert sig_apart(1.0487, ()) == "1.05" and sig_apart(1.0712, (1.05, 1.15)) == "1.07"
+    assert sig_apart(1.0195, (1 / 1.02, 1.02)) == "1.0195"  # '1.02' would sit on the band's end
+    assert sig_apart(1.0487, (1.05,), g=True) == "1.049" and sig_apart(1.1, (1.05,), g=True) == "1.1"
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        bounds = tuple(float(b) for b in rng.uniform(0.9, 1.3, size=3))
+        v = float(rng.choice(bounds)) * float(1 + rng.choice([-1, 1]) * 10 ** rng.uniform(-5, -1))
+        printed = float(sig_apart(v, bounds))
+        assert all(_side(printed, b) == _side(v, b) for b in bounds), (v, bounds, printed)
+
+
+def test_every_printed_claim_interval_keeps_its_side_of_the_claim_and_the_no_effect_band(judged):
+    """The committed files' claim figures, as the summary and the verdict print them:
+    an interval that reads as inside the claimed range while its verdict says it leaves
+    it (torchscript's 1.0487 printed '1.05' beside 1.05-1.15) is a sentence that
+    disagrees with the numbers beside it."""
+    import re
+
+    from report.claims.verdicts import bounds
+    from report.render.summary import speedup_text
+
+    number = r"([0-9]+(?:\.[0-9]+)?(?:e[+-][0-9]+)?)"
+    checked = 0
+    for path, (_, results) in judged.items():
+        for r in results:
+            b = bounds(r.claim.get("kind", ""), r.claim.get("low"), r.claim.get("high"))
+            if r.estimate is None or not b:
+                continue
+            texts = [(speedup_text(r), (r.estimate, r.ci_low, r.ci_high))]
+            texts += [
+                (e.verdict.why, (e.ci_low, e.ci_high)) for e in r.evidence if e.verdict and "CI [" in e.verdict.why
+            ]
+            texts += [(e.text, (e.speedup, e.ci_low, e.ci_high)) for e in r.evidence]
+            for text, values in texts:
+                figures = [float(x) for x in re.findall(number, text.replace("\u00a0", " "))]
+                for v in values:
+                    if v is None:
+                        continue
+                    close = min(figures, key=lambda f: abs(f - v) / v, default=None)
+                    assert close is not None and abs(close - v) / v < 0.01, (path.name, r.claim["id"], text, v)
+                    assert all(_side(close, x) == _side(v, x) for x in b), (path.name, r.claim["id"], text, v, b)
+                    checked += 1
+    assert checked > 100

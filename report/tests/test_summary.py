@@ -105,10 +105,12 @@ def test_the_summary_is_the_first_section_and_table(renders):
         assert html.index("<h2>Summary</h2>") < html.index("<table")
 
 
-def _sig_of(x) -> str:
-    from report.render.fmt import sig
+def _sig_of(x, bounds=()) -> str:
+    """As the summary prints a claim's figure: to 3 digits, or more where 3 would put it
+    on or across a bound its verdict is drawn against."""
+    from report.render.fmt import sig_apart
 
-    return sig(x)
+    return sig_apart(x, bounds)
 
 
 def test_the_summary_ranks_what_was_judged_and_lists_the_rest(renders):
@@ -131,9 +133,9 @@ def test_the_summary_ranks_what_was_judged_and_lists_the_rest(renders):
             for r in rows:
                 cr = results[r[0]]
                 fig = figures(r[sh.index("speedup × [CI]")])
-                assert fig[0] == _sig_of(cr.estimate), (path, r)
+                assert fig[0] == _sig_of(cr.estimate, cr.bounds), (path, r)
                 if cr.ci_low is not None:
-                    assert fig[1:] == (_sig_of(cr.ci_low), _sig_of(cr.ci_high)), (path, r)
+                    assert fig[1:] == (_sig_of(cr.ci_low, cr.bounds), _sig_of(cr.ci_high, cr.bounds)), (path, r)
                 verdict = r[sh.index("verdict")]
                 assert verdict == cr.verdict.verdict or verdict.startswith(cr.verdict.verdict + ": "), (path, r)
         if ranking:
