@@ -284,3 +284,16 @@ def test_every_printed_claim_interval_keeps_its_side_of_the_claim_and_the_no_eff
                     assert all(_side(close, x) == _side(v, x) for x in b), (path.name, r.claim["id"], text, v, b)
                     checked += 1
     assert checked > 100
+
+
+def test_intervals_named_apart_are_printed_with_their_gap():
+    """An experiment table's 'moved?' names two runs' intervals that have no point in
+    common: printed so that the gap shows, not '[1.25, 1.30], [1.30, 1.35]'."""
+    from types import SimpleNamespace
+
+    from report.render.side_by_side import moved
+
+    row = lambda lo, hi: SimpleNamespace(ci_low=lo, ci_high=hi)  # noqa: E731
+    assert moved([row(1.25, 1.2996), row(1.3004, 1.35)]) == "estimate: CIs apart, [1.25, 1.2996], [1.3004, 1.35]"
+    assert moved([row(1.27, 1.29), row(1.30, 1.31)]) == "estimate: CIs apart, [1.27, 1.29], [1.30, 1.31]"
+    assert moved([row(1.25, 1.3004), row(1.2996, 1.35)]) == "no"
