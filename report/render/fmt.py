@@ -39,7 +39,7 @@ def sig_apart(v: float, bounds: Iterable[float] = (), digits: int = 3, g: bool =
     if not is_num(v):
         return DASH
     v = float(v)
-    bounds = [float(b) for b in bounds if is_num(b)]
+    bounds = [float(b) for b in bounds if is_num(b) and float(b) != v]  # never a bound of itself
 
     def text(d: int) -> str:
         return f"{v:.{d}g}" if g else sig(v, d)
@@ -51,6 +51,20 @@ def sig_apart(v: float, bounds: Iterable[float] = (), digits: int = 3, g: bool =
     while digits < 6 and any(side(float(out), b) != side(v, b) for b in bounds):
         digits += 1
         out = text(digits)
+    return out
+
+
+def sig_distinct(values: list[float], digits: int = 3) -> list[str]:
+    """The values as sig() prints them, all to the fewest digits (at least `digits`, at
+    most 6) at which they keep their order and values that differ print differently: two
+    runs' intervals named as apart, [1.25, 1.2996] and [1.3004, 1.35], never print as
+    touching ('[1.25, 1.30], [1.30, 1.35]')."""
+    vs = [float(v) for v in values]
+    for d in range(digits, 7):
+        out = [sig(v, d) for v in vs]
+        ps = [float(x) for x in out]
+        if all((ps[i] < ps[j]) == (vs[i] < vs[j]) for i in range(len(vs)) for j in range(len(vs))):
+            return out
     return out
 
 

@@ -35,7 +35,7 @@ from ..load.document import Document, Timed
 from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
-from .fmt import sig_apart
+from .fmt import sig_apart, sig_distinct
 from .glossary import note, spelling
 
 NBSP = "\u00a0"
@@ -316,13 +316,8 @@ def _apart(intervals: list[tuple[str, dict]]) -> str:
         hi = min(iv[key][1] for _, iv in intervals)
         if lo > hi:
             where = f" ({key.split(': ')[0]})" if key else ""
-            ends = [x for _, iv in intervals for x in iv[key]]  # printed apart as they are
-            return (
-                "; ".join(
-                    f"{lab} [{sig_apart(iv[key][0], ends)}, {sig_apart(iv[key][1], ends)}]" for lab, iv in intervals
-                )
-                + where
-            )
+            ends = iter(sig_distinct([x for _, iv in intervals for x in iv[key]]))  # printed with their gap
+            return "; ".join(f"{lab} [{a}, {b}]" for (lab, _), a, b in zip(intervals, ends, ends)) + where
     return ""
 
 

@@ -294,6 +294,9 @@ def test_intervals_named_apart_are_printed_with_their_gap():
     from report.render.side_by_side import moved
 
     row = lambda lo, hi: SimpleNamespace(ci_low=lo, ci_high=hi)  # noqa: E731
-    assert moved([row(1.25, 1.2996), row(1.3004, 1.35)]) == "estimate: CIs apart, [1.25, 1.2996], [1.3004, 1.35]"
+    assert moved([row(1.25, 1.2996), row(1.3004, 1.35)]) == "estimate: CIs apart, [1.2500, 1.2996], [1.3004, 1.3500]"
     assert moved([row(1.27, 1.29), row(1.30, 1.31)]) == "estimate: CIs apart, [1.27, 1.29], [1.30, 1.31]"
     assert moved([row(1.25, 1.3004), row(1.2996, 1.35)]) == "no"
+    # no more digits than the gap needs (the Intel pair's fused step)
+    apart = moved([row(1.26994, 1.29295), row(1.29536, 1.31378)])
+    assert apart == "estimate: CIs apart, [1.27, 1.29], [1.30, 1.31]", apart
