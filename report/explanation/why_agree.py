@@ -2,7 +2,12 @@
 "Why a variant is faster". A mechanism is shown only where
 
   1. the timed speedup has a CI (enough rounds) and that CI excludes 1: a window's
-     difference where the timing finds none is noise, not a cause;
+     difference where the timing finds none is noise, not a cause. Two timings are
+     read: the comparison's one estimate, printed beside the why (across processes),
+     and the ratio of the process the windows ran in, which they are checked against
+     below; both must show the difference, on the same side of 1, or the why says
+     which does not (a why that explained a difference its row's interval does not
+     show, or called "no clear difference" one it shows, would contradict its row);
   2. the two windows' speedup W (per unit of work, the unit of the speedup column)
      lies on the same side of 1 as the timed one: a window never explains time
      "added" when the timing says faster;
@@ -55,6 +60,8 @@ class Reason(Enum):
     AGREES = "agrees"
     NO_CI = "no_ci"  # rule 1: the timed speedup has no CI
     NO_DIFFERENCE = "no_difference"  # rule 1: its CI includes 1
+    PROCESS_NO_CI = "process_no_ci"  # rule 1: the estimate shows a difference, the windows' process has no CI
+    PROCESS_DIFFERS = "process_differs"  # rule 1: ... and the windows' process does not show it
     NO_WINDOW = "no_window"  # no window speedup to compare
     OTHER_DIRECTION = "other_direction"  # rule 2
     NO_NOISE = "no_noise"  # rule 3 cannot be applied: nothing bounds the windows' noise
@@ -70,6 +77,7 @@ PLAIN = {
     Reason.NO_CI: "no CI for the timed speedup: nothing to check the profile against",
     Reason.NO_DIFFERENCE: "timing finds no clear difference (CI includes 1): nothing to explain",
     Reason.NO_WINDOW: "no window speedup",
+    Reason.PROCESS_NO_CI: "the process its windows ran in has no CI of its own: nothing to check them against",
 }
 NO_DIFFERENCE = PLAIN[Reason.NO_DIFFERENCE]
 
@@ -92,7 +100,7 @@ class Agreement:
         if self.reason is Reason.NO_NOISE:
             return "(no step times or timed spread recorded to bound the window's noise)"
         s, lo, hi = self.timed
-        shown = f"windows {sig(self.window)}× vs timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
+        shown = f"windows {sig(self.window)}× vs their process's timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
         if self.reason is Reason.OTHER_DIRECTION:
             return f"({shown}: the other direction)"
         return f"({shown}, allowed {sig(self.band[0])}–{sig(self.band[1])})"
@@ -108,6 +116,12 @@ class Agreement:
         """Why no mechanism is shown; '' where the window agrees."""
         if self.reason.disagrees:
             return f"{NOT_EXPLAINED} {self.detail()}"
+        if self.reason is Reason.PROCESS_DIFFERS and self.timed is not None:
+            s, lo, hi = self.timed
+            return (
+                f"the process its windows ran in timed {sig(s)}× [{sig(lo)}, {sig(hi)}], which does not show "
+                "this difference: nothing its windows can explain"
+            )
         return PLAIN.get(self.reason, "")
 
 
@@ -177,13 +191,30 @@ def _side(x: float) -> int:
     return (x > 1.0) - (x < 1.0)
 
 
-def agreement(timed: Timed, base: Variant, var: Variant) -> Agreement:
+def _ci(t: Timed) -> tuple[float, float, float] | None:
+    """(speedup, low, high) where the ratio has a CI."""
+    if t.below_floor or not (is_num(t.speedup) and is_num(t.ci_low) and is_num(t.ci_high)):
+        return None
+    return t.speedup, t.ci_low, t.ci_high
+
+
+def agreement(timed: Timed, base: Variant, var: Variant, shown: Timed | None = None) -> Agreement:
     """Rules 1-3 for the ratio `timed` of variant `var` against `base`, as the process
-    their windows were profiled in timed it."""
+    their windows were profiled in timed it; `shown`, the comparison's one estimate
+    printed beside the why, where it is not that ratio (several processes)."""
     bb, vb = base.breakdown, var.breakdown
-    s, lo, hi = timed.speedup, timed.ci_low, timed.ci_high
-    if timed.below_floor or not (is_num(s) and is_num(lo) and is_num(hi)):
-        return Agreement(Reason.NO_CI)
+    if shown is not None:
+        est = _ci(shown)
+        if est is None:
+            return Agreement(Reason.NO_CI)
+        if est[1] <= 1.0 <= est[2]:
+            return Agreement(Reason.NO_DIFFERENCE)
+    own = _ci(timed)
+    if own is None:
+        return Agreement(Reason.PROCESS_NO_CI if shown is not None else Reason.NO_CI)
+    s, lo, hi = own
+    if shown is not None and (lo <= 1.0 <= hi or _side(s) != _side(shown.speedup)):
+        return Agreement(Reason.PROCESS_DIFFERS, timed=own)
     if lo <= 1.0 <= hi:
         return Agreement(Reason.NO_DIFFERENCE)
     w = window_speedup(bb, vb, base.work, var.work)  # None unless both windows are usable

@@ -4,7 +4,8 @@ states against the comparison's timed speedup, CI and baseline step, the two
 profiled windows and their counters, recomputed here from the results file.
 
 A why that carries time shares (Kind.SHARES) contradicts its timing when:
-  no_difference  the timed CI includes 1 (or there is none): nothing to explain;
+  no_difference  the timed CI includes 1 (or there is none), that of the process the
+                 windows ran in or the one estimate printed beside it: nothing to explain;
   direction      its change is a saving where the timing is slower, or an addition
                  where faster;
   share          what its movers account for is not in (0, 100%] and they do not
@@ -64,7 +65,8 @@ def _problems(why: Why, comparison: Comparison, case: Case) -> list[str]:
     sh, t = why.shares, comparison.first_process
     s = t.speedup
     base_v, var_v = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    out = ["no_difference"] if _no_difference(t) else []
+    shown = comparison.shown  # the interval printed beside the why must show the difference too
+    out = ["no_difference"] if _no_difference(t) or (shown is not None and _no_difference(shown)) else []
     if not is_num(sh.change_s) or (is_num(s) and (sh.change_s < 0) != (s > 1.0)):
         out.append("direction")
     if is_num(sh.change_s) and sh.change_s and not sh.covers_all and not 0 < sh.moved_s / sh.change_s <= 1.0:
@@ -89,7 +91,8 @@ def _count_problems(why: Why, comparison: Comparison, case: Case, named: list) -
     t, count = comparison.first_process, why.count
     s = t.speedup
     base, var = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    out = ["no_difference"] if _no_difference(t) else []
+    shown = comparison.shown
+    out = ["no_difference"] if _no_difference(t) or (shown is not None and _no_difference(shown)) else []
     if not is_num(s) or count.before == count.after or (count.after < count.before) != (s > 1.0):
         out.append("count_direction")
     scale = base.work / var.work

@@ -97,14 +97,15 @@ def timed_change_s(base: Variant, speedup: float | None) -> float | None:
     return t / speedup - t
 
 
-def why_of(timed: Timed, base: Variant, var: Variant, counters: object = ()) -> Why:
+def why_of(timed: Timed, base: Variant, var: Variant, counters: object = (), shown: Timed | None = None) -> Why:
     """The why of variant `var` against `base`, whose ratio the process their windows
     were profiled in timed as `timed`; counters: the experiment's mechanism_counters
-    (absent in older files)."""
+    (absent in older files); shown: the comparison's one estimate printed beside it,
+    where that is not `timed` (why_agree.agreement, rule 1)."""
     bb, vb = base.breakdown, var.breakdown
     if not (usable(bb) and usable(vb)):
         return Why(Kind.NO_BREAKDOWN, explain(bb, vb))
-    ag = agreement(timed, base, var)
+    ag = agreement(timed, base, var, shown)
     change = timed_change_s(base, timed.speedup)
     scale = base.work / var.work
     count = named_count(counters, bb, vb, scale)

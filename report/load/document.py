@@ -476,6 +476,13 @@ class Comparison:
         return Timed(*(_num(self.raw.get(k)) for k in ("speedup", "ci_low", "ci_high")), self.below_floor)
 
     @property
+    def shown(self) -> Timed | None:
+        """Its one estimate (`estimate`) as a Timed, what a why printed beside it must not
+        contradict; None without a ratio."""
+        est = self.estimate
+        return None if est is None else Timed(est.speedup, est.ci_low, est.ci_high, not est.has_ci)
+
+    @property
     def failed(self) -> bool:
         return self.verification.status == "failed"
 

@@ -238,16 +238,19 @@ def mechanism(e: Evidence) -> Why | None:
         return None
     cm = var.case.comparison(var.name, base.name)
     timed = cm.first_process if cm is not None else Timed(e.speedup, e.ci_low, e.ci_high, e.below_floor)
-    why = why_of(timed, base, var, var.case.experiment.mechanism_counters)
+    shown = Timed(e.speedup, e.ci_low, e.ci_high, not e.est.has_ci)  # the claim's row, as printed beside
+    why = why_of(timed, base, var, var.case.experiment.mechanism_counters, shown)
     return why if why.headline() else None
 
 
 def _mechanism(cr: ClaimResult) -> tuple[str, set[str]]:
-    """The mechanism of the row the figure shows (judged apart), else of the first case
-    with one, named where the claim has several; and its glossary terms."""
+    """The mechanism of the row the figure shows (judged apart: that row's or none, since
+    another row's time saved beside this row's figure, which may be a slowdown, would read
+    as explaining it), else (pooled) of the first case with one, named where the claim has
+    several; and its glossary terms."""
     rows = cr.pooled
     if cr.decisive in rows:
-        rows = [cr.decisive] + [e for e in rows if e is not cr.decisive]
+        rows = [cr.decisive]
     for e in rows:
         if why := mechanism(e):
             text = why.headline()

@@ -161,7 +161,7 @@ def _variant_row(
     if cm:
         row.update(**_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
-            row.why_of = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters)
+            row.why_of = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters, cm.shown)
             row.why = row.why_of.text()
         if row.speedup is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)

@@ -105,4 +105,7 @@ def test_no_why_contradicts_its_timing_in_either_run(runs):
     for d in runs:
         a = audit(d)
         assert a.findings == [], [(f.row, f.problem) for f in a.findings]
-        assert a.mechanisms + a.unexplained == 67 and a.mechanisms >= 41, a.mechanisms
+        # 41 and 46 explained before the why also had to agree with the interval printed
+        # beside it (between processes): 29 and 36 now, the rest say which timing shows no
+        # difference. A rule that explained nothing would still pass the audit.
+        assert a.mechanisms + a.unexplained == 67 and a.mechanisms >= 29, a.mechanisms

@@ -137,6 +137,26 @@ def test_no_difference_and_no_ci_explain_nothing():
     assert agreement(cm(1.9, 2.1), base, var).ok
 
 
+def test_the_estimate_printed_beside_must_show_the_difference_the_windows_process_timed():
+    """Rule 1 reads both timings: the one estimate beside the why (across processes) and
+    the ratio of the windows' own process. The Intel pair printed 'timing finds no clear
+    difference (CI includes 1)' beside 0.990 [0.984, 0.995], and explained time added
+    beside 0.993 [0.959, 1.03], each from the first process's interval alone."""
+    base, var = side(2.0 * MS, 2.0 * MS), side(1.0 * MS, 1.0 * MS)
+    own = cm(1.9, 2.1)
+    assert agreement(own, base, var, shown=cm(1.8, 2.2)).ok
+    beside_includes_1 = agreement(own, base, var, shown=cm(0.95, 2.2))
+    assert beside_includes_1.reason is Reason.NO_DIFFERENCE and "CI includes 1" in beside_includes_1.text()
+    a = agreement(cm(0.95, 1.1), base, var, shown=cm(1.1, 1.3))  # the estimate shows it, the process does not
+    assert a.reason is Reason.PROCESS_DIFFERS and not a.ok
+    assert a.text().startswith("the process its windows ran in timed 1.02× [0.950, 1.10], which does not show")
+    other_side = agreement(cm(1.05, 1.2), base, var, shown=cm(0.8, 0.9))
+    assert other_side.reason is Reason.PROCESS_DIFFERS
+    no_ci = agreement(cm(1.9, 2.1, True), base, var, shown=cm(1.8, 2.2))
+    assert no_ci.reason is Reason.PROCESS_NO_CI and "no CI of its own" in no_ci.text()
+    assert agreement(own, base, var, shown=cm(1.8, 2.2, True)).reason is Reason.NO_CI
+
+
 def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
     """Random windows against random timed changes: every share printed is in (0, 100%]
     and the verb follows the timing, whatever the windows did."""
@@ -166,3 +186,40 @@ def test_no_sentence_exceeds_the_timed_difference_or_contradicts_its_sign():
             assert 0 < sh.moved_s / sh.change_s <= 1.0 and f"for {100 * sh.moved_s / sh.change_s:.0f}% of" in text
         assert "(timed" in text
     assert printed > 250
+
+
+def test_no_committed_table_explains_a_difference_its_rows_interval_does_not_show():
+    """Every experiment-table row of every committed file whose why names a mechanism
+    (time shares, or a count leading it) prints an interval that excludes 1, on the side
+    of its process's timing; and a row whose interval excludes 1 never reads 'no clear
+    difference (CI includes 1)'."""
+    import gzip
+    import json
+
+    from conftest import FIXTURES, REPO
+
+    from report.explanation.why_row import Kind
+    from report.load.document import Document
+    from report.render.tables import experiment_rows
+
+    files = sorted((REPO / "results").glob("*.json")) + sorted(FIXTURES.rglob("*.json.gz"))
+    explained = 0
+    for path in files:
+        with (gzip.open if path.suffix == ".gz" else open)(path, "rt", encoding="utf-8") as f:
+            raw = json.load(f)
+        if "experiments" not in raw:
+            continue
+        for e in Document(raw).experiments:
+            for row in experiment_rows(e, None, why=True):
+                w = row.why_of
+                if w is None or row.speedup is None:
+                    continue
+                has_ci = row.ci_low is not None and row.ci_high is not None
+                where = (path.name, row.case, row.variant, row.why)
+                if w.kind is Kind.SHARES or (w.kind is Kind.COUNT and w.count_leads):
+                    assert has_ci and not (row.ci_low <= 1.0 <= row.ci_high), where
+                    assert (row.ci_low > 1.0) == (w.agreement.timed[0] > 1.0), where
+                    explained += 1
+                if has_ci and not (row.ci_low <= 1.0 <= row.ci_high):
+                    assert "(CI includes 1)" not in (row.why or ""), where
+    assert explained > 50
