@@ -387,5 +387,11 @@ def _movers(sh: Shares, detail: bool) -> str:
     verb_n = "covers" if len(top) == 1 else "cover"
     if not detail:
         return f"{movers} {verb_n} all of {whole}"
-    rest = _change(against, False) if against else "other categories"
-    return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(sh.moved_s)}, {rest} offset the rest)"
+    excess = abs(sh.moved_s) - abs(change)  # what the movers moved beyond the change
+    if against is None:
+        rest = "other categories offset the rest"
+    elif abs(abs(against.delta_s) - excess) <= 0.01 * abs(sh.moved_s):
+        rest = f"{_change(against, False)} offset the rest"
+    else:  # it moved more (or less) than the rest: other categories moved too
+        rest = f"{_change(against, False)} against it"
+    return f"{movers} {verb_n} all of {whole} ({basis}; they moved {_amount(sh.moved_s)}, {rest})"
