@@ -303,7 +303,9 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "derived figures",
-        "Figures an experiment computed (break-even steps, share of a loop waiting...), as the file names them.",
+        "Figures an experiment computed in its first process (break-even steps, share of a loop waiting...), "
+        "as the file names them: a ratio among them is that process's, not the speedup column's estimate "
+        "across processes.",
         forms=("Derived figures",),
     ),
     Term(
