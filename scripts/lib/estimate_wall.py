@@ -47,7 +47,8 @@ predates it:
   from one (1 in quick, 2 in standard, 3 in full: the extra ones per variant);
 - a cold AOTInductor compile (and export), which runs while the experiment
   makes its cases, outside every case's time, on a machine whose cache is
-  empty: the figures are the case's own notes;
+  empty: the figures are the case's own notes (printed apart as "of which
+  once": a later run on that machine finds the packages in its cache);
 - its child process (EXPERIMENT_PROCESS_S), as each further process pays its own;
 - with --breakdown (or a session step that passes --breakdown on), the
   profiled windows.
