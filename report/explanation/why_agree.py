@@ -45,7 +45,7 @@ from scipy import stats
 
 from ..load.document import Breakdown, Timed, Variant
 from ..load.numbers import is_num
-from ..render.fmt import sig
+from ..render.fmt import fmt_speedup, sig
 from .why import window_speedup
 
 CONFIDENCE = 0.95
@@ -100,7 +100,7 @@ class Agreement:
         if self.reason is Reason.NO_NOISE:
             return "(no step times or timed spread recorded to bound the window's noise)"
         s, lo, hi = self.timed
-        shown = f"windows {sig(self.window)}× vs their process's timed {sig(s)}× [{sig(lo)}, {sig(hi)}]"
+        shown = f"windows {sig(self.window)}× vs their process's timed {fmt_speedup(s, lo, hi)}"
         if self.reason is Reason.OTHER_DIRECTION:
             return f"({shown}: the other direction)"
         return f"({shown}, allowed {sig(self.band[0])}–{sig(self.band[1])})"
@@ -117,9 +117,8 @@ class Agreement:
         if self.reason.disagrees:
             return f"{NOT_EXPLAINED} {self.detail()}"
         if self.reason is Reason.PROCESS_DIFFERS and self.timed is not None:
-            s, lo, hi = self.timed
             return (
-                f"the process its windows ran in timed {sig(s)}× [{sig(lo)}, {sig(hi)}], which does not show "
+                f"the process its windows ran in timed {fmt_speedup(*self.timed)}, which does not show "
                 "this difference: nothing its windows can explain"
             )
         return PLAIN.get(self.reason, "")

@@ -61,12 +61,17 @@ def _no_difference(t: Timed) -> bool:
     return not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi
 
 
+def _nothing_to_explain(comparison: Comparison) -> bool:
+    """Its process's timing, or the one estimate printed beside the why, shows no difference."""
+    shown = comparison.shown
+    return _no_difference(comparison.first_process) or (shown is not None and _no_difference(shown))
+
+
 def _problems(why: Why, comparison: Comparison, case: Case) -> list[str]:
     sh, t = why.shares, comparison.first_process
     s = t.speedup
     base_v, var_v = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    shown = comparison.shown  # the interval printed beside the why must show the difference too
-    out = ["no_difference"] if _no_difference(t) or (shown is not None and _no_difference(shown)) else []
+    out = ["no_difference"] if _nothing_to_explain(comparison) else []
     if not is_num(sh.change_s) or (is_num(s) and (sh.change_s < 0) != (s > 1.0)):
         out.append("direction")
     if is_num(sh.change_s) and sh.change_s and not sh.covers_all and not 0 < sh.moved_s / sh.change_s <= 1.0:
@@ -91,8 +96,7 @@ def _count_problems(why: Why, comparison: Comparison, case: Case, named: list) -
     t, count = comparison.first_process, why.count
     s = t.speedup
     base, var = comparison.baseline or Variant({}, case), comparison.variant or Variant({}, case)
-    shown = comparison.shown
-    out = ["no_difference"] if _no_difference(t) or (shown is not None and _no_difference(shown)) else []
+    out = ["no_difference"] if _nothing_to_explain(comparison) else []
     if not is_num(s) or count.before == count.after or (count.after < count.before) != (s > 1.0):
         out.append("count_direction")
     scale = base.work / var.work

@@ -389,6 +389,12 @@ class Timed(NamedTuple):
     ci_high: float | None
     below_floor: bool = False
 
+    @staticmethod
+    def of(est: Estimate) -> Timed:
+        """A comparison's one estimate as a Timed: what a why printed beside it must not
+        contradict (no interval: as below the floor)."""
+        return Timed(est.speedup, est.ci_low, est.ci_high, not est.has_ci)
+
 
 def estimate_record(rec: dict, confidence: float) -> Estimate | None:
     """experiments[].estimates' record (harness/two_level.h) as an Estimate; None without a ratio."""
@@ -480,7 +486,7 @@ class Comparison:
         """Its one estimate (`estimate`) as a Timed, what a why printed beside it must not
         contradict; None without a ratio."""
         est = self.estimate
-        return None if est is None else Timed(est.speedup, est.ci_low, est.ci_high, not est.has_ci)
+        return None if est is None else Timed.of(est)
 
     @property
     def failed(self) -> bool:

@@ -68,6 +68,12 @@ def sig_distinct(values: list[float], digits: int = 3) -> list[str]:
     return out
 
 
+def intervals_apart(cis: list[tuple[float, float]]) -> list[str]:
+    """'[lo, hi]' of intervals named as apart, every end to sig_distinct's common digits."""
+    ends = iter(sig_distinct([x for ci in cis for x in ci]))
+    return [f"[{a}, {b}]" for a, b in zip(ends, ends)]
+
+
 def fmt_time(s: object) -> str:
     if not is_num(s):
         return DASH

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..load.numbers import is_num
 from .cells import main_speedup_cell
-from .fmt import DASH, sig_distinct
+from .fmt import DASH, intervals_apart
 from .glossary import spelling
 from .tables import Row as TableRow
 
@@ -65,8 +65,7 @@ def moved(rows: list[TableRow | None]) -> str:
     lo, hi = max(c[0] for c in cis), min(c[1] for c in cis)
     if lo <= hi:
         return "no"
-    ends = iter(sig_distinct([x for c in cis for x in c]))  # printed with their gap
-    return "estimate: CIs apart, " + ", ".join(f"[{a}, {b}]" for a, b in zip(ends, ends))
+    return "estimate: CIs apart, " + ", ".join(intervals_apart(cis))
 
 
 def rows(tables: list[dict | None], processes: list[int | None]) -> list[Row]:

@@ -35,7 +35,7 @@ from ..load.document import Document, Timed
 from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
-from .fmt import sig_apart, sig_distinct
+from .fmt import intervals_apart, sig_apart
 from .glossary import note, spelling
 
 NBSP = "\u00a0"
@@ -238,8 +238,7 @@ def mechanism(e: Evidence) -> Why | None:
         return None
     cm = var.case.comparison(var.name, base.name)
     timed = cm.first_process if cm is not None else Timed(e.speedup, e.ci_low, e.ci_high, e.below_floor)
-    shown = Timed(e.speedup, e.ci_low, e.ci_high, not e.est.has_ci)  # the claim's row, as printed beside
-    why = why_of(timed, base, var, var.case.experiment.mechanism_counters, shown)
+    why = why_of(timed, base, var, var.case.experiment.mechanism_counters, Timed.of(e.est))
     return why if why.headline() else None
 
 
@@ -319,8 +318,8 @@ def _apart(intervals: list[tuple[str, dict]]) -> str:
         hi = min(iv[key][1] for _, iv in intervals)
         if lo > hi:
             where = f" ({key.split(': ')[0]})" if key else ""
-            ends = iter(sig_distinct([x for _, iv in intervals for x in iv[key]]))  # printed with their gap
-            return "; ".join(f"{lab} [{a}, {b}]" for (lab, _), a, b in zip(intervals, ends, ends)) + where
+            printed = intervals_apart([iv[key] for _, iv in intervals])
+            return "; ".join(f"{lab} {ci}" for (lab, _), ci in zip(intervals, printed)) + where
     return ""
 
 

@@ -304,6 +304,12 @@ def cold_cost(case: dict, extra_processes: int) -> float:
     return extra_processes * per_process
 
 
+def first_run_only(e: str, case: dict) -> float:
+    """What of a case's first-process cost only a machine's first run pays: an
+    AOTInductor case's cold compile and export; 0 for every other case."""
+    return aoti_compile_cost(case) if e == "aot_inductor" else 0.0
+
+
 def aoti_compile_cost(case: dict) -> float:
     """A cold AOTInductor compile and export (the case's notes), made while the
     experiment builds its cases: in no case's wall. A package the cache had
@@ -344,8 +350,7 @@ def estimate_case(
     ):
         other += fit_cost(c, fit_steps) + fit_build_cost(c)
     other += cold_cost(c, COLD_PROCESSES[profile] - 1)
-    if e == "aot_inductor":
-        other += aoti_compile_cost(c)
+    other += first_run_only(e, c)
     if breakdown:
         other += breakdown_cost(c)
     if e == "dataloader":
@@ -469,7 +474,7 @@ def estimate(
                 est = estimate_case(e["name"], c, profile, images, scale, skip, fit_steps, breakdown)
                 if est is not None:
                     again = repeat_case(e["name"], c, profile, images, scale, skip, r) or 0.0
-                    once = aoti_compile_cost(c) if e["name"] == "aot_inductor" else 0.0
+                    once = first_run_only(e["name"], c)
                     cases = seen[e["name"]][source][c["name"]]
                     if est > cases.get(same, (0.0,))[0]:
                         cases[same] = (est, again, once)
