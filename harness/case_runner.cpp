@@ -38,11 +38,11 @@ CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& 
   const double reserve_s = run.checks_outputs() ? verification_cost_s : 0.0;
   const bool after_rounds = !limits.repeat && !run.cut_short();
   double cold_s = 0, profiling_s = 0, verification_s = 0;
-  if (after_rounds && run.isolate && c.cold_first_step)
+  if (after_rounds && !limits.profiling && run.isolate && c.cold_first_step)
     cold_s = timed(backend, [&] { take_cold_first_steps(run, reserve_s); });
   if (after_rounds) profiling_s = timed(backend, [&] { take_breakdown_windows(run, reserve_s); });
   std::vector<Verification> checks(run.vs.size());
-  if (!limits.repeat) verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
+  if (!limits.repeat && !limits.profiling) verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
 
   out.variants = variant_results(run);
   out.comparisons = compare_variants(run, checks);

@@ -24,6 +24,10 @@ struct CaseLimits {
   // timed rounds, since cold first steps, profiled windows and verification
   // were taken in the first and are not what varies between processes.
   bool repeat = false;
+  // The experiment's profiling process (ExperimentChildSettings::profiling): its
+  // rounds size the windows, then the windows; no cold steps and no
+  // verification, which the first process took.
+  bool profiling = false;
   // What a variant of an earlier case in this process took to build (the
   // most, of each case's average) where its case declared a set-up
   // (Case::setup_s): a measured figure the next such case expects at least,

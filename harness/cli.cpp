@@ -66,20 +66,10 @@ int cmd_list(const std::string& filter, bool as_json) {
   return 0;
 }
 
-// `python -m report` with the source tree as the only project path. Python puts the working
-// directory first on sys.path for -m and -c, so a report/ package or a numpy.py there would run
-// instead of the project's (issue 31); -P stops that only from Python 3.11, and a blank or "."
-// entry in PYTHONPATH adds the directory back. So the runner sets sys.path itself before any
-// import: the source tree, then the interpreter's own entries, less the working directory ('').
-constexpr const char* kReportRunner =
-    "import sys; sys.path[:] = [sys.argv.pop(1)] + [p for p in sys.path if p]; "
-    "import runpy; runpy.run_module('report', run_name='__main__', alter_sys=True)";
-
 int cmd_report(const std::vector<std::string>& args) {
   // The report is a Python package in the source tree, run by the configured Python.
-  const std::string python = python_executable();
-  std::vector<std::string> argv = {python, "-c", kReportRunner, source_dir()};
-  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> argv = report_argv(args);
+  const std::string python = argv.front();
   unsetenv("PYTHONPATH");  // the runner names the source tree; the user's entries may be the cwd
   std::vector<char*> cargv;
   for (auto& a : argv) cargv.push_back(a.data());

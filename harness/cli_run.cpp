@@ -109,6 +109,9 @@ CLI::App* add_run_command(CLI::App& app, RunFlags& f) {
                   "Processes each experiment is measured in at least, before precision may stop it (default: "
                   "--processes when that is given, else the profile's)")
       ->check(cli::whole_number(1, 100));
+  run->add_flag("--repeat-all", f.repeat_all,
+                "Further processes repeat every comparison, not only those a claim's verdict reads (the others are "
+                "otherwise measured in the first process alone)");
   run->add_flag("--isolate", f.isolate,
                 "Every variant in a process of its own (cold first runs, own caches and allocator; "
                 "cases that need it, e.g. cudnn_benchmark, always are)");
@@ -129,6 +132,7 @@ SuiteOptions suite_options_from(const RunFlags& f, const std::vector<std::string
   opts.measure.seed = f.seed;
   opts.measure.order = parse_interleave_order(f.interleave);
   opts.measure.isolate = f.isolate;
+  opts.measure.repeat_all = f.repeat_all;
   if (f.cold_processes > 0) opts.measure.cold_processes = f.cold_processes;
   if (f.processes > 0) {
     opts.measure.processes = opts.measure.min_processes = f.processes;

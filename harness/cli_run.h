@@ -16,7 +16,8 @@ namespace optbench {
 struct RunFlags {
   std::vector<std::string> names;
   std::string filter = ".*", device = "auto", out, interleave = "random", breakdown = "auto", trace_dir;
-  bool quick = false, full = false, overwrite = false, no_progress = false, in_process = false, isolate = false;
+  bool quick = false, full = false, overwrite = false, no_progress = false, in_process = false, isolate = false,
+       repeat_all = false;
   double time_budget = 0, max_time = 0, target_ci = 0, hang_timeout = 0;
   int min_samples = 0, cold_processes = 0, processes = 0, min_processes = 0;
   std::uint64_t seed = 42;

@@ -55,6 +55,10 @@ struct MeasureConfig {
   // experiment it leaves with fewer processes has a wider interval, not a
   // stronger verdict. None: no share (--processes alone fixes the count).
   std::optional<double> process_time_share = 0.5;
+  // Further processes repeat only the comparisons a claim's verdict reads
+  // (harness/claimed_comparisons.h); every other one is measured in the first
+  // process alone and labelled so. true: every comparison (--repeat-all).
+  bool repeat_all = false;
   RepeatConfig repeat;
   // A profiled window per variant after the timed rounds (--breakdown, --trace-dir).
   profiling::BreakdownConfig breakdown;

@@ -117,6 +117,21 @@ void ResultsWriter::add_repeats(std::size_t experiment, std::vector<nlohmann::js
   flush();
 }
 
+void ResultsWriter::add_breakdowns(std::size_t experiment, const std::string& case_name,
+                                   const nlohmann::json& by_variant) {
+  for (auto& c : doc_["experiments"].at(experiment)["cases"]) {
+    if (c.value("name", "") != case_name || !c.contains("variants")) continue;
+    for (auto& v : c["variants"]) {
+      const auto it = by_variant.find(v.value("name", ""));
+      if (it == by_variant.end()) continue;
+      if (v.contains("breakdown"))
+        throw std::logic_error("results: variant " + case_name + "/" + v.value("name", "") + " already has a breakdown");
+      v["breakdown"] = *it;
+    }
+  }
+  flush();
+}
+
 void ResultsWriter::add_fields(std::size_t experiment, nlohmann::json fields) {
   add_once(doc_["experiments"].at(experiment), std::move(fields));
   flush();

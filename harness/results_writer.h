@@ -58,6 +58,10 @@ class ResultsWriter {
   // Appends further processes' records of cases (experiments[].repeats;
   // harness/process_repeats.h), with one write of the file.
   void add_repeats(std::size_t experiment, std::vector<nlohmann::json> records);
+  // The experiment's profiling process's windows, by variant name, into the
+  // first process's record of the case: a variant gets its `breakdown` once
+  // (std::logic_error for one it already has), and one the case lacks is left.
+  void add_breakdowns(std::size_t experiment, const std::string& case_name, const nlohmann::json& by_variant);
   // Adds fields to an experiment's record: each written once (std::logic_error
   // for a key it already has), so nothing recorded is changed afterwards.
   void add_fields(std::size_t experiment, nlohmann::json fields);

@@ -80,6 +80,7 @@ void fields(S& s, F&& f) {
   f("min_processes", s.min_processes);
   f("process_target_rel_ci", s.process_target_rel_ci);
   f("process_time_share", s.process_time_share);
+  f("repeat_all", s.repeat_all);
   f("repeat", s.repeat);
   f("breakdown", s.breakdown);
 }
@@ -103,6 +104,8 @@ void fields(S& s, F&& f) {
   f("prior_cases", s.prior_cases);
   f("prior_experiments", s.prior_experiments);
   f("process_index", s.process_index);
+  f("profiling", s.profiling);
+  f("repeat_only", s.repeat_only);
 }
 
 template <class S, class F, If<S, RunContext> = 0>

@@ -11,6 +11,7 @@
 // against the keys written and round-trips a value with every leaf changed, so
 // a member added and not listed fails a test.
 #include <cstddef>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -45,9 +46,18 @@ struct ExperimentChildSettings {
   RunSettings run;
   std::string out_path;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
-  // Which of the experiment's measure.processes this is: 0 does everything; a
-  // later one only its timed rounds, which the suite adds to the first's cases.
+  // Which of the experiment's measure.processes this is: 0 times, verifies and
+  // takes cold steps; a later one only its timed rounds, which the suite adds to
+  // the first's cases.
   std::size_t process_index = 0;
+  // The experiment's profiling process: a few rounds to size its windows, then a
+  // profiled window per variant, which the suite adds to the first process's
+  // variants. Its times are never published, and no process whose times are
+  // runs the profiler (CUPTI stays attached after a window: pytorch#144455).
+  bool profiling = false;
+  // A further process's cases and, per case, the variants it runs (a claim's
+  // verdict reads their comparisons: report/claims/claimed.py); empty: all.
+  std::map<std::string, std::vector<std::string>> repeat_only;
 };
 
 // nlohmann's conventions (json(x), j.get<T>()). from_json takes exactly the keys

@@ -18,14 +18,13 @@ Sample run_sample(const SampleOps& ops, std::int64_t iters, TimingMode mode) {
     if (mode == TimingMode::sync) ops.wait_step();
   }
   ops.end();
-  if (mode == TimingMode::batched) ops.telemetry(s);
   ops.wait_end();
   const double t1 = ops.host_now();
   if (faults0 >= 0) {
     const std::int64_t faults1 = ops.page_faults();
     if (faults1 >= faults0) s.minor_faults = static_cast<double>(faults1 - faults0) / static_cast<double>(iters);
   }
-  if (mode == TimingMode::sync) ops.telemetry(s);
+  ops.telemetry(s);
   s.iters = iters;
   s.host_s = (t1 - t0) / static_cast<double>(iters);
   return s;

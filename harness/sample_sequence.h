@@ -2,9 +2,10 @@
 // The order of one timed sample, apart from what each operation does on a
 // device, so that a test without a GPU can check it: between the two host clock
 // reads lie the steps and their waits, nothing else. NVML reads (several
-// driver calls, ~0.1 ms or more each) inside that region would add to the host
-// time of host-timed (sync) samples, which are 1-2 ms for pageable copies,
-// loaders and DDP.
+// driver calls and handle look-ups, ~0.1 ms or more each) inside that region
+// would add to the host time of every sample: the time of host-timed (sync)
+// samples, 1-2 ms for pageable copies, loaders and DDP, and the host side of the
+// events-vs-host check on batched ones.
 #include <cstdint>
 #include <functional>
 
@@ -28,12 +29,11 @@ struct SampleOps {
 // Seconds on the steady clock: the host clock of the real backends.
 double steady_now_s();
 
-// Runs the sample; host_s is per step. device_s is the caller's (events).
-// Batched: the telemetry is read after the stop event is queued, while the GPU
-// still works through the batch (the host waits for the stop event anyway, and
-// the events, not the host clock, time a batched sample). Sync: it is read after
-// the second host clock read, once the device is synchronised: sync samples are
-// timed on the host.
+// Runs the sample; host_s is per step. device_s is the caller's (events). The
+// telemetry is read after the second host clock read in both modes: the timed
+// region holds only the work, its waits and its events (a batched sample's host
+// time is the events-vs-host check's other side). The GPU has just finished the
+// batch then, so its clocks are still those it ran at.
 Sample run_sample(const SampleOps& ops, std::int64_t iters, TimingMode mode);
 
 }  // namespace optbench

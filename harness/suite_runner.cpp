@@ -13,6 +13,7 @@
 
 #include "harness/budget_plan.h"
 #include "harness/case_result_json.h"
+#include "harness/claimed_comparisons.h"
 #include "harness/case_runner.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
@@ -20,6 +21,8 @@
 #include "harness/part_files.h"
 #include "harness/process_clock.h"
 #include "harness/process_repeats.h"
+#include "harness/profiling/kineto_window.h"
+#include "harness/profiling/profiler_role.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
@@ -79,6 +82,8 @@ ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string&
                                        std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
                                        std::size_t prior_experiments, std::size_t process_index) {
   ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index};
+  s.profiling = o.profiling;
+  s.repeat_only = o.repeat_only;
   s.run.filter = "^" + name + "$";
   s.run.time_budget_s = budget_left ? std::optional<double>(child_budget_s(*budget_left)) : std::nullopt;
   return s;
@@ -179,14 +184,16 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
   if (g.status == ExperimentStatus::crashed || g.status == ExperimentStatus::hung) {
     // A further process's crash is told in its cases' repeats; the record's
     // output tail stays the first process's.
-    if (process_index == 0) {
+    if (process_index == 0 && !opts.profiling) {
       json fields = {{"output_tail", r.output_tail}};
       if (!signal_text.empty()) fields["signal"] = signal_text;
       writer.add_fields(idx, std::move(fields));
     }
-    std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(),
-                 process_index ? (" (process " + std::to_string(process_index + 1) + ")").c_str() : "",
-                 to_string(g.status), g.reason.c_str(), process_index ? "process" : "experiment");
+    const std::string which = opts.profiling    ? " (its profiling process)"
+                              : process_index ? " (process " + std::to_string(process_index + 1) + ")"
+                                              : "";
+    std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(), which.c_str(),
+                 to_string(g.status), g.reason.c_str(), process_index || opts.profiling ? "process" : "experiment");
   }
   g.failures = g.failures || is_failure(g.status);
   return g;
@@ -213,16 +220,24 @@ struct Pending {
   ExperimentStatus first_status = ExperimentStatus::running;
   std::size_t later = 0, cases_seen = 0, experiments_seen = 0;  // as its first process was told
   double wall_s = 0;
-  double first_s = 0;    // its first process's time
+  double first_s = 0;      // its first process's time
+  double profiling_s = 0;  // its profiling process's
   double further_s = 0;  // its further processes' time so far
   // What its next process is expected to take: the slowest further one so far,
   // else half its first (which also verified, profiled and ran longer rounds).
   double next_cost_s() const { return r.ran > 1 ? further_max_s : 0.5 * first_s; }
   double further_max_s = 0;
   bool done = false;
+  // The cases and variants its further processes repeat (empty: all).
+  std::map<std::string, std::vector<std::string>> repeat_only;
   RepeatsResult r;
   std::vector<CaseRepeat> repeats;  // what its further processes recorded, as written
 };
+
+// Whether the experiment's further processes repeat this case of its first.
+bool repeats_case(const Pending& x, const json& first_case) {
+  return x.repeat_only.empty() || x.repeat_only.count(first_case.value("name", ""));
+}
 
 // Records of a further process's cases, written with one write of the file and kept.
 void add_repeats(ResultsWriter& writer, Pending& x, std::vector<CaseRepeat> records) {
@@ -286,13 +301,16 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
     x.r.why_stopped = *status == ExperimentStatus::interrupted ? "interrupted" : reason;
     std::vector<CaseRepeat> missing;
     for (const auto& first : first_cases)
-      if (first.contains("comparisons")) missing.push_back(missing_repeat(first, p, *status, reason));
+      if (first.contains("comparisons") && repeats_case(x, first))
+        missing.push_back(missing_repeat(first, p, *status, reason));
     add_repeats(writer, x, std::move(missing));
     return;
   }
   std::set<std::string> recorded;
   const double t0 = clock.now();
-  const GuardedResult g = run_guarded_experiment(opts, x.name, writer, x.idx, p,
+  SuiteOptions further = opts;
+  further.repeat_only = x.repeat_only;
+  const GuardedResult g = run_guarded_experiment(further, x.name, writer, x.idx, p,
                                                  gate.active() ? std::optional<double>(gate.left_s()) : std::nullopt,
                                                  x.later, x.cases_seen, x.experiments_seen, [&](const json& c) {
                                                    const std::string case_name = c.value("name", "");
@@ -316,7 +334,7 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   x.r.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
   std::vector<CaseRepeat> missing;
   for (const auto& first : first_cases)
-    if (first.contains("comparisons") && !recorded.count(first.value("name", "")))
+    if (first.contains("comparisons") && repeats_case(x, first) && !recorded.count(first.value("name", "")))
       missing.push_back(
           missing_repeat(first, p, g.status == ExperimentStatus::ok ? ExperimentStatus::not_run : g.status, reason));
   add_repeats(writer, x, std::move(missing));
@@ -335,6 +353,7 @@ json processes_fields(const json& first_cases, const MeasureConfig& m, const Pen
             {"target_rel_ci", m.process_target_rel_ci},
             {"stopped", x.r.why_stopped},
             {"first_s", x.first_s},
+            {"profiling_s", x.profiling_s},
             {"further_s", x.further_s}}},
           {"estimates", std::move(estimates)}};
 }
@@ -380,6 +399,60 @@ struct SuiteRun {
   double budget_left() const { return gate.left_s(); }
 };
 
+// Each variant of the first process's record without a window gets why.
+void say_not_profiled(ResultsWriter& writer, std::size_t idx, const std::string& why) {
+  const json cases = writer.document()["experiments"].at(idx)["cases"];
+  for (const auto& c : cases) {
+    json missing = json::object();
+    for (const auto& v : c.value("variants", json::array()))
+      if (!v.contains("breakdown") && v.value("status", "ok") == to_string(VariantStatus::ok) && v.contains("name"))
+        missing[v["name"].get<std::string>()] = to_json(BreakdownRecord::skipped(why));
+    if (!missing.empty()) writer.add_breakdowns(idx, c.value("name", ""), missing);
+  }
+}
+
+// The experiment's profiling process (ExperimentChildSettings::profiling), after
+// its first: a few rounds to size each window, then a window per variant, added
+// to the first process's variants, each marked with the process it came from.
+// Its own times are not recorded. Returns the seconds it took.
+double profiling_process(SuiteRun& s, const ExperimentInfo& info, std::size_t idx, std::size_t later,
+                         ExperimentStatus first_status) {
+  if (s.opts.measure.breakdown.mode == profiling::BreakdownMode::off || s.stopped) return 0.0;
+  const double t0 = s.backend.now();
+  if (first_status == ExperimentStatus::crashed || first_status == ExperimentStatus::hung) {
+    say_not_profiled(s.writer, idx,
+                     std::string("not profiled: the experiment's first process ") + to_string(first_status));
+    return 0.0;
+  }
+  if (const auto why = s.gate.refuse_child(s.shortest_child_s); !why.empty()) {
+    say_not_profiled(s.writer, idx, "not profiled: " + why);
+    return 0.0;
+  }
+  SuiteOptions prof = s.opts;
+  prof.profiling = true;
+  const GuardedResult g = run_guarded_experiment(
+      prof, info.name, s.writer, idx, 0, s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt, later,
+      s.cases_seen, s.experiments_enumerated, [&](const json& c) {
+        json windows = json::object();
+        for (const auto& v : c.value("variants", json::array()))
+          if (v.contains("breakdown") && v.contains("name")) {
+            json b = v["breakdown"];
+            b["process"] = "profiling";
+            windows[v["name"].get<std::string>()] = std::move(b);
+          }
+        if (!windows.empty()) s.writer.add_breakdowns(idx, c.value("name", ""), windows);
+      });
+  // A window the profiling process could not take costs the timings nothing:
+  // its failure is the breakdown's, not the experiment's.
+  s.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
+  say_not_profiled(s.writer, idx,
+                   "not profiled: the profiling process " +
+                       (g.status == ExperimentStatus::ok ? std::string("recorded no window for it")
+                                                         : std::string(to_string(g.status)) +
+                                                               (g.reason.empty() ? "" : " (" + g.reason + ")")));
+  return s.backend.now() - t0;
+}
+
 // Experiment k's first process, in a child (crash isolation): its cases, then its
 // record, and its further processes queued for the passes after every first one.
 void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInfo& info, std::size_t idx, std::size_t k,
@@ -394,13 +467,18 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
     return;
   }
   const std::size_t later = s.selected - k - 1;
+  // The first process times without the profiler; its windows come from the
+  // profiling process after it (profiler_role.h).
+  SuiteOptions timed = s.opts;
+  timed.measure.breakdown.mode = profiling::BreakdownMode::off;
   const GuardedResult g = run_guarded_experiment(
-      s.opts, info.name, s.writer, idx, 0, s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt, later,
+      timed, info.name, s.writer, idx, 0, s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt, later,
       s.cases_seen, s.experiments_enumerated, [&](const json& c) { s.writer.add_case(idx, c); });
   s.failures = s.failures || g.failures;
   const double took = s.backend.now() - t_exp;
   s.shortest_child_s = s.shortest_child_s > 0 ? std::min(s.shortest_child_s, took) : took;
   s.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
+  const double profiling_s = g.cases > 0 ? profiling_process(s, info, idx, later, g.status) : 0.0;
   if (g.cases > 0) {
     Pending x;
     x.idx = idx;
@@ -409,7 +487,9 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
     x.later = later;
     x.cases_seen = s.cases_seen;
     x.experiments_seen = s.experiments_enumerated;
-    x.wall_s = x.first_s = took;
+    x.first_s = took;
+    x.profiling_s = profiling_s;
+    x.wall_s = took + profiling_s;
     x.r.why_stopped = s.processes > 1 ? "max_processes" : "one process";
     s.pending.push_back(std::move(x));
     s.cases_seen += g.cases;
@@ -417,6 +497,27 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
   }
   // An experiment with further processes gets its wall time with their record.
   s.writer.end_experiment(idx, g.status, g.reason, g.cases > 0 ? -1.0 : s.backend.now() - t_exp);
+}
+
+// The cases and variants a further process repeats (ExperimentChildSettings::
+// repeat_only; empty: all), in their order, the baseline first.
+std::vector<Case> only_repeated(std::vector<Case> cases, const std::map<std::string, std::vector<std::string>>& only) {
+  if (only.empty()) return cases;
+  std::vector<Case> out;
+  for (auto& c : cases) {
+    const auto it = only.find(c.name);
+    if (it == only.end() || c.variants.empty()) continue;
+    std::vector<Variant> kept;
+    for (std::size_t i = 0; i < c.variants.size(); ++i)
+      if (i == 0 || std::find(it->second.begin(), it->second.end(), c.variants[i].name) != it->second.end())
+        kept.push_back(std::move(c.variants[i]));
+    // What a check or a derived figure reads by position is the first process's.
+    c.verify = nullptr;
+    c.derive = nullptr;
+    c.variants = std::move(kept);
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 // One case in this process, within its share of the budget; its result as written.
@@ -460,9 +561,11 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
   // Cases are enumerated when their experiment's turn comes, on the budget's clock.
   std::vector<Case> cases;
   try {
+    // Before any case can capture a CUDA graph.
+    if (opts.profiling) profiling::set_up_cupti_before_capture(s.backend);
     RunContext here = s.ctx;
     if (s.deadline) here.budget_left_s = s.budget_left();
-    cases = build_cases(e, here);
+    cases = only_repeated(build_cases(e, here), opts.repeat_only);
   } catch (const std::exception& ex) {
     s.writer.end_experiment(idx, ExperimentStatus::failed, "could not build its cases: " + std::string(ex.what()),
                             s.backend.now() - t_exp);
@@ -473,9 +576,10 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
   s.cases_seen += cases.size();
   ++s.experiments_enumerated;
   WorkerOrigin origin{opts.worker_executable, info.name, s.ctx};
-  // A further process of the experiment: warm-up and a few rounds (RepeatConfig).
+  // A further process of the experiment, or its profiling process: warm-up and a
+  // few rounds (RepeatConfig).
   MeasureConfig measure = opts.measure;
-  if (opts.process_index > 0) {
+  if (opts.process_index > 0 || opts.profiling) {
     measure.stopping = opts.measure.repeat.stopping;
     measure.warmup_min_s = opts.measure.repeat.warmup_min_s;
     measure.warmup_max_s = opts.measure.repeat.warmup_max_s;
@@ -485,9 +589,10 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
     const Case& c = cases[i];
     if (stop_requested()) break;
     const std::string label = info.name + "/" + c.name +
-                              (opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
-                                                        std::to_string(s.processes) + ")"
-                                                  : "");
+                              (opts.profiling       ? std::string(" (profiling)")
+                               : opts.process_index ? " (process " + std::to_string(opts.process_index + 1) + " of " +
+                                                          std::to_string(s.processes) + ")"
+                                                    : "");
     if (const auto why = s.gate.refuse_start(); !why.empty()) {
       const char* not_run = to_string(CaseStatus::not_run);
       s.writer.add_case(idx, {{"name", c.name}, {"params", c.params}, {"status", not_run}, {"reason", why}});
@@ -495,7 +600,9 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
       continue;
     }
     s.progress.case_started(label);
-    const CaseLimits limits{measure.stopping.max_time_s, s.deadline, origin, opts.process_index > 0, s.setup_seen_s};
+    CaseLimits limits{measure.stopping.max_time_s, s.deadline, origin, opts.process_index > 0};
+    limits.profiling = opts.profiling;
+    limits.setup_seen_s = s.setup_seen_s;
     json result = measure_case(s, c, measure, limits, i, cases.size(), k);
     s.failures = s.failures || case_failed(result);
     interrupted = result["status"] == to_string(CaseStatus::interrupted);
@@ -522,10 +629,40 @@ bool precise_enough(const SuiteRun& s, const Pending& x) {
   return has_ratios(so_far) && within_target(so_far, s.opts.measure);
 }
 
+// What each experiment's further processes repeat: the comparisons a claim's
+// verdict reads (claimed_comparisons.h), recorded as the experiment's
+// `claimed`; an experiment with none is measured in its first process only.
+// Where the report cannot say, every comparison is repeated, and the file says why.
+void choose_repeats(SuiteRun& s) {
+  const ClaimedAnswer a = ask_claimed(s.writer.path());
+  std::vector<std::pair<std::size_t, json>> fields;
+  for (auto& x : s.pending) {
+    if (!a.claimed) {
+      fields.emplace_back(x.idx, json{{"claimed_unknown", a.why_not}});
+      continue;
+    }
+    const auto it = a.claimed->find(x.name);
+    json cases = json::object();
+    if (it != a.claimed->end())
+      for (const auto& [case_name, variants] : it->second) {
+        x.repeat_only[case_name] = variants;
+        cases[case_name] = variants;
+      }
+    fields.emplace_back(x.idx, json{{"claimed", std::move(cases)}});
+    if (x.repeat_only.empty()) {
+      x.done = true;
+      x.r.why_stopped = "one process: no claim's verdict reads its comparisons";
+    }
+  }
+  if (!a.claimed) std::fprintf(stderr, "optbench: every comparison repeated: %s\n", a.why_not.c_str());
+  s.writer.add_fields(fields);
+}
+
 // The further processes, in passes (the second of each experiment, then the
 // third...), within their share of the run: what the first pass took, times
 // process_time_share.
 void further_processes(SuiteRun& s, double first_pass_s) {
+  if (s.processes > 1 && !s.stopped && !s.pending.empty() && !s.measure.repeat_all) choose_repeats(s);
   double allowance_s = s.measure.process_time_share ? *s.measure.process_time_share * first_pass_s
                                                     : std::numeric_limits<double>::infinity();
   for (std::size_t p = 1; p < s.processes && !s.stopped; ++p)
@@ -561,6 +698,9 @@ int run_suite(const SuiteOptions& opts) {
                                 unknown_name_hint(opts.filter, Registry::instance().names()) + ")");
   // A launcher's ranks share one process group: they stay in their processes.
   const bool guard = opts.guard_experiments && !std::getenv("WORLD_SIZE");
+  // A process that times (and its workers) never starts the profiler; the
+  // guard's parent times nothing and its profiling processes publish no times.
+  if (!opts.profiling && (opts.guarded_child || !guard)) profiling::mark_timed_process();
   // With the guard, every case runs in a child: this process needs the clock, not
   // a device context (device.h, make_clock_backend).
   auto backend = guard ? make_clock_backend(opts.device) : make_backend(opts.device);

@@ -1,6 +1,7 @@
 #pragma once
 // The whole run: selects experiments, enumerates their cases, runs each on the
 // chosen device, and writes the results file as it goes.
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct SuiteOptions : RunSettings {
   bool guarded_child = false;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
   std::size_t process_index = 0;
+  bool profiling = false;                                   // ExperimentChildSettings::profiling
+  std::map<std::string, std::vector<std::string>> repeat_only;  // ExperimentChildSettings::repeat_only
 };
 
 // A guarded experiment's process runs from exactly what it was given.

@@ -1,4 +1,4 @@
-"""python3 -m report {validate,render,compare,baseline,gpus} -- see --help of each.
+"""python3 -m report {validate,render,compare,baseline,gpus,claimed} -- see --help of each.
 
 Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage,
 3 no committed run of CURRENT's device (baseline).
@@ -132,6 +132,15 @@ def cmd_gpus(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_claimed(args: argparse.Namespace) -> int:
+    import json
+
+    from .claims.claimed import claimed
+
+    print(json.dumps(claimed(load_results(args.file))))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -231,6 +240,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     g.add_argument("--markdown", action="store_true", help="print Markdown tables")
     g.set_defaults(func=cmd_gpus)
+
+    cl = sub.add_parser(
+        "claimed",
+        help="print, as JSON, the comparisons a claim's verdict reads",
+        description="Print {experiment: {case: [variant names]}}: the variants of each comparison some "
+        "claim's verdict reads in RESULTS (claims that can draw no verdict there read none). The run asks "
+        "this after its first processes: further processes repeat only these.",
+    )
+    cl.add_argument("file", metavar="RESULTS", help="a results .json file (a run in progress is fine)")
+    cl.set_defaults(func=cmd_claimed)
     return p
 
 

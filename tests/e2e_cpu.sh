@@ -7,7 +7,10 @@
 # run serially, holds the one time the product promises). With BREAKDOWN=on every variant is also profiled after its timed
 # rounds: each has a breakdown (a Python twin's or Python DataLoader's says why
 # not: its work runs in another process), one Chrome trace per variant loads, and the
-# report shows the why column and a stacked-bar plot.
+# report shows the why column and a stacked-bar plot. Every window comes from the
+# experiment's profiling process, never from the process that timed it: a timed
+# process refuses the profiler (harness/profiling/profiler_role.h), so a window
+# taken there would show as skipped or failed here.
 #   e2e_cpu.sh OPTBENCH SRC [FILTER] [BREAKDOWN]
 set -u
 PY=${OPTBENCH_PYTHON:-python3}  # the interpreter CMake was configured with (tests/CMakeLists.txt)
@@ -53,16 +56,21 @@ twins = [v for v in variants if (v.get("params") or {}).get("runtime") == "pytho
          or (v.get("params") or {}).get("loader") == "python"]
 for v in twins:
     assert v["breakdown"]["status"] == "skipped" and "Python process" in v["breakdown"]["reason"], v["breakdown"]
+    assert v["breakdown"]["process"] == "profiling", v["breakdown"]
 variants = [v for v in variants if v not in twins]
 assert len(traces) == len(variants), (len(traces), len(variants))
 for v in variants:
     b = v["breakdown"]
-    assert b["status"] == "ok" and b["device"] == "cpu", b
+    assert b["status"] == "ok" and b["device"] == "cpu" and b["process"] == "profiling", b
     assert b["categories_s"] and b["window_step_s"] > 0, b
     assert b["launches_per_step"] is None and "memcpy_h2d" not in b["categories_s"], b  # nothing CUDA on a CPU run
     assert json.load(open(b["trace"]))["traceEvents"], b["trace"]
     # named for the run (its results file, r.json) first: another run's traces in the same folder never collide
     assert os.path.basename(b["trace"]).startswith("r."), b["trace"]
+# The timed process ran with the profiler off; the profiling process's time is its own.
+assert d["config"]["measure"]["breakdown"]["mode"] == "on"
+assert all(c["time_s"].get("profiling", 0) < 1e-3 for e in d["experiments"] for c in e["cases"] if c["status"] == "ok")
+assert all(e["processes"]["profiling_s"] > 0 for e in d["experiments"] if e["status"] == "ok"), "no profiling process"
 print("breakdown ok:", len(variants), "variants,", len(traces), "traces")
 PY
 PYTHONPATH="$SRC" "$PY" -m report render "$tmp/r.json" --out "$tmp/report" --plots all >/dev/null || fail "render"

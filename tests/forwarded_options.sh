@@ -35,6 +35,7 @@ TRAVELS = {
     "--trace-dir": (["--trace-dir", traces], "/measure/breakdown/trace_dir", traces),
     "--cold-processes": (["--cold-processes", "3"], "/measure/cold_processes", 3),
     "--isolate": (["--isolate"], "/measure/isolate", True),
+    "--repeat-all": (["--repeat-all"], "/measure/repeat_all", True),
     "--processes": (["--processes", "3"], "/measure/processes", 3),
     "--min-processes": (["--min-processes", "2"], "/measure/min_processes", 2),  # with --processes 3
 }

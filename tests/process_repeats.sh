@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# An experiment measured in more than one process (--processes): what each
+# An experiment measured in more than one process (--processes): further
+# processes repeat only the comparisons a claim's verdict reads (the probes
+# have no claims, so their runs here repeat every one: --repeat-all), and what each
 # further process recorded for a case (each comparison's speedup, each variant's
 # median and page faults per step) is a record of its own beside the first
 # process's cases, which are never changed; a further process that dies costs
@@ -13,7 +15,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
 
 OPTBENCH_CRASH_PROBE="later:$tmp/marker" "$OPTBENCH" run crash_probe isolation_probe --quick --processes 3 \
-  --device cpu --max-time 0.3 --no-progress --out "$tmp/r.json" >"$tmp/log" 2>&1
+  --repeat-all --device cpu --max-time 0.3 --no-progress --out "$tmp/r.json" >"$tmp/log" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "exit $rc, expected 1 (a further process crashed)"
 grep -q "crash_probe (process 2) crashed" "$tmp/log" || fail "no message naming the crashed process"
@@ -22,6 +24,7 @@ PYTHONPATH="$SRC" "$PY" -m report validate "$tmp/r.json" >/dev/null || fail "fil
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["status"] == "complete" and d["config"]["measure"]["processes"] == 3
+assert d["config"]["measure"]["repeat_all"] is True and all("claimed" not in x for x in d["experiments"])
 e = {x["name"]: x for x in d["experiments"]}
 # The first process's cases are as it wrote them: nothing is added to them later.
 for x in e.values():
@@ -78,7 +81,7 @@ print("ok")
 PY
 # More processes only while imprecise: at least 2, at most 8; stopped on precision
 # only once every between-process interval is within the target.
-"$OPTBENCH" run isolation_probe --quick --processes 8 --min-processes 2 --device cpu --max-time 0.3 \
+"$OPTBENCH" run isolation_probe --quick --processes 8 --min-processes 2 --repeat-all --device cpu --max-time 0.3 \
   --no-progress --out "$tmp/p.json" >"$tmp/log" 2>&1
 rc=$?  # 1: the probe's variant whose worker dies is an error (exit 1 by design)
 [ $rc -eq 1 ] || fail "adaptive processes: exit $rc, expected 1"
@@ -103,5 +106,36 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1]))
         if r["experiment"] == "isolation_probe" and r["speedup"] and r["role"] != "baseline"]
 assert rows and all(r["ci_unit"] == "process" and r["ci_n"] == "3" and r["ci_df"] == "2" for r in rows), rows
+PY
+# Without --repeat-all: further processes repeat the cases and variants the
+# claims' verdicts read (python -m report claimed), nothing else; every other
+# comparison is measured in the first process and its estimate says so.
+"$OPTBENCH" run dataloader --quick --processes 3 --device cpu --max-time 0.3 --no-progress \
+  --out "$tmp/c.json" >"$tmp/log" 2>&1 || fail "claimed repeats: exit $?"
+PYTHONPATH="$SRC" "$PY" -m report claimed "$tmp/c.json" >"$tmp/claimed.json" || fail "report claimed"
+"$PY" - "$tmp/c.json" "$tmp/claimed.json" <<'PY' || fail "claimed repeats record"
+import json, sys
+d = json.load(open(sys.argv[1]))
+asked = json.load(open(sys.argv[2]))
+e = d["experiments"][0]
+claimed = e["claimed"]
+# What the run repeated is what the report's claims read in the finished file.
+assert claimed and claimed == asked.get("dataloader"), (claimed, asked)
+cases = {c["name"]: c for c in e["cases"]}
+for r in e["repeats"]:
+    assert r["case"] in claimed, r["case"]
+    baseline = cases[r["case"]]["variants"][0]["name"]
+    assert set(r["variants"]) == set(claimed[r["case"]]) | {baseline}, (r["case"], r["variants"])
+assert {r["case"] for r in e["repeats"]} == set(claimed)
+left = [c for c in cases.values() if c["name"] not in claimed and c.get("comparisons")]
+some_variant_left = any(len(cases[n]["variants"]) > len(set(v) | {cases[n]["variants"][0]["name"]})
+                        for n, v in claimed.items())
+assert left or some_variant_left, "the test needs something the claims do not read"
+for x in e["estimates"]:
+    read = x["case"] in claimed and {x["baseline"], x["variant"]} <= set(claimed[x["case"]]) | {cases[x["case"]]["variants"][0]["name"]}
+    assert x["unit"] == ("process" if read else "round"), x
+    if read:
+        assert x["n"] == 3, x
+print("ok")
 PY
 echo "process repeats: ok"

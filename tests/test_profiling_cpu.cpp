@@ -16,6 +16,8 @@
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/chrome_trace.h"
 #include "harness/profiling/kineto_window.h"
+#include "harness/profiling/profiler_role.h"
+#include "tests/scoped_env.h"
 
 using namespace optbench;
 using json = nlohmann::json;
@@ -133,6 +135,36 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   const json off = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
   for (const auto& v : off["variants"]) EXPECT_FALSE(v.contains("breakdown"));
   EXPECT_LT(off["time_s"]["profiling"].get<double>(), 1e-3);
+}
+
+// A process whose times are published never starts the profiler: a window
+// asked for there is refused, and run_case records why instead of taking it.
+TEST(ProfilingCpu, ATimedProcessNeverStartsTheProfiler) {
+  ASSERT_FALSE(profiling::in_timed_process());
+  testing::ScopedEnv timed("OPTBENCH_TIMED_PROCESS", "1");
+  ASSERT_TRUE(profiling::in_timed_process());
+  EXPECT_THROW(profile([] { (void)at::ones({8}).sum(); }), std::logic_error);
+  struct Add final : Workload {
+    at::Tensor a = at::randn({64});
+    void step() override { (void)a.add(1); }
+  };
+  Case c;
+  c.name = "add";
+  c.timing = TimingMode::sync;
+  for (const char* n : {"a", "b"}) c.variants.push_back({n, "", [] { return std::make_unique<Add>(); }});
+  auto backend = make_backend(DeviceKind::cpu);
+  MeasureConfig cfg = measure_config_for(RunProfile::quick);
+  cfg.warmup_min_s = 0.01;
+  cfg.warmup_max_s = 0.05;
+  cfg.stopping = {6, 0.01, 0.2, 100000, 0.5, 0.95};
+  cfg.breakdown.mode = profiling::BreakdownMode::on;
+  std::atomic<bool> stop{false};
+  const json r = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
+  for (const auto& v : r["variants"]) {
+    ASSERT_TRUE(v.contains("breakdown")) << v.dump();
+    EXPECT_EQ(v["breakdown"]["status"], "skipped");
+    EXPECT_NE(v["breakdown"]["reason"].get<std::string>().find("process of their own"), std::string::npos);
+  }
 }
 
 }  // namespace

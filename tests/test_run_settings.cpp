@@ -103,12 +103,15 @@ RunSettings changed_run() {
   m.min_processes = 3;
   m.process_target_rel_ci = 0.17;
   m.process_time_share = 0.77;
+  m.repeat_all = true;
   m.repeat = {{5, 0.04, 0.6, 555, 0.06, 0.8}, 0.03, 0.4};
   m.breakdown = {profiling::BreakdownMode::on, "/tmp/traces \"quoted\" dir", "run.one", 0.3, 0.4};
   return s;
 }
 
-ExperimentChildSettings changed_child() { return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2, 1}; }
+ExperimentChildSettings changed_child() {
+  return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2, 1, true, {{"a case", {"baseline", "fused"}}}};
+}
 
 WorkerArgs changed_worker() {
   return {"dataloader", "workers", 2, RunContext{DeviceKind::cuda, RunProfile::quick, 9.5}};
@@ -129,7 +132,11 @@ TEST(RunSettings, EveryMemberIsSerialized) {
 
 TEST(RunSettings, TheTestValuesChangeEveryLeaf) {
   expect_every_leaf_changed(changed_run(), RunSettings{}, {"/measure/data_seed"});
-  expect_every_leaf_changed(changed_child(), ExperimentChildSettings{}, {"/run/measure/data_seed"});
+  // A map's leaves are its entries, and the default has none: the test's entry is
+  // held against the same key with no variants.
+  ExperimentChildSettings child_defaults;
+  child_defaults.repeat_only = {{"a case", {}}};
+  expect_every_leaf_changed(changed_child(), child_defaults, {"/run/measure/data_seed"});
   expect_every_leaf_changed(changed_worker(), WorkerArgs{});
 }
 
@@ -170,8 +177,9 @@ TEST(RunSettings, ConfigKeepsItsKeys) {
 // and this count goes up by one.
 TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   // RunSettings, then out_path, argv, worker_executable, guard_experiments,
-  // guarded_child, later_experiments, prior_cases, prior_experiments, process_index.
-  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 9u);
+  // guarded_child, later_experiments, prior_cases, prior_experiments, process_index,
+  // profiling, repeat_only.
+  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 11u);
   const ExperimentChildSettings sent = changed_child();
   const SuiteOptions o = suite_options_for_child(json::parse(json(sent).dump()).get<ExperimentChildSettings>());
   EXPECT_EQ(json(static_cast<const RunSettings&>(o)), json(sent.run));
@@ -180,6 +188,8 @@ TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   EXPECT_EQ(o.prior_cases, sent.prior_cases);
   EXPECT_EQ(o.prior_experiments, sent.prior_experiments);
   EXPECT_EQ(o.process_index, sent.process_index);
+  EXPECT_EQ(o.profiling, sent.profiling);
+  EXPECT_EQ(o.repeat_only, sent.repeat_only);
   EXPECT_TRUE(o.guarded_child);
   EXPECT_FALSE(o.guard_experiments);
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "harness/case/phases.h"
+#include "harness/profiling/profiler_role.h"
 #include "harness/profiling/window_plan.h"
 #include "harness/stats.h"
 
@@ -30,6 +31,16 @@ std::string trace_path(const profiling::BreakdownConfig& bc, const CaseLimits& l
 void take_breakdown_windows(CaseRun& run, double reserve_s) {
   const auto& bc = run.cfg.breakdown;
   if (bc.mode == profiling::BreakdownMode::off) return;
+  if (profiling::in_timed_process()) {
+    // The guard's experiment processes profile in a process of their own; one
+    // that publishes its times (--in-process, a launcher's rank) takes none.
+    for (auto& v : run.vs)
+      if (v.alive() && !v.primary.empty())
+        v.result.breakdown = BreakdownRecord::skipped(
+            "not profiled: profiled windows run in a process of their own, and this one's times are published "
+            "(--in-process or a launcher's rank)");
+    return;
+  }
   // One plan for the case, sized on its slowest variant: every variant's window
   // has the same bounds on its steps (window_plan.h's rule: within them each
   // runs until its own mean settles), and a case is profiled whole or not at all.

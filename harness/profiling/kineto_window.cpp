@@ -12,6 +12,7 @@
 #include "harness/json_optional.h"
 #include "harness/profiling/breakdown.h"
 #include "harness/profiling/categories.h"
+#include "harness/profiling/profiler_role.h"
 #include "harness/profiling/scopes.h"
 #include "harness/profiling/window_steps.h"
 
@@ -59,11 +60,32 @@ TraceEvent convert(const KinetoEvent& k) {
 
 }  // namespace
 
-BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r) {
-  if (r.steps < 1) throw std::invalid_argument("a profiled window needs at least one step");
-  const bool cuda = backend.kind() == DeviceKind::cuda;
+namespace {
+
+std::set<tp::ActivityType> activities_for(bool cuda) {
   std::set<tp::ActivityType> activities = {tp::ActivityType::CPU};
   if (cuda) activities.insert(tp::ActivityType::CUDA);
+  return activities;
+}
+
+}  // namespace
+
+void set_up_cupti_before_capture(DeviceBackend& backend) {
+  if (backend.kind() != DeviceKind::cuda) return;
+  if (in_timed_process()) throw std::logic_error("CUPTI set up in a process whose times are published");
+  const auto activities = activities_for(true);
+  const tp::ProfilerConfig config(tp::ProfilerState::KINETO);
+  torch::autograd::profiler::prepareProfiler(config, activities);
+  torch::autograd::profiler::enableProfiler(config, activities);
+  torch::autograd::profiler::disableProfiler();
+}
+
+BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r) {
+  if (r.steps < 1) throw std::invalid_argument("a profiled window needs at least one step");
+  if (in_timed_process())
+    throw std::logic_error("a profiled window in a process whose times are published (profiler_role.h)");
+  const bool cuda = backend.kind() == DeviceKind::cuda;
+  const auto activities = activities_for(cuda);
   const tp::ProfilerConfig config(tp::ProfilerState::KINETO);
   // Without an NVIDIA driver Kineto logs "gpuGetDeviceCount failed" as an error
   // when it starts: expected on a CPU run, so its log is quietened there (its

@@ -28,7 +28,16 @@ struct WindowRequest {
   std::string trace_path;  // empty: no trace file
 };
 
+// Throws std::logic_error in a timed process (profiler_role.h): no window is
+// ever taken where the times are published.
 BreakdownFigures profile_window(const std::function<void()>& step, DeviceBackend& backend, const WindowRequest& r);
+
+// Sets CUPTI up with an empty profiled session, before any CUDA graph is
+// captured in this process: a graph captured before CUPTI's first start loses
+// its kernels from later traces or crashes the replay (kineto#1165, fixed in
+// CUPTI 13.1; the cu130 wheels ship 13.0). torch.cuda.graphs does the same
+// (torch.profiler._utils._init_for_cuda_graphs). Nothing on a CPU backend.
+void set_up_cupti_before_capture(DeviceBackend& backend);
 
 nlohmann::json to_json(const WindowRequest& r);
 WindowRequest window_request_from_json(const nlohmann::json& j);
