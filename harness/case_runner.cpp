@@ -42,7 +42,8 @@ CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& 
     cold_s = timed(backend, [&] { take_cold_first_steps(run, reserve_s); });
   if (after_rounds) profiling_s = timed(backend, [&] { take_breakdown_windows(run, reserve_s); });
   std::vector<Verification> checks(run.vs.size());
-  if (!limits.repeat && !limits.profiling) verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
+  if (!limits.repeat && !limits.profiling)
+    verification_s = timed(backend, [&] { checks = verify_variants(run, verification_cost_s); });
 
   out.variants = variant_results(run);
   out.comparisons = compare_variants(run, checks);

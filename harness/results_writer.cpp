@@ -125,7 +125,8 @@ void ResultsWriter::add_breakdowns(std::size_t experiment, const std::string& ca
       const auto it = by_variant.find(v.value("name", ""));
       if (it == by_variant.end()) continue;
       if (v.contains("breakdown"))
-        throw std::logic_error("results: variant " + case_name + "/" + v.value("name", "") + " already has a breakdown");
+        throw std::logic_error("results: variant " + case_name + "/" + v.value("name", "") +
+                               " already has a breakdown");
       v["breakdown"] = *it;
     }
   }

@@ -13,8 +13,8 @@
 
 #include "harness/budget_plan.h"
 #include "harness/case_result_json.h"
-#include "harness/claimed_comparisons.h"
 #include "harness/case_runner.h"
+#include "harness/claimed_comparisons.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
 #include "harness/name_hint.h"
@@ -81,9 +81,7 @@ std::string num(double x) {
 ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string& name, const std::string& part,
                                        std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
                                        std::size_t prior_experiments, std::size_t process_index) {
-  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index};
-  s.profiling = o.profiling;
-  s.repeat_only = o.repeat_only;
+  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index, o.profiling, o.repeat_only};
   s.run.filter = "^" + name + "$";
   s.run.time_budget_s = budget_left ? std::optional<double>(child_budget_s(*budget_left)) : std::nullopt;
   return s;
@@ -189,7 +187,7 @@ GuardedResult run_guarded_experiment(const SuiteOptions& opts, const std::string
       if (!signal_text.empty()) fields["signal"] = signal_text;
       writer.add_fields(idx, std::move(fields));
     }
-    const std::string which = opts.profiling    ? " (its profiling process)"
+    const std::string which = opts.profiling  ? " (its profiling process)"
                               : process_index ? " (process " + std::to_string(process_index + 1) + ")"
                                               : "";
     std::fprintf(stderr, "optbench: %s%s %s (%s); going on with the next %s\n", name.c_str(), which.c_str(),
@@ -222,7 +220,7 @@ struct Pending {
   double wall_s = 0;
   double first_s = 0;      // its first process's time
   double profiling_s = 0;  // its profiling process's
-  double further_s = 0;  // its further processes' time so far
+  double further_s = 0;    // its further processes' time so far
   // What its next process is expected to take: the slowest further one so far,
   // else half its first (which also verified, profiled and ran longer rounds).
   double next_cost_s() const { return r.ran > 1 ? further_max_s : 0.5 * first_s; }
@@ -369,6 +367,8 @@ SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
   o.prior_cases = s.prior_cases;
   o.prior_experiments = s.prior_experiments;
   o.process_index = s.process_index;
+  o.profiling = s.profiling;
+  o.repeat_only = s.repeat_only;
   return o;
 }
 
@@ -430,26 +430,27 @@ double profiling_process(SuiteRun& s, const ExperimentInfo& info, std::size_t id
   }
   SuiteOptions prof = s.opts;
   prof.profiling = true;
-  const GuardedResult g = run_guarded_experiment(
-      prof, info.name, s.writer, idx, 0, s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt, later,
-      s.cases_seen, s.experiments_enumerated, [&](const json& c) {
-        json windows = json::object();
-        for (const auto& v : c.value("variants", json::array()))
-          if (v.contains("breakdown") && v.contains("name")) {
-            json b = v["breakdown"];
-            b["process"] = "profiling";
-            windows[v["name"].get<std::string>()] = std::move(b);
-          }
-        if (!windows.empty()) s.writer.add_breakdowns(idx, c.value("name", ""), windows);
-      });
+  const GuardedResult g = run_guarded_experiment(prof, info.name, s.writer, idx, 0,
+                                                 s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt,
+                                                 later, s.cases_seen, s.experiments_enumerated, [&](const json& c) {
+                                                   json windows = json::object();
+                                                   for (const auto& v : c.value("variants", json::array()))
+                                                     if (v.contains("breakdown") && v.contains("name")) {
+                                                       json b = v["breakdown"];
+                                                       b["process"] = "profiling";
+                                                       windows[v["name"].get<std::string>()] = std::move(b);
+                                                     }
+                                                   if (!windows.empty())
+                                                     s.writer.add_breakdowns(idx, c.value("name", ""), windows);
+                                                 });
   // A window the profiling process could not take costs the timings nothing:
   // its failure is the breakdown's, not the experiment's.
   s.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
   say_not_profiled(s.writer, idx,
                    "not profiled: the profiling process " +
-                       (g.status == ExperimentStatus::ok ? std::string("recorded no window for it")
-                                                         : std::string(to_string(g.status)) +
-                                                               (g.reason.empty() ? "" : " (" + g.reason + ")")));
+                       (g.status == ExperimentStatus::ok
+                            ? std::string("recorded no window for it")
+                            : std::string(to_string(g.status)) + (g.reason.empty() ? "" : " (" + g.reason + ")")));
   return s.backend.now() - t0;
 }
 

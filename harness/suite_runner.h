@@ -33,7 +33,7 @@ struct SuiteOptions : RunSettings {
   bool guarded_child = false;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
   std::size_t process_index = 0;
-  bool profiling = false;                                   // ExperimentChildSettings::profiling
+  bool profiling = false;                                       // ExperimentChildSettings::profiling
   std::map<std::string, std::vector<std::string>> repeat_only;  // ExperimentChildSettings::repeat_only
 };
 

@@ -7,10 +7,10 @@
 # process's cases, which are never changed; a further process that dies costs
 # only its own figures, each case it did not finish saying why, and the
 # experiment's record stays the first process's.
-#   process_repeats.sh OPTBENCH_PROBE SRC
+#   process_repeats.sh OPTBENCH_PROBE SRC OPTBENCH
 set -u
 PY=${OPTBENCH_PYTHON:-python3}
-OPTBENCH=$1; SRC=$2
+OPTBENCH=$1; SRC=$2; REAL=$3  # the probes, and the real experiments (their claims)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; cat "$tmp/log"; exit 1; }
 
@@ -110,7 +110,7 @@ PY
 # Without --repeat-all: further processes repeat the cases and variants the
 # claims' verdicts read (python -m report claimed), nothing else; every other
 # comparison is measured in the first process and its estimate says so.
-"$OPTBENCH" run dataloader --quick --processes 3 --device cpu --max-time 0.3 --no-progress \
+"$REAL" run dataloader --quick --processes 3 --device cpu --max-time 0.3 --no-progress \
   --out "$tmp/c.json" >"$tmp/log" 2>&1 || fail "claimed repeats: exit $?"
 PYTHONPATH="$SRC" "$PY" -m report claimed "$tmp/c.json" >"$tmp/claimed.json" || fail "report claimed"
 "$PY" - "$tmp/c.json" "$tmp/claimed.json" <<'PY' || fail "claimed repeats record"

@@ -141,7 +141,7 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
 // asked for there is refused, and run_case records why instead of taking it.
 TEST(ProfilingCpu, ATimedProcessNeverStartsTheProfiler) {
   ASSERT_FALSE(profiling::in_timed_process());
-  testing::ScopedEnv timed("OPTBENCH_TIMED_PROCESS", "1");
+  optbench::testing::ScopedEnv timed("OPTBENCH_TIMED_PROCESS", "1");
   ASSERT_TRUE(profiling::in_timed_process());
   EXPECT_THROW(profile([] { (void)at::ones({8}).sum(); }), std::logic_error);
   struct Add final : Workload {
