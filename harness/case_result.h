@@ -184,6 +184,7 @@ struct CaseResult {
   TimingMode timing_mode = TimingMode::batched;
   PrimaryMetric primary_metric = PrimaryMetric::host_s;
   bool hold_stream = false;
+  bool oom_expected = false;  // Case::oom_expected
   WorkUnits units;
   nlohmann::json notes = nlohmann::json::object();
   CaseStatus status = CaseStatus::ok;

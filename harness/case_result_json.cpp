@@ -152,6 +152,7 @@ json to_json(const CaseResult& r) {
               {"units", units_json(r.units)},
               {"notes", r.notes},
               {"status", to_string(r.status)}};
+  if (r.oom_expected) out["oom_expected"] = true;
   const bool has_reason =
       r.status == CaseStatus::skipped || r.status == CaseStatus::failed || r.status == CaseStatus::not_run;
   if (has_reason) out["reason"] = r.reason;

@@ -26,7 +26,10 @@ CaseResult run_case(const Case& c, DeviceBackend& backend, const MeasureConfig& 
   CaseRun run(c, backend, cfg, limits, stop_requested);
   out.isolated = run.isolate;
   prepare_variants(run);
-  sample_rounds(run);
+  if (limits.profiling)
+    take_reference_steps(run);  // the first process's medians: nothing here is timed for the record
+  else
+    sample_rounds(run);
   out.stop_reason = run.reason;
   out.rounds = run.rounds;
   out.sampling_s = run.sampling_s;

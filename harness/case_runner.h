@@ -6,7 +6,9 @@
 // Errors in one variant (out of memory, an exception, a dead worker) are
 // recorded and the others go on.
 #include <atomic>
+#include <map>
 #include <optional>
+#include <string>
 
 #include "harness/case_result.h"
 #include "harness/device.h"
@@ -28,6 +30,11 @@ struct CaseLimits {
   // rounds size the windows, then the windows; no cold steps and no
   // verification, which the first process took.
   bool profiling = false;
+  // There: the first process's median step per variant (its windows' timed
+  // step, in place of rounds of its own) and the case's wall time there (what
+  // --breakdown auto sizes a window's share against).
+  std::map<std::string, double> timed_step_s = {};
+  std::optional<double> first_case_s = std::nullopt;
   // What a variant of an earlier case in this process took to build (the
   // most, of each case's average) where its case declared a set-up
   // (Case::setup_s): a measured figure the next such case expects at least,

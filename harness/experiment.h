@@ -78,6 +78,10 @@ struct Variant {
   // does not block the host and is timed with events over a batch; the pageable
   // copy beside it does and is timed in sync mode).
   std::optional<TimingMode> timing = std::nullopt;
+  // Where its work runs when not in this process (harness/out_of_process.h's
+  // kRunsIn*, what its workload's runs_in() says): the profiling process does
+  // not build it only to find its window empty. Empty: here.
+  std::string runs_elsewhere = {};
 };
 
 struct Tolerance {
@@ -110,6 +114,10 @@ struct Case {
   // Its variants need this process (a rank's process group, for one): --isolate
   // leaves the case where it is.
   bool process_bound = false;
+  // Its variants may run out of memory by design (the batch-size sweep finds
+  // where): an "oom" variant of it is an outcome the run records, not a failure
+  // (the exit status and the GPU session's checks read it so).
+  bool oom_expected = false;
   WorkUnits units;
   std::vector<Variant> variants;  // [0] is the baseline
   // Variants (by name) every other variant is also compared against, beside the

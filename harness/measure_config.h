@@ -38,9 +38,10 @@ struct MeasureConfig {
   // reported estimate (harness/two_level.h), since a process's allocator
   // history, page placement and clocks move a ratio more than its own rounds
   // scatter (fused AdamW over 16 MB tensors: 3.5x in one process, 8.7x in the
-  // next). pyperf's shape: many short processes. The first does everything
-  // (verification, cold steps, profiled windows); each further one only its
-  // timed rounds, under `repeat`. After min_processes, more are started while
+  // next). pyperf's shape: many short processes. The first times, verifies
+  // and takes cold steps; each further one only its timed rounds, under
+  // `repeat`, of the comparisons a claim's verdict reads (repeat_all: every
+  // one); profiled windows come from a profiling process of their own. After min_processes, more are started while
   // some comparison's between-process interval is wider than
   // process_target_rel_ci, up to `processes` (--processes). Stopping on
   // precision, not on what the interval says about a claim, keeps the rule

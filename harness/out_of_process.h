@@ -15,4 +15,13 @@ class OutOfProcessWork {
   virtual std::string runs_in() const = 0;
 };
 
+// The breakdown's skip reason for work that runs in `runs_in`.
+inline std::string not_profiled_here(const std::string& runs_in) {
+  return "its work runs in " + runs_in + ", which this process's profiler cannot see";
+}
+
+// Where the work of the two kinds above runs (Variant::runs_elsewhere, runs_in()).
+inline const char* const kRunsInPythonTwin = "a Python process of its own";
+inline const char* const kRunsInPythonLoader = "a Python process of its own (Python's DataLoader)";
+
 }  // namespace optbench

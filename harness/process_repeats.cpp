@@ -1,6 +1,7 @@
 #include "harness/process_repeats.h"
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "harness/json_optional.h"
@@ -83,9 +84,16 @@ CaseRepeat recorded_repeat(const json& first_case, const json& repeat_case, std:
   r.recorded = true;
   if (const auto it = repeat_case.find("rounds"); it != repeat_case.end() && it->is_number_integer())
     r.rounds = it->get<std::int64_t>();
+  std::set<std::string> ran;
   for (const auto& v : repeat_case.value("variants", json::array()))
-    if (v.contains("name") && v["name"].is_string()) r.variants.push_back(variant_repeat(v));
+    if (v.contains("name") && v["name"].is_string()) {
+      r.variants.push_back(variant_repeat(v));
+      ran.insert(v["name"].get<std::string>());
+    }
   for (const auto& first : comparisons_of(first_case)) {
+    // A process that repeated some of the case's variants (the claims' only)
+    // has nothing to say of the others' comparisons.
+    if (!ran.empty() && (!ran.count(first.value("baseline", "")) || !ran.count(first.value("variant", "")))) continue;
     const json* found = find_comparison(repeat_case, first.value("baseline", json()), first.value("variant", json()));
     ComparisonRepeat cm = found ? comparison_record(*found) : named_as(first);
     if (!found) cm.reason = "the process recorded no such comparison";

@@ -44,7 +44,9 @@ struct CaseRepeat {
   bool recorded = false;  // the process recorded the case (variants below)
   std::optional<std::int64_t> rounds;
   std::vector<VariantRepeat> variants;
-  std::vector<ComparisonRepeat> comparisons;  // one per comparison of the first process's case, in its order
+  // One per comparison of the first process's case whose variants both ran
+  // in this process (all, where it repeated the whole case), in its order.
+  std::vector<ComparisonRepeat> comparisons;
 };
 
 // A comparison as a process's case records it: its ratio, interval, rounds and

@@ -105,6 +105,8 @@ void fields(S& s, F&& f) {
   f("prior_experiments", s.prior_experiments);
   f("process_index", s.process_index);
   f("profiling", s.profiling);
+  f("timed_step_s", s.timed_step_s);
+  f("case_wall_s", s.case_wall_s);
   f("repeat_only", s.repeat_only);
 }
 

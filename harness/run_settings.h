@@ -55,6 +55,10 @@ struct ExperimentChildSettings {
   // variants. Its times are never published, and no process whose times are
   // runs the profiler (CUPTI stays attached after a window: pytorch#144455).
   bool profiling = false;
+  // The profiling process's reference, from the first process's record: each
+  // case's median step per variant and its wall time (CaseLimits).
+  std::map<std::string, std::map<std::string, double>> timed_step_s = {};
+  std::map<std::string, double> case_wall_s = {};
   // A further process's cases and, per case, the variants it runs (a claim's
   // verdict reads their comparisons: report/claims/claimed.py); empty: all.
   std::map<std::string, std::vector<std::string>> repeat_only;

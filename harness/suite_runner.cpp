@@ -55,11 +55,13 @@ bool verification_failed(const json& case_result) {
 
 // A variant that errored or ran out of memory: its comparisons are unverified,
 // so the run cannot say "everything ran and verified" (exit 0). Not run (the
-// budget) is not an error.
+// budget) is not an error, nor an out-of-memory its case declares
+// (Case::oom_expected: where the sweep ends).
 bool variant_failed(const json& case_result) {
+  const bool oom_expected = case_result.value("oom_expected", false);
   for (const auto& v : case_result.value("variants", json::array()))
     if (const std::string s = v.value("status", to_string(VariantStatus::ok));
-        s == to_string(VariantStatus::error) || s == to_string(VariantStatus::oom))
+        s == to_string(VariantStatus::error) || (s == to_string(VariantStatus::oom) && !oom_expected))
       return true;
   return false;
 }
@@ -81,7 +83,8 @@ std::string num(double x) {
 ExperimentChildSettings child_settings(const SuiteOptions& o, const std::string& name, const std::string& part,
                                        std::optional<double> budget_left, std::size_t later, std::size_t prior_cases,
                                        std::size_t prior_experiments, std::size_t process_index) {
-  ExperimentChildSettings s{o, part, later, prior_cases, prior_experiments, process_index, o.profiling, o.repeat_only};
+  ExperimentChildSettings s{o,           part,           later,         prior_cases,  prior_experiments, process_index,
+                            o.profiling, o.timed_step_s, o.case_wall_s, o.repeat_only};
   s.run.filter = "^" + name + "$";
   s.run.time_budget_s = budget_left ? std::optional<double>(child_budget_s(*budget_left)) : std::nullopt;
   return s;
@@ -226,6 +229,9 @@ struct Pending {
   double next_cost_s() const { return r.ran > 1 ? further_max_s : 0.5 * first_s; }
   double further_max_s = 0;
   bool done = false;
+  // The cases and variants a claim's verdict reads (claimed_known: the report said).
+  std::map<std::string, std::vector<std::string>> claimed;
+  bool claimed_known = false;
   // The cases and variants its further processes repeat (empty: all).
   std::map<std::string, std::vector<std::string>> repeat_only;
   RepeatsResult r;
@@ -368,6 +374,8 @@ SuiteOptions suite_options_for_child(const ExperimentChildSettings& s) {
   o.prior_experiments = s.prior_experiments;
   o.process_index = s.process_index;
   o.profiling = s.profiling;
+  o.timed_step_s = s.timed_step_s;
+  o.case_wall_s = s.case_wall_s;
   o.repeat_only = s.repeat_only;
   return o;
 }
@@ -399,40 +407,83 @@ struct SuiteRun {
   double budget_left() const { return gate.left_s(); }
 };
 
-// Each variant of the first process's record without a window gets why.
-void say_not_profiled(ResultsWriter& writer, std::size_t idx, const std::string& why) {
+using CaseVariants = std::map<std::string, std::vector<std::string>>;
+
+// Whether `only` (ExperimentChildSettings::repeat_only's form; empty: all) holds
+// variant i of the case: a case it names, its baseline and the variants named.
+bool holds(const CaseVariants& only, const json& c, std::size_t i) {
+  if (only.empty()) return true;
+  const auto it = only.find(c.value("name", ""));
+  if (it == only.end()) return false;
+  const std::string name = c["variants"][i].value("name", "");
+  return i == 0 || std::find(it->second.begin(), it->second.end(), name) != it->second.end();
+}
+
+// Each variant of the first process's record without a window gets why, but
+// those `spared` holds (when it names any).
+void say_not_profiled(ResultsWriter& writer, std::size_t idx, const std::string& why, const CaseVariants& spared = {}) {
   const json cases = writer.document()["experiments"].at(idx)["cases"];
   for (const auto& c : cases) {
     json missing = json::object();
-    for (const auto& v : c.value("variants", json::array()))
+    const json variants = c.value("variants", json::array());
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const json& v = variants[i];
+      if (!spared.empty() && holds(spared, c, i)) continue;
       if (!v.contains("breakdown") && v.value("status", "ok") == to_string(VariantStatus::ok) && v.contains("name"))
         missing[v["name"].get<std::string>()] = to_json(BreakdownRecord::skipped(why));
+    }
     if (!missing.empty()) writer.add_breakdowns(idx, c.value("name", ""), missing);
   }
 }
 
 // The experiment's profiling process (ExperimentChildSettings::profiling), after
-// its first: a few rounds to size each window, then a window per variant, added
-// to the first process's variants, each marked with the process it came from.
-// Its own times are not recorded. Returns the seconds it took.
-double profiling_process(SuiteRun& s, const ExperimentInfo& info, std::size_t idx, std::size_t later,
-                         ExperimentStatus first_status) {
-  if (s.opts.measure.breakdown.mode == profiling::BreakdownMode::off || s.stopped) return 0.0;
+// the first pass: each variant built and warmed up, then its window, sized and
+// compared against the first process's median step; the windows are added to
+// the first process's variants, each marked with the process it came from, and
+// it times nothing for the record. --breakdown auto profiles the cases and
+// variants a claim's verdict reads (where the report could say), on every case.
+// Returns the seconds it took.
+double profiling_process(SuiteRun& s, const Pending& x) {
+  const auto mode = s.opts.measure.breakdown.mode;
+  if (mode == profiling::BreakdownMode::off || s.stopped) return 0.0;
+  const std::size_t idx = x.idx;
   const double t0 = s.backend.now();
-  if (first_status == ExperimentStatus::crashed || first_status == ExperimentStatus::hung) {
+  if (x.first_status == ExperimentStatus::crashed || x.first_status == ExperimentStatus::hung) {
     say_not_profiled(s.writer, idx,
-                     std::string("not profiled: the experiment's first process ") + to_string(first_status));
+                     std::string("not profiled: the experiment's first process ") + to_string(x.first_status));
     return 0.0;
+  }
+  SuiteOptions prof = s.opts;
+  prof.profiling = true;
+  if (mode == profiling::BreakdownMode::auto_ && x.claimed_known) {
+    if (x.claimed.empty()) {
+      say_not_profiled(s.writer, idx,
+                       "not profiled: no claim's verdict reads its comparisons (--breakdown on profiles every case)");
+      return 0.0;
+    }
+    say_not_profiled(s.writer, idx, "not profiled: no claim's verdict reads it (--breakdown on profiles every case)",
+                     x.claimed);
+    prof.repeat_only = x.claimed;
   }
   if (const auto why = s.gate.refuse_child(s.shortest_child_s); !why.empty()) {
     say_not_profiled(s.writer, idx, "not profiled: " + why);
     return 0.0;
   }
-  SuiteOptions prof = s.opts;
-  prof.profiling = true;
-  const GuardedResult g = run_guarded_experiment(prof, info.name, s.writer, idx, 0,
+  // Its windows' reference is what the first process timed, so it times nothing itself.
+  for (const auto& c : s.writer.document()["experiments"].at(idx)["cases"]) {
+    const std::string name = c.value("name", "");
+    if (c.value("status", "") != to_string(CaseStatus::ok)) continue;
+    if (const auto w = c.find("wall_s"); w != c.end() && w->is_number()) prof.case_wall_s[name] = w->get<double>();
+    for (const auto& v : c.value("variants", json::array())) {
+      const json stats = v.value("stats", json(nullptr));
+      if (v.value("status", "ok") == to_string(VariantStatus::ok) && stats.is_object() && stats.contains("median") &&
+          stats["median"].is_number())
+        prof.timed_step_s[name][v.value("name", "")] = stats["median"].get<double>();
+    }
+  }
+  const GuardedResult g = run_guarded_experiment(prof, x.name, s.writer, idx, 0,
                                                  s.deadline ? std::optional<double>(s.budget_left()) : std::nullopt,
-                                                 later, s.cases_seen, s.experiments_enumerated, [&](const json& c) {
+                                                 x.later, x.cases_seen, x.experiments_seen, [&](const json& c) {
                                                    json windows = json::object();
                                                    for (const auto& v : c.value("variants", json::array()))
                                                      if (v.contains("breakdown") && v.contains("name")) {
@@ -468,8 +519,8 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
     return;
   }
   const std::size_t later = s.selected - k - 1;
-  // The first process times without the profiler; its windows come from the
-  // profiling process after it (profiler_role.h).
+  // The first process times without the profiler; its windows come from its
+  // profiling process, after the first pass (profiler_role.h).
   SuiteOptions timed = s.opts;
   timed.measure.breakdown.mode = profiling::BreakdownMode::off;
   const GuardedResult g = run_guarded_experiment(
@@ -479,7 +530,6 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
   const double took = s.backend.now() - t_exp;
   s.shortest_child_s = s.shortest_child_s > 0 ? std::min(s.shortest_child_s, took) : took;
   s.stopped = g.status == ExperimentStatus::interrupted || stop_requested();
-  const double profiling_s = g.cases > 0 ? profiling_process(s, info, idx, later, g.status) : 0.0;
   if (g.cases > 0) {
     Pending x;
     x.idx = idx;
@@ -488,9 +538,7 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
     x.later = later;
     x.cases_seen = s.cases_seen;
     x.experiments_seen = s.experiments_enumerated;
-    x.first_s = took;
-    x.profiling_s = profiling_s;
-    x.wall_s = took + profiling_s;
+    x.wall_s = x.first_s = took;
     x.r.why_stopped = s.processes > 1 ? "max_processes" : "one process";
     s.pending.push_back(std::move(x));
     s.cases_seen += g.cases;
@@ -603,6 +651,8 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
     s.progress.case_started(label);
     CaseLimits limits{measure.stopping.max_time_s, s.deadline, origin, opts.process_index > 0};
     limits.profiling = opts.profiling;
+    if (const auto it = opts.timed_step_s.find(c.name); it != opts.timed_step_s.end()) limits.timed_step_s = it->second;
+    if (const auto it = opts.case_wall_s.find(c.name); it != opts.case_wall_s.end()) limits.first_case_s = it->second;
     limits.setup_seen_s = s.setup_seen_s;
     json result = measure_case(s, c, measure, limits, i, cases.size(), k);
     s.failures = s.failures || case_failed(result);
@@ -630,11 +680,12 @@ bool precise_enough(const SuiteRun& s, const Pending& x) {
   return has_ratios(so_far) && within_target(so_far, s.opts.measure);
 }
 
-// What each experiment's further processes repeat: the comparisons a claim's
-// verdict reads (claimed_comparisons.h), recorded as the experiment's
-// `claimed`; an experiment with none is measured in its first process only.
-// Where the report cannot say, every comparison is repeated, and the file says why.
-void choose_repeats(SuiteRun& s) {
+// The comparisons a claim's verdict reads (claimed_comparisons.h), recorded as
+// each experiment's `claimed`: what its further processes repeat (`repeats`; an
+// experiment with none is measured in its first process only) and what
+// --breakdown auto profiles. Where the report cannot say, every comparison is
+// repeated and profiled, and the file says why.
+void choose_claimed(SuiteRun& s, bool repeats) {
   const ClaimedAnswer a = ask_claimed(s.writer.path());
   std::vector<std::pair<std::size_t, json>> fields;
   for (auto& x : s.pending) {
@@ -642,20 +693,17 @@ void choose_repeats(SuiteRun& s) {
       fields.emplace_back(x.idx, json{{"claimed_unknown", a.why_not}});
       continue;
     }
-    const auto it = a.claimed->find(x.name);
-    json cases = json::object();
-    if (it != a.claimed->end())
-      for (const auto& [case_name, variants] : it->second) {
-        x.repeat_only[case_name] = variants;
-        cases[case_name] = variants;
-      }
-    fields.emplace_back(x.idx, json{{"claimed", std::move(cases)}});
+    x.claimed_known = true;
+    if (const auto it = a.claimed->find(x.name); it != a.claimed->end()) x.claimed = it->second;
+    fields.emplace_back(x.idx, json{{"claimed", x.claimed}});
+    if (!repeats) continue;
+    x.repeat_only = x.claimed;
     if (x.repeat_only.empty()) {
       x.done = true;
       x.r.why_stopped = "one process: no claim's verdict reads its comparisons";
     }
   }
-  if (!a.claimed) std::fprintf(stderr, "optbench: every comparison repeated: %s\n", a.why_not.c_str());
+  if (!a.claimed) std::fprintf(stderr, "optbench: every comparison repeated and profiled: %s\n", a.why_not.c_str());
   s.writer.add_fields(fields);
 }
 
@@ -663,7 +711,14 @@ void choose_repeats(SuiteRun& s) {
 // third...), within their share of the run: what the first pass took, times
 // process_time_share.
 void further_processes(SuiteRun& s, double first_pass_s) {
-  if (s.processes > 1 && !s.stopped && !s.pending.empty() && !s.measure.repeat_all) choose_repeats(s);
+  const bool repeats = s.processes > 1 && !s.measure.repeat_all;
+  if (!s.stopped && !s.pending.empty() && (repeats || s.measure.breakdown.mode == profiling::BreakdownMode::auto_))
+    choose_claimed(s, repeats);
+  for (auto& x : s.pending) {
+    if (s.stopped) break;
+    x.profiling_s = profiling_process(s, x);
+    x.wall_s += x.profiling_s;
+  }
   double allowance_s = s.measure.process_time_share ? *s.measure.process_time_share * first_pass_s
                                                     : std::numeric_limits<double>::infinity();
   for (std::size_t p = 1; p < s.processes && !s.stopped; ++p)

@@ -33,8 +33,10 @@ struct SuiteOptions : RunSettings {
   bool guarded_child = false;
   std::size_t later_experiments = 0, prior_cases = 0, prior_experiments = 0;
   std::size_t process_index = 0;
-  bool profiling = false;                                       // ExperimentChildSettings::profiling
-  std::map<std::string, std::vector<std::string>> repeat_only;  // ExperimentChildSettings::repeat_only
+  bool profiling = false;                                             // ExperimentChildSettings::profiling
+  std::map<std::string, std::map<std::string, double>> timed_step_s;  // ExperimentChildSettings::timed_step_s
+  std::map<std::string, double> case_wall_s;                          // ExperimentChildSettings::case_wall_s
+  std::map<std::string, std::vector<std::string>> repeat_only;        // ExperimentChildSettings::repeat_only
 };
 
 // A guarded experiment's process runs from exactly what it was given.

@@ -69,9 +69,7 @@ class InProcessRunner final : public VariantRunner {
   BreakdownRecord profiled_window(const profiling::WindowRequest& r) override {
     auto* w = work_.get();
     if (!w) throw std::logic_error("variant '" + spec_.name + "' profiled before it was prepared");
-    if (const auto* o = elsewhere(w))
-      return BreakdownRecord::skipped("its work runs in " + o->runs_in() +
-                                      ", which this process's profiler cannot see");
+    if (const auto* o = elsewhere(w)) return BreakdownRecord::skipped(not_profiled_here(o->runs_in()));
     return {BreakdownStatus::ok, "", profiling::profile_window([w] { w->step(); }, backend_, r)};
   }
   Workload* workload() override { return work_.get(); }

@@ -110,7 +110,16 @@ RunSettings changed_run() {
 }
 
 ExperimentChildSettings changed_child() {
-  return {changed_run(), "/tmp/out.json.part-x", 3, 14, 2, 1, true, {{"a case", {"baseline", "fused"}}}};
+  return {changed_run(),
+          "/tmp/out.json.part-x",
+          3,
+          14,
+          2,
+          1,
+          true,
+          {{"a case", {{"fused", 2.5e-3}}}},
+          {{"a case", 0.75}},
+          {{"a case", {"baseline", "fused"}}}};
 }
 
 WorkerArgs changed_worker() {
@@ -135,6 +144,8 @@ TEST(RunSettings, TheTestValuesChangeEveryLeaf) {
   // A map's leaves are its entries, and the default has none: the test's entry is
   // held against the same key with no variants.
   ExperimentChildSettings child_defaults;
+  child_defaults.timed_step_s = {{"a case", {{"fused", 0.0}}}};
+  child_defaults.case_wall_s = {{"a case", 0.0}};
   child_defaults.repeat_only = {{"a case", {}}};
   expect_every_leaf_changed(changed_child(), child_defaults, {"/run/measure/data_seed"});
   expect_every_leaf_changed(changed_worker(), WorkerArgs{});
@@ -178,8 +189,8 @@ TEST(RunSettings, ConfigKeepsItsKeys) {
 TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   // RunSettings, then out_path, argv, worker_executable, guard_experiments,
   // guarded_child, later_experiments, prior_cases, prior_experiments, process_index,
-  // profiling, repeat_only.
-  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 11u);
+  // profiling, timed_step_s, case_wall_s, repeat_only.
+  EXPECT_EQ(member_count<SuiteOptions>(), 1u + 13u);
   const ExperimentChildSettings sent = changed_child();
   const SuiteOptions o = suite_options_for_child(json::parse(json(sent).dump()).get<ExperimentChildSettings>());
   EXPECT_EQ(json(static_cast<const RunSettings&>(o)), json(sent.run));
@@ -189,6 +200,8 @@ TEST(RunSettings, SuiteOptionsPlaceEveryMember) {
   EXPECT_EQ(o.prior_experiments, sent.prior_experiments);
   EXPECT_EQ(o.process_index, sent.process_index);
   EXPECT_EQ(o.profiling, sent.profiling);
+  EXPECT_EQ(o.timed_step_s, sent.timed_step_s);
+  EXPECT_EQ(o.case_wall_s, sent.case_wall_s);
   EXPECT_EQ(o.repeat_only, sent.repeat_only);
   EXPECT_TRUE(o.guarded_child);
   EXPECT_FALSE(o.guard_experiments);

@@ -162,6 +162,20 @@ TEST(ProcessRepeats, ARecordedProcessKeepsItsVariantsFactsAndSaysWhyAComparisonH
   EXPECT_EQ(absent["comparisons"][0]["reason"], "the process recorded no such comparison");
 }
 
+// A process that ran some of the case's variants (the ones a claim reads) says
+// nothing of a comparison whose variant it did not run.
+TEST(ProcessRepeats, AComparisonOfAVariantNotRepeatedIsLeftOut) {
+  json first = first_cases({{"speedup", 2.0}})[0];
+  first["comparisons"].push_back({{"baseline", "b"}, {"variant", "w"}, {"speedup", 3.0}});
+  const json child = {{"name", "c"},
+                      {"variants", {{{"name", "b"}}, {{"name", "v"}}}},
+                      {"comparisons", {{{"baseline", "b"}, {"variant", "v"}, {"speedup", 1.9}}}}};
+  const json j = to_json(recorded_repeat(first, child, 1));
+  ASSERT_EQ(j["comparisons"].size(), 1u);
+  EXPECT_EQ(j["comparisons"][0]["variant"], "v");
+  EXPECT_EQ(j["comparisons"][0]["speedup"], 1.9);
+}
+
 // One reader of a comparison's figures serves the repeats and the estimate: the
 // first process's interval, rounds and floor flag reach the estimate as a
 // further process's reach its repeat record.

@@ -137,6 +137,7 @@ Case sweep_case(const SweepSpec& s, DeviceKind d) {
                           {{"batch", b}}});
   }
   c.verify = verify_loss_traces;
+  c.oom_expected = true;  // the sweep's largest batches are meant to find where memory ends
   c.derive = sweep_summary;
   c.notes = {{"data_note", "batch b = the same " + std::to_string(b0) + " images repeated b/" + std::to_string(b0) +
                                " times, resident on the device; the loss trace of every batch must match the smallest "

@@ -36,6 +36,7 @@ Case epochs_case(std::string name, const EpochSpec& base, bool python) {
                 return std::make_unique<ThreadEpochs>(s);
               }};
     v.params = {{"persistent_workers", persistent}, {"loader", python ? "python" : "libtorch"}};
+    if (python) v.runs_elsewhere = kRunsInPythonLoader;
     return v;
   };
   if (python) {

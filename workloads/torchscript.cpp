@@ -113,6 +113,7 @@ Case python_twin_case(const std::shared_ptr<SharedConvNet>& base, std::int64_t b
                                                                        {"jit", jit}});
               }};
     v.params = {{"jit", jit}, {"runtime", "python"}};
+    v.runs_elsewhere = kRunsInPythonTwin;
     return v;
   };
   c.variants = {variant("python_eager", "torch.nn.Sequential called from Python under torch.no_grad()", "eager"),

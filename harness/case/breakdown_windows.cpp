@@ -52,7 +52,8 @@ void take_breakdown_windows(CaseRun& run, double reserve_s) {
     slowest = std::max(slowest, median(v.primary));
   }
   const bool cuda = run.backend.kind() == DeviceKind::cuda;
-  const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, run.backend.now() - run.t_case, cuda);
+  const double case_s = run.limits.first_case_s.value_or(run.backend.now() - run.t_case);
+  const profiling::WindowPlan plan = profiling::plan_window(bc, slowest, alive, case_s, cuda);
   double cost_scale = 1.0;  // measured over estimated, from this case's windows: they are alike
   auto estimate_s = [&](int steps) { return profiling::window_cost_s(steps, plan.warm_step, slowest) * cost_scale; };
   for (auto& v : run.vs) {

@@ -16,6 +16,9 @@ void prepare_variants(CaseRun& run);
 // refuses the rounds floor), then collects each workload's own figures
 // (sample_rounds.cpp).
 void sample_rounds(CaseRun& run);
+// The profiling process: each live variant's median step as the first process
+// timed it (CaseLimits::timed_step_s), in place of rounds (sample_rounds.cpp).
+void take_reference_steps(CaseRun& run);
 // Case::cold_first_step: more fresh processes per variant (cold_first_steps.cpp).
 void take_cold_first_steps(CaseRun& run, double reserve_s);
 // A profiled window per variant (breakdown_windows.cpp).

@@ -5,6 +5,7 @@
 
 #include "harness/case/phases.h"
 #include "harness/isolation/child_runner.h"
+#include "harness/out_of_process.h"
 
 namespace optbench::case_run {
 namespace {
@@ -49,6 +50,12 @@ void prepare_variants(CaseRun& run) {
     VariantState& v = run.vs[i];
     if (run.stop_requested) {
       v.result.status = VariantStatus::not_run;
+      continue;
+    }
+    if (run.limits.profiling && !v.spec->runs_elsewhere.empty()) {
+      // The profiling process: its window would be empty, so it is not built to find that out.
+      v.result.status = VariantStatus::not_run;
+      v.result.breakdown = BreakdownRecord::skipped(not_profiled_here(v.spec->runs_elsewhere));
       continue;
     }
     if (auto why = run.gate.refuse_prepare(expected_setup_s(c.setup_s, run.limits.setup_seen_s), run.prepared_costs());

@@ -102,3 +102,15 @@ void sample_rounds(CaseRun& run) {
 }
 
 }  // namespace optbench::case_run
+
+namespace optbench::case_run {
+
+void take_reference_steps(CaseRun& run) {
+  for (auto& v : run.vs) {
+    const auto it = run.limits.timed_step_s.find(v.spec->name);
+    if (v.alive() && it != run.limits.timed_step_s.end()) v.primary = {it->second};
+  }
+  if (run.stop_requested) run.reason = StopReason::interrupted;
+}
+
+}  // namespace optbench::case_run

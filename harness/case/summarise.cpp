@@ -66,6 +66,7 @@ CaseResult describe_case(const Case& c, const DeviceBackend& backend) {
   out.timing_mode = c.timing;
   out.primary_metric = primary_metric(backend, c.timing);
   out.hold_stream = c.hold_stream;
+  out.oom_expected = c.oom_expected;
   out.units = c.units;
   out.notes = c.notes;
   return out;

@@ -131,7 +131,9 @@ def gpu_row(docs: list[Document], rehearsal: bool) -> Row:
 # --- each results file ---------------------------------------------------------
 
 
-def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None) -> list[Row]:
+def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None, reserved: bool = False) -> list[Row]:
+    """The rows of one run's file. `reserved`: its step has reserved time (the plan's
+    reserve 1), so a case the budget left not run is a step starved, and fails."""
     want = "cpu" if rehearsal else "cuda"
     dev = doc.device
     on = f"{dev}" + (f" ({doc.gpu_name})" if dev == "cuda" else "")
@@ -154,10 +156,12 @@ def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None) -> lis
             "complete",
         )
     )
-    bad, short, n = [], [], 0
+    bad, short, expected, n = [], [], [], 0
     for e in doc.experiments:
         if e.status in FAILED_STATUSES:
             bad.append(f"{e.name} {e.status}")
+        elif e.status == "not_run":
+            short.append(e.name)
         for c in e.cases:
             n += 1
             if c.status in FAILED_STATUSES:
@@ -165,16 +169,23 @@ def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None) -> lis
             elif c.status == "not_run":
                 short.append(_where(e, c))
             for v in c.variants:
-                if v.status not in ("ok", "not_run"):
+                if v.status == "oom" and c.raw.get("oom_expected") is True:
+                    expected.append(_where(e, c, v))  # the case declares it: where its sweep ends
+                elif v.status == "not_run" and c.status != "not_run":
+                    short.append(_where(e, c, v))
+                elif v.status not in ("ok", "not_run"):
                     bad.append(f"{_where(e, c, v)} {v.status}")
     figure = f"{n} cases" + (f"; not run for time: {len(short)} ({_some(short)})" if short else "")
+    figure += f"; out of memory as the case declares: {len(expected)} ({_some(expected)})" if expected else ""
+    starved = reserved and bool(short)
     rows.append(
         Row(
             "experiments",
             name,
-            "fail" if bad else "pass",
-            figure + (f"; {_some(bad)}" if bad else ""),
-            "no experiment, case or variant failed, crashed, hung or stopped",
+            "fail" if bad or starved else "pass",
+            figure + (f"; {_some(bad)}" if bad else "") + ("; a reserved step starved" if starved else ""),
+            "no experiment, case or variant failed, crashed, hung or stopped (an out-of-memory its case declares "
+            "is an outcome)" + ("; nothing left not run for time: the step's time is reserved" if reserved else ""),
         )
     )
     checked, unchecked, failed = 0, 0, []
@@ -427,8 +438,9 @@ def collect(folder: Path, rehearsal: bool) -> list[Row]:
     gpu = gpu_row(list(docs.values()), rehearsal)
     first_gpu = next((d.gpu_name for d in docs.values() if d.gpu_name), None)
     rows = [gpu] + step_rows(steps) + rows
+    reserved = {s.get("step"): s.get("reserve") == "1" for s in steps}
     for n, d in docs.items():
-        rows += file_rows(n, d, rehearsal, first_gpu)
+        rows += file_rows(n, d, rehearsal, first_gpu, reserved.get(Path(n).stem, False))
     return rows + matmul_row(folder / "matmul_check.json")
 
 

@@ -431,7 +431,7 @@ def printed(profile, cpu, *extra):
 
 def fixture_ests(profile, cpu):
     docs = [ew.load(f) for f in h100_files(cpu)]
-    skip_re = ew.QUICK_LEAVES_OUT if profile == "quick" else None
+    skip_re = ew.LEAVES_OUT[profile]
     return ew.estimate(docs, profile, lambda n: bool(skip_re and re.fullmatch(skip_re, n)))
 
 

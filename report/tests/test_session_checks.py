@@ -192,3 +192,42 @@ def test_a_window_of_copies_only_launches_nothing_and_passes(tmp_path):
             v["breakdown"] = cuda_breakdown(10, 0.0, {"gemm": 1e-3, "memcpy_h2d": 1e-3})
     rc, rows = session(tmp_path / "again", {"breakdown.json": doc})
     assert rc == 1 and ("cupti", "breakdown.json") in failed(rows)
+
+
+def batch_sweep(declared: bool) -> dict:
+    """A batch-size sweep whose largest batch ran out of memory, its case declaring that or not."""
+    doc = copy.deepcopy(h100("h100_pinned_aligned"))
+    c = doc["experiments"][0]["cases"][0]
+    c["variants"][-1]["status"] = "oom"
+    if declared:
+        c["oom_expected"] = True
+    else:
+        c.pop("oom_expected", None)
+    return doc
+
+
+def test_an_out_of_memory_the_case_declares_passes_and_an_undeclared_one_fails(tmp_path):
+    rc, rows = session(tmp_path, {"verified.json": batch_sweep(True)})
+    row = rows[("experiments", "verified.json")]
+    assert row["result"] == "pass" and "out of memory as the case declares: 1" in row["figure"], row
+    rc, rows = session(tmp_path / "undeclared", {"verified.json": batch_sweep(False)})
+    assert rc == 1 and ("experiments", "verified.json") in failed(rows)
+    assert "oom" in rows[("experiments", "verified.json")]["figure"]
+
+
+def starved(doc: dict) -> dict:
+    doc = copy.deepcopy(doc)
+    c = doc["experiments"][0]["cases"][0]
+    c.update(status="not_run", reason="budget: the rounds floor does not fit")
+    return doc
+
+
+def test_a_reserved_step_whose_cases_the_budget_left_not_run_fails_naming_them(tmp_path):
+    doc = starved(h100("h100_pinned_aligned"))
+    name = f"{doc['experiments'][0]['name']}/{doc['experiments'][0]['cases'][0]['name']}"
+    rc, rows = session(tmp_path, {"new.json": doc})  # STEPS: new is reserved
+    row = rows[("experiments", "new.json")]
+    assert rc == 1 and row["result"] == "fail" and name in row["figure"] and "starved" in row["figure"], row
+    # A step that runs only in what is left (verified: reserve 0) may end short.
+    rc, rows = session(tmp_path / "unreserved", {"verified.json": doc})
+    assert rows[("experiments", "verified.json")]["result"] == "pass", rows[("experiments", "verified.json")]

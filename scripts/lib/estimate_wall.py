@@ -59,8 +59,13 @@ storage_reads) are bounded from a CPU file: see GPU_WORK_RATIO.
   python3 scripts/lib/estimate_wall.py --session FILE... [--markdown]
 
 --skip leaves out the cases ("experiment/case") and dataloader variants
-("experiment/case/variant") a profile no longer runs; quick defaults to
-QUICK_LEAVES_OUT. --session reads the plan from `scripts/gpu-session --plan`,
+("experiment/case/variant") a profile no longer runs; by default what the profile
+leaves out (LEAVES_OUT).
+
+Not modelled, so the figures are upper bounds for the current runner: further
+processes repeat only the comparisons a claim's verdict reads (harness/
+claimed_comparisons.h), here every case; the profiled windows run in a profiling
+process of their own, here in the first (with --breakdown). --session reads the plan from `scripts/gpu-session --plan`,
 gives each step the budget the session would (OPTBENCH_SESSION_S,
 OPTBENCH_SESSION_EACH_ALONE) and prints per step min(budget, estimated cost)
 (plus OVERRUN_S for a run step) and what it is expected to cover.
@@ -170,6 +175,10 @@ QUICK_LEAVES_OUT = (
     r"dataloader/workers/workers_(1|2|8)(_data_only)?|"
     r"dataloader/prefetch_w4/prefetch_(2|4)(_data_only)?|pinned_memory/(h2d|d2h)_(4|64)MiB"
 )
+# What the standard profile leaves out (workloads/cudnn_benchmark.cpp: no claim's
+# verdict reads it, and its autotuning at every new shape was the largest share).
+STANDARD_LEAVES_OUT = r"cudnn_benchmark/new_shape_every_step_b16"
+LEAVES_OUT = {"quick": QUICK_LEAVES_OUT, "standard": STANDARD_LEAVES_OUT, "full": None}
 # Experiments no GPU has run, bounded from a CPU file: its cases' time outside
 # sampling and per round times how much more work the GPU configuration does
 # (workloads/*.cpp), as if the H100 machine did each unit no faster than the
@@ -645,7 +654,7 @@ def session(docs: list[dict], session_s: int, each_alone: bool, plan: list[dict]
             names, profile, bd, processes = run_args(p["what"])
             key = (profile, bd)
             if key not in ests:
-                skip_re = QUICK_LEAVES_OUT if profile == "quick" else None
+                skip_re = LEAVES_OUT[profile]
                 ests[key] = estimate(
                     docs, profile, lambda name, r=skip_re: bool(r and re.fullmatch(r, name)), breakdown=bd
                 )
@@ -689,7 +698,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument(
         "--skip",
         default=None,
-        help="regex over experiment/case[/variant]: left out (quick: QUICK_LEAVES_OUT by default)",
+        help="regex over experiment/case[/variant]: left out (by default what the profile leaves out, LEAVES_OUT)",
     )
     ap.add_argument("--fit-steps", type=int, default=9, help="steps of the training checks' fit per variant")
     ap.add_argument("--breakdown", action="store_true", help="every case profiled (--breakdown on)")
@@ -709,7 +718,7 @@ def main(argv: list[str]) -> int:
             )
         print_session(rows, a.markdown)
         return 0
-    skip_re = a.skip if a.skip is not None else QUICK_LEAVES_OUT if a.profile == "quick" else None
+    skip_re = a.skip if a.skip is not None else LEAVES_OUT[a.profile]
     skip = (lambda name: re.fullmatch(skip_re, name) is not None) if skip_re else (lambda name: False)
     processes = a.processes if a.processes is not None else PROCESSES[a.profile]
     if processes < 1:

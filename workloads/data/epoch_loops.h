@@ -52,7 +52,7 @@ class PythonEpochs final : public Workload, public OutOfProcessWork {
   void step() override;
   nlohmann::json metrics() override;
   // Its epochs (the loop and the worker processes) run in the Python process.
-  std::string runs_in() const override { return "a Python process of its own (Python's DataLoader)"; }
+  std::string runs_in() const override { return kRunsInPythonLoader; }
   std::int64_t epochs() const { return epochs_; }
   std::int64_t incomplete_epochs() const { return incomplete_; }
 

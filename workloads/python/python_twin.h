@@ -44,7 +44,7 @@ class PythonTwin final : public Workload, public OutOfProcessWork {
   // What the Python workload's output() gave, as float32 on the CPU.
   at::Tensor output() override;
   nlohmann::json metrics() override;
-  std::string runs_in() const override { return "a Python process of its own"; }
+  std::string runs_in() const override { return kRunsInPythonTwin; }
   pid_t pid() const { return pipe_->pid(); }
 
  private:

@@ -176,6 +176,7 @@ Case python_optimizer_case(const OptimizerModel& m, DeviceKind d, const std::vec
     Variant v{std::string("python_") + to_string(kImpls[i]), desc[i],
               [py, spec] { return std::make_unique<PythonTwin>(py, spec); }};
     v.params = {{"implementation", to_string(kImpls[i])}, {"runtime", "python"}};
+    v.runs_elsewhere = kRunsInPythonTwin;
     c.variants.push_back(std::move(v));
   }
   c.tolerance = Tolerance{1e-5, 1e-6};  // as the C++ case: reordered float32 arithmetic over 5 steps
