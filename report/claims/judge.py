@@ -128,6 +128,8 @@ class Evidence:
     # The speedups the claim's verdict is drawn against (verdicts.bounds): its figures
     # are printed on their own side of each.
     bounds: tuple = field(default=(), repr=False, compare=False)
+    # Measured in one process where the run measured others in several: says so.
+    alone: bool = False
 
     @property
     def speedup(self) -> float:
@@ -163,7 +165,7 @@ class Evidence:
             return fmt_no_ci(self.speedup, self.rounds, self.bounds)
         if not self.est.has_ci:
             return f"{sig_apart(self.speedup, self.bounds)}× (no CI)"
-        tags = [self.est.basis] if self.est.unit == PROCESS else []
+        tags = [self.est.basis] if self.est.unit == PROCESS else ["one process"] if self.alone else []
         if abs(self.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * self.confidence:.3g}% CI")
         return fmt_speedup(self.speedup, self.ci_low, self.ci_high, self.bounds) + (
@@ -339,6 +341,7 @@ def _evidence(
         judged_status(cm.verification) == NOT_JUDGED,
         sides=sides,
         spread=sp if sp is not None else cm.spread,
+        alone=est.unit == ROUND and c.experiment.measured_in_several,
     )
 
 

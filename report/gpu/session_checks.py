@@ -169,7 +169,7 @@ def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None, reserv
             elif c.status == "not_run":
                 short.append(_where(e, c))
             for v in c.variants:
-                if v.status == "oom" and c.raw.get("oom_expected") is True:
+                if v.status == "oom" and c.oom_expected:
                     expected.append(_where(e, c, v))  # the case declares it: where its sweep ends
                 elif v.status == "not_run" and c.status != "not_run":
                     short.append(_where(e, c, v))

@@ -581,6 +581,11 @@ class Case:
         return self.raw.get("status") in RAN
 
     @property
+    def oom_expected(self) -> bool:
+        """Its variants may run out of memory by design (Case::oom_expected: the batch sweep)."""
+        return self.raw.get("oom_expected") is True
+
+    @property
     def params(self) -> dict:
         p = self.raw.get("params")
         return p if isinstance(p, dict) else {}
@@ -664,6 +669,13 @@ class Experiment:
     def mechanism_counters(self) -> list:
         """The counters its why may lead with (harness/profiling/counters.cpp), in order."""
         return list(self.raw.get("mechanism_counters") or [])
+
+    @property
+    def measured_in_several(self) -> bool:
+        """The run measured it in several processes (processes.max > 1): a comparison
+        with one process's estimate there was left to one (no claim's verdict reads it)."""
+        p = self.raw.get("processes")
+        return isinstance(p, dict) and is_num(p.get("max")) and p["max"] > 1
 
     @property
     def recorded_cases(self) -> bool:

@@ -206,6 +206,8 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
         text += f"{NBSP}[{sig_apart(cr.ci_low, cr.bounds)},{NBSP}{sig_apart(cr.ci_high, cr.bounds)}]"
         if cr.processes > 1 and cr.processes != processes:
             tags.append(f"between {cr.processes} processes")
+        elif cr.processes == 1 and (cr.decisive or rows[0]).alone:
+            tags.append("one process")  # the run measured others in several: this one was left to one
         if abs(cr.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * cr.confidence:.3g}% CI")
     elif (cr.decisive or rows[0]).below_floor:
