@@ -409,14 +409,18 @@ struct SuiteRun {
 
 using CaseVariants = std::map<std::string, std::vector<std::string>>;
 
+// Whether a case's variant i, named `name`, is among `named` (a CaseVariants
+// entry): its baseline always is, since every comparison is against it.
+bool among(const std::vector<std::string>& named, std::size_t i, const std::string& name) {
+  return i == 0 || std::find(named.begin(), named.end(), name) != named.end();
+}
+
 // Whether `only` (ExperimentChildSettings::repeat_only's form; empty: all) holds
-// variant i of the case: a case it names, its baseline and the variants named.
+// variant i of the case recorded as `c`.
 bool holds(const CaseVariants& only, const json& c, std::size_t i) {
   if (only.empty()) return true;
   const auto it = only.find(c.value("name", ""));
-  if (it == only.end()) return false;
-  const std::string name = c["variants"][i].value("name", "");
-  return i == 0 || std::find(it->second.begin(), it->second.end(), name) != it->second.end();
+  return it != only.end() && among(it->second, i, c["variants"][i].value("name", ""));
 }
 
 // Each variant of the first process's record without a window gets why, but
@@ -548,9 +552,9 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
   s.writer.end_experiment(idx, g.status, g.reason, g.cases > 0 ? -1.0 : s.backend.now() - t_exp);
 }
 
-// The cases and variants a further process repeats (ExperimentChildSettings::
+// The cases and variants a further or profiling process runs (ExperimentChildSettings::
 // repeat_only; empty: all), in their order, the baseline first.
-std::vector<Case> only_repeated(std::vector<Case> cases, const std::map<std::string, std::vector<std::string>>& only) {
+std::vector<Case> only_repeated(std::vector<Case> cases, const CaseVariants& only) {
   if (only.empty()) return cases;
   std::vector<Case> out;
   for (auto& c : cases) {
@@ -558,8 +562,7 @@ std::vector<Case> only_repeated(std::vector<Case> cases, const std::map<std::str
     if (it == only.end() || c.variants.empty()) continue;
     std::vector<Variant> kept;
     for (std::size_t i = 0; i < c.variants.size(); ++i)
-      if (i == 0 || std::find(it->second.begin(), it->second.end(), c.variants[i].name) != it->second.end())
-        kept.push_back(std::move(c.variants[i]));
+      if (among(it->second, i, c.variants[i].name)) kept.push_back(std::move(c.variants[i]));
     // What a check or a derived figure reads by position is the first process's.
     c.verify = nullptr;
     c.derive = nullptr;
@@ -625,8 +628,9 @@ void in_this_process(SuiteRun& s, const Experiment& e, const ExperimentInfo& inf
   s.cases_seen += cases.size();
   ++s.experiments_enumerated;
   WorkerOrigin origin{opts.worker_executable, info.name, s.ctx};
-  // A further process of the experiment, or its profiling process: warm-up and a
-  // few rounds (RepeatConfig).
+  // A further process of the experiment: warm-up and a few rounds (RepeatConfig);
+  // its profiling process warms up as briefly and takes no rounds (its windows'
+  // reference is the first process's median step).
   MeasureConfig measure = opts.measure;
   if (opts.process_index > 0 || opts.profiling) {
     measure.stopping = opts.measure.repeat.stopping;
@@ -707,8 +711,10 @@ void choose_claimed(SuiteRun& s, bool repeats) {
   s.writer.add_fields(fields);
 }
 
-// The further processes, in passes (the second of each experiment, then the
-// third...), within their share of the run: what the first pass took, times
+// After the first pass: which comparisons claims read (choose_claimed), the
+// profiling pass (each experiment's profiling process), then the further
+// processes, in passes (the second of each experiment, then the third...),
+// within their share of the run: what the first pass took, times
 // process_time_share.
 void further_processes(SuiteRun& s, double first_pass_s) {
   const bool repeats = s.processes > 1 && !s.measure.repeat_all;

@@ -138,4 +138,17 @@ for x in e["estimates"]:
         assert x["n"] == 3, x
 print("ok")
 PY
+# Where the report cannot say which comparisons claims read (here no Python at all),
+# every comparison is repeated, and the file says why.
+OPTBENCH_PYTHON=/bin/false "$REAL" run zero_grad --quick --processes 2 --device cpu --max-time 0.2 --no-progress \
+  --out "$tmp/u.json" >"$tmp/log" 2>&1 || fail "unknown claims: exit $?"
+grep -q "every comparison repeated and profiled" "$tmp/log" || fail "no message that every comparison is repeated"
+"$PY" - "$tmp/u.json" <<'PY' || fail "unknown claims record"
+import json, sys
+e = json.load(open(sys.argv[1]))["experiments"][0]
+assert "claimed" not in e and "exited 1" in e["claimed_unknown"], e.get("claimed_unknown")
+ran = {c["name"] for c in e["cases"] if c.get("comparisons")}
+assert ran and {r["case"] for r in e["repeats"]} == ran, (ran, e["repeats"])
+print("ok")
+PY
 echo "process repeats: ok"
