@@ -718,7 +718,11 @@ void choose_claimed(SuiteRun& s, bool repeats) {
 // process_time_share.
 void further_processes(SuiteRun& s, double first_pass_s) {
   const bool repeats = s.processes > 1 && !s.measure.repeat_all;
-  if (!s.stopped && !s.pending.empty() && (repeats || s.measure.breakdown.mode == profiling::BreakdownMode::auto_))
+  // Asking the report starts a Python: not where the budget leaves no room for a
+  // process to use the answer (every later one would be refused), lest the
+  // question alone overrun --time-budget.
+  if (!s.stopped && !s.pending.empty() && (repeats || s.measure.breakdown.mode == profiling::BreakdownMode::auto_) &&
+      s.gate.refuse_child(s.shortest_child_s).empty())
     choose_claimed(s, repeats);
   for (auto& x : s.pending) {
     if (s.stopped) break;
