@@ -104,9 +104,8 @@ TEST(ProfilingCpu, TraceFileLoads) {
   std::filesystem::remove_all(dir);
 }
 
-// The runner: every variant gets a breakdown after its samples, the time goes
-// to time_s.profiling, and sampling_s does not include it.
-TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
+// A case of two variants of one matmul step, timed on the host.
+Case mm_case() {
   struct Mm final : Workload {
     at::Tensor a = at::randn({128, 128});
     void step() override { (void)a.mm(a); }
@@ -115,12 +114,25 @@ TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
   c.name = "mm";
   c.timing = TimingMode::sync;
   for (const char* n : {"a", "b"}) c.variants.push_back({n, "", [] { return std::make_unique<Mm>(); }});
-  auto backend = make_backend(DeviceKind::cpu);
+  return c;
+}
+
+// A short quick run of a case, every variant profiled.
+MeasureConfig profiled_quick(double max_time_s) {
   MeasureConfig cfg = measure_config_for(RunProfile::quick);
   cfg.warmup_min_s = 0.01;
   cfg.warmup_max_s = 0.05;
-  cfg.stopping = {6, 0.01, 0.3, 100000, 0.5, 0.95};
+  cfg.stopping = {6, 0.01, max_time_s, 100000, 0.5, 0.95};
   cfg.breakdown.mode = profiling::BreakdownMode::on;
+  return cfg;
+}
+
+// The runner: every variant gets a breakdown after its samples, the time goes
+// to time_s.profiling, and sampling_s does not include it.
+TEST(ProfilingCpu, RunCaseRecordsABreakdownPerVariantOutsideSampling) {
+  const Case c = mm_case();
+  auto backend = make_backend(DeviceKind::cpu);
+  MeasureConfig cfg = profiled_quick(0.3);
   std::atomic<bool> stop{false};
   const json r = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
   for (const auto& v : r["variants"]) {
@@ -144,22 +156,9 @@ TEST(ProfilingCpu, ATimedProcessNeverStartsTheProfiler) {
   optbench::testing::ScopedEnv timed("OPTBENCH_TIMED_PROCESS", "1");
   ASSERT_TRUE(profiling::in_timed_process());
   EXPECT_THROW(profile([] { (void)at::ones({8}).sum(); }), std::logic_error);
-  struct Add final : Workload {
-    at::Tensor a = at::randn({64});
-    void step() override { (void)a.add(1); }
-  };
-  Case c;
-  c.name = "add";
-  c.timing = TimingMode::sync;
-  for (const char* n : {"a", "b"}) c.variants.push_back({n, "", [] { return std::make_unique<Add>(); }});
   auto backend = make_backend(DeviceKind::cpu);
-  MeasureConfig cfg = measure_config_for(RunProfile::quick);
-  cfg.warmup_min_s = 0.01;
-  cfg.warmup_max_s = 0.05;
-  cfg.stopping = {6, 0.01, 0.2, 100000, 0.5, 0.95};
-  cfg.breakdown.mode = profiling::BreakdownMode::on;
   std::atomic<bool> stop{false};
-  const json r = to_json(run_case(c, *backend, cfg, CaseLimits{1.0, std::nullopt}, stop));
+  const json r = to_json(run_case(mm_case(), *backend, profiled_quick(0.2), CaseLimits{1.0, std::nullopt}, stop));
   for (const auto& v : r["variants"]) {
     ASSERT_TRUE(v.contains("breakdown")) << v.dump();
     EXPECT_EQ(v["breakdown"]["status"], "skipped");
