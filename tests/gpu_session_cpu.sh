@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # scripts/gpu-session --rehearsal on the CPU, in this build folder (its build step
-# then has nothing to do): every step of the plan in order, each run step's
-# --time-budget within its minimum and cap and the minimums of the later steps
-# left, a step that cannot fit skipped and saying so, the whole session ending
+# then has nothing to do, under a budget): every step of the plan in order, each run
+# step's --time-budget within its minimum and cap and the minimums of the later steps
+# left, every reserved step run (--plan says they fit 540 s and one 600 s call on an
+# H100, set-up and build included), the whole session ending
 # within OPTBENCH_SESSION_S (plus the one sample a run may overrun and process
 # exits: the deadline is a promise, so this test runs serially), at most 8
 # files in DIR (what the GPU machine can hand back), the session's checks
@@ -24,21 +25,28 @@ grep -q 'a rehearsal on the CPU' "$tmp/log" || fail "no rehearsal warning withou
 [ "$took" -le $((S + 15)) ] || fail "the session took $took s, its deadline is $S s"
 n=$(find "$tmp/s" -type f | wc -l)
 [ "$n" -le 8 ] || fail "$n files in the session folder, the GPU machine hands back 8"
-SRC="$SRC" "$PY" - "$tmp/s/steps.tsv" "$S" <<'PY' || fail "steps.tsv"
+SRC="$SRC" BUILD="$BUILD" "$PY" - "$tmp/s/steps.tsv" "$S" <<'PY' || fail "steps.tsv"
 import csv, subprocess, sys, os
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 S = int(sys.argv[2])
-plan = {r["step"]: r for r in csv.DictReader(
-    subprocess.run([os.environ["SRC"] + "/scripts/gpu-session", "--plan"], capture_output=True, text=True, check=True)
-    .stdout.splitlines(), delimiter="\t")}
+env = {k: v for k, v in os.environ.items() if k != "OPTBENCH_SESSION_S"} | {"OPTBENCH_BUILD_DIR": os.environ["BUILD"]}
+cmd = [os.environ["SRC"] + "/scripts/gpu-session", "--plan"]
+out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+lines = out.stdout.splitlines()
+assert lines[-1].startswith("# on an H100") and ": fits OPTBENCH_SESSION_S=540, fits a 600 s call" in lines[-1], lines[-1]
+plan = {r["step"]: r for r in csv.DictReader([x for x in lines if not x.startswith("#")], delimiter="\t")}
 names = [r["step"] for r in rows]
-want = ["setup", "build", "bindings", "gpu_tests", "new", "breakdown", "aot_inductor", "verified", "matmul_check"]
+want = ["setup", "build", "scratch", "bindings", "gpu_tests", "aot_inductor", "new", "breakdown", "verified",
+        "matmul_check"]
 assert names == want, names
 for r in rows:
-    if r["step"] in plan and r["budget_s"] != "skipped":
-        b = int(r["budget_s"])
+    if r["budget_s"] in ("skipped", "-"):
+        continue
+    b = int(r["budget_s"])
+    if plan[r["step"]]["cap_s"] != "-":
         assert int(plan[r["step"]]["min_s"]) <= b <= int(plan[r["step"]]["cap_s"]), r
-        assert int(r["start_s"]) + b <= S, ("budget past the deadline", r)
+    assert int(r["start_s"]) + b <= S, ("budget past the deadline", r)
+assert rows[1]["budget_s"].isdigit(), ("the build ran without a budget", rows[1])
 ran = {r["step"] for r in rows if r["budget_s"] != "skipped"}
 reserved = {s for s, p in plan.items() if p["reserve"] == "1" and s != "each_alone"}
 assert reserved <= ran, ("a reserved step was skipped with the default plan", rows)

@@ -8,7 +8,8 @@ DIR holds what the session wrote: steps.tsv, matmul_check.json and the results f
 of its run steps in DIR/runs. With --rehearsal (a session on the CPU) the rows a CPU cannot show
 are "n/a" and every results file must say device cpu; without it, a session with no
 results on a GPU fails its first row. A row is "wait" where the session had no time
-for it (an unreserved step skipped), which does not fail the session."""
+for it (an unreserved step skipped), which does not fail the session; what a reserved
+step's run left not run for time, or skipped on a GPU, fails it."""
 
 from __future__ import annotations
 
@@ -74,10 +75,13 @@ def _some(names: list[str], n: int = 3) -> str:
 
 def step_rows(steps: list[dict]) -> list[Row]:
     """Each step: exit 0, within its budget plus its overrun; a reserved step skipped
-    fails, an unreserved one waits for a longer session."""
+    fails, an unreserved one waits for a longer session. The set-up and the build are
+    reserved steps with a budget of their own; the session's note on a step (why it
+    was skipped, where the scratch folders went) ends its figure."""
     rows = []
     for s in steps:
         name, budget, rc = s["step"], s["budget_s"], s["exit"]
+        note = f"; {s['note']}" if s.get("note") else ""
         if budget == "skipped":
             reserved = s.get("reserve") == "1"
             rows.append(
@@ -85,15 +89,16 @@ def step_rows(steps: list[dict]) -> list[Row]:
                     "step",
                     name,
                     "fail" if reserved else "wait",
-                    "skipped for time",
+                    "skipped for time" + note,
                     "run (a reserved step)" if reserved else "run when the session has time",
                 )
             )
             continue
         took = int(s["seconds"])
-        limit = None if budget in ("-", "") else int(budget) + int(s.get("overrun_s") or 0)
+        overrun = s.get("overrun_s") or "0"
+        limit = None if budget in ("-", "") else int(budget) + (int(overrun) if overrun.isdigit() else 0)
         ok = rc == "0" and (limit is None or took <= limit + 1)  # +1: whole seconds at both ends
-        figure = f"exit {rc}, {took} s" + (f" of {budget} s" if limit is not None else "")
+        figure = f"exit {rc}, {took} s" + (f" of {budget} s" if limit is not None else "") + note
         rows.append(
             Row(
                 "step",
@@ -131,9 +136,17 @@ def gpu_row(docs: list[Document], rehearsal: bool) -> Row:
 # --- each results file ---------------------------------------------------------
 
 
+def for_time(reason: object) -> bool:
+    """The budget gate's reason (harness/budget_plan.cpp: "budget: ..."), as a case or
+    experiment not run, or skipped (aot_inductor's compile refused), records it."""
+    return str(reason or "").startswith("budget")
+
+
 def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None, reserved: bool = False) -> list[Row]:
     """The rows of one run's file. `reserved`: its step has reserved time (the plan's
-    reserve 1), so a case the budget left not run is a step starved, and fails."""
+    reserve 1), so what the budget left not run or skipped is a step starved, and fails;
+    and so does what was skipped for another reason (storage_reads declining a scratch
+    folder in RAM), except in a rehearsal, where a CPU skips what means nothing on it."""
     want = "cpu" if rehearsal else "cuda"
     dev = doc.device
     on = f"{dev}" + (f" ({doc.gpu_name})" if dev == "cuda" else "")
@@ -156,36 +169,54 @@ def file_rows(name: str, doc: Document, rehearsal: bool, gpu: str | None, reserv
             "complete",
         )
     )
-    bad, short, expected, n = [], [], [], 0
+    bad, short, skipped, expected, n = [], [], [], [], 0
+
+    def left_out(where: str, reason: object) -> None:
+        if for_time(reason):
+            short.append(where)
+        else:
+            skipped.append(f"{where} ({str(reason or 'no reason given')[:80]})")
+
     for e in doc.experiments:
         if e.status in FAILED_STATUSES:
             bad.append(f"{e.name} {e.status}")
-        elif e.status == "not_run":
-            short.append(e.name)
+        elif e.status in ("not_run", "skipped"):
+            left_out(str(e.name), e.reason)
         for c in e.cases:
             n += 1
             if c.status in FAILED_STATUSES:
                 bad.append(f"{_where(e, c)} {c.status}")
-            elif c.status == "not_run":
-                short.append(_where(e, c))
+            elif c.status in ("not_run", "skipped"):
+                left_out(_where(e, c), c.reason)
             for v in c.variants:
                 if v.status == "oom" and c.oom_expected:
                     expected.append(_where(e, c, v))  # the case declares it: where its sweep ends
                 elif v.status == "not_run" and c.status != "not_run":
-                    short.append(_where(e, c, v))
+                    left_out(_where(e, c, v), v.error)
                 elif v.status not in ("ok", "not_run"):
                     bad.append(f"{_where(e, c, v)} {v.status}")
     figure = f"{n} cases" + (f"; not run for time: {len(short)} ({_some(short)})" if short else "")
+    figure += f"; not run or skipped: {len(skipped)} ({_some(skipped)})" if skipped else ""
     figure += f"; out of memory as the case declares: {len(expected)} ({_some(expected)})" if expected else ""
-    starved = reserved and bool(short)
+    starved, unexcused = reserved and bool(short), reserved and bool(skipped) and not rehearsal
+    expect = (
+        "no experiment, case or variant failed, crashed, hung or stopped (an out-of-memory its case declares "
+        "is an outcome)"
+    )
+    if reserved:
+        expect += (
+            "; nothing left not run for time" + ("" if rehearsal else " or skipped") + ": the step's time is reserved"
+        )
     rows.append(
         Row(
             "experiments",
             name,
-            "fail" if bad or starved else "pass",
-            figure + (f"; {_some(bad)}" if bad else "") + ("; a reserved step starved" if starved else ""),
-            "no experiment, case or variant failed, crashed, hung or stopped (an out-of-memory its case declares "
-            "is an outcome)" + ("; nothing left not run for time: the step's time is reserved" if reserved else ""),
+            "fail" if bad or starved or unexcused else "pass",
+            figure
+            + (f"; {_some(bad)}" if bad else "")
+            + ("; a reserved step starved" if starved else "")
+            + ("; skipped in a reserved step" if unexcused else ""),
+            expect,
         )
     )
     checked, unchecked, failed = 0, 0, []
@@ -407,9 +438,22 @@ def mechanism_rows(name: str, e: Experiment, c: Case, v: Variant, b: Breakdown, 
 # --- the matmul cross-check ----------------------------------------------------
 
 
-def matmul_row(path: Path) -> list[Row]:
+def matmul_row(path: Path, step: dict | None) -> list[Row]:
+    """The calibration's verdict; its file missing fails where its step had reserved
+    time, and waits where it ran only in what was left."""
     if not path.exists():
-        return []
+        if step is None:
+            return []  # a plan without the calibration (the tests' planted ones)
+        reserved = step.get("reserve") == "1"
+        return [
+            Row(
+                "matmul_check",
+                path.name,
+                "fail" if reserved else "wait",
+                f"no {path.name} (its step: exit {step.get('exit')}, budget {step.get('budget_s')})",
+                "a check_matmul.py result" + (" (a reserved step)" if reserved else ""),
+            )
+        ]
     try:
         r = json.loads(path.read_text())
         figure = (
@@ -441,7 +485,8 @@ def collect(folder: Path, rehearsal: bool) -> list[Row]:
     reserved = {s.get("step"): s.get("reserve") == "1" for s in steps}
     for n, d in docs.items():
         rows += file_rows(n, d, rehearsal, first_gpu, reserved.get(Path(n).stem, False))
-    return rows + matmul_row(folder / "matmul_check.json")
+    matmul_step = next((s for s in steps if s.get("step") == "matmul_check"), None)
+    return rows + matmul_row(folder / "matmul_check.json", matmul_step)
 
 
 def write(rows: list[Row], folder: Path) -> None:

@@ -1,8 +1,10 @@
 """scripts/gpu-session's checks (report/gpu/session_checks.py), each shown to fail on what it
 exists to catch: a window in which CUPTI recorded nothing, device time above the host
 time around it, a replayed graph launching op by op, no GPU, a CUDA file in a CPU
-rehearsal, a twin on another torch, a reserved step skipped or past its deadline, a
-file that is not results. The unplanted H100 files of 2026-11-24 pass."""
+rehearsal, a twin on another torch, a reserved step skipped or past its deadline (the
+build included), a reserved step starved or skipping an experiment, an out-of-memory its
+case does not declare, a calibration missing, a scratch folder in RAM, a file that is not
+results. The unplanted H100 files of 2026-11-24 pass."""
 
 import copy
 import csv
@@ -231,3 +233,80 @@ def test_a_reserved_step_whose_cases_the_budget_left_not_run_fails_naming_them(t
     # A step that runs only in what is left (verified: reserve 0) may end short.
     rc, rows = session(tmp_path / "unreserved", {"verified.json": doc})
     assert rows[("experiments", "verified.json")]["result"] == "pass", rows[("experiments", "verified.json")]
+
+
+def skipping(doc: dict, reason: str, case: bool = False) -> tuple[dict, str]:
+    """The doc with its first experiment (or that experiment's first case) skipped for
+    `reason`; and its name."""
+    doc = copy.deepcopy(doc)
+    e = doc["experiments"][0]
+    target = e["cases"][0] if case else e
+    target.update(status="skipped", reason=reason)
+    if case:
+        for k in ("variants", "comparisons"):
+            target.pop(k, None)
+    return doc, f"{e['name']}/{e['cases'][0]['name']}" if case else e["name"]
+
+
+TMPFS = "its files would go to /tmp, a file system in RAM (tmpfs), where a read from storage is a memory read"
+
+
+def test_an_experiment_skipped_in_a_reserved_step_fails_naming_it(tmp_path):
+    """storage_reads declining a scratch folder in RAM: on a GPU, in a reserved step, a
+    fact the session exists to show is missing; in a step that runs in what is left, or
+    in a rehearsal (a CPU skips what means nothing on it), it is listed and passes."""
+    doc, name = skipping(h100("h100_pinned_aligned"), TMPFS)
+    rc, rows = session(tmp_path, {"new.json": doc})  # STEPS: new is reserved
+    row = rows[("experiments", "new.json")]
+    assert rc == 1 and row["result"] == "fail", row
+    assert name in row["figure"] and "tmpfs" in row["figure"] and "skipped in a reserved step" in row["figure"], row
+    rc, rows = session(tmp_path / "unreserved", {"verified.json": doc})
+    row = rows[("experiments", "verified.json")]
+    assert row["result"] == "pass" and name in row["figure"], row
+    cpu, name = skipping(synth.simple_doc([1e-3] * 6, [5e-4] * 6, gpu=None), "not meaningful on cpu")
+    rc, rows = session(tmp_path / "rehearsal", {"new.json": cpu}, rehearsal=True)
+    assert rows[("experiments", "new.json")]["result"] == "pass", rows[("experiments", "new.json")]
+
+
+def test_a_compile_the_budget_refused_starves_a_reserved_step(tmp_path):
+    """aot_inductor records a cold compile its budget refuses as the case's skip, with the
+    budget's reason: in its reserved step that is the step starved, in a rehearsal too."""
+    doc, name = skipping(h100("h100_pinned_aligned"), "budget: the compile needs ~80 s, 12 s left", case=True)
+    rc, rows = session(tmp_path, {"new.json": doc})
+    row = rows[("experiments", "new.json")]
+    assert rc == 1 and "not run for time: 1" in row["figure"] and name in row["figure"], row
+    assert "starved" in row["figure"], row
+    cpu, name = skipping(synth.simple_doc([1e-3] * 6, [5e-4] * 6, gpu=None), "budget: no room", case=True)
+    rc, rows = session(tmp_path / "rehearsal", {"new.json": cpu}, rehearsal=True)
+    assert rc == 1 and rows[("experiments", "new.json")]["result"] == "fail", rows[("experiments", "new.json")]
+
+
+MATMUL = "matmul_check\t500\t70\t75\t1\t{reserve}\t5\n"
+
+
+@pytest.mark.parametrize("reserve, result", [("1", "fail"), ("0", "wait")])
+def test_a_missing_calibration_fails_where_its_time_was_reserved(tmp_path, reserve, result):
+    steps = STEPS + MATMUL.format(reserve=reserve)
+    rc, rows = session(tmp_path, {"verified.json": h100("h100_pinned_aligned")}, steps)
+    row = rows[("matmul_check", "matmul_check.json")]
+    assert row["result"] == result and "no matmul_check.json" in row["figure"], row
+    # A plan without the calibration has no row for it.
+    rc, rows = session(tmp_path / "none", {"verified.json": h100("h100_pinned_aligned")})
+    assert not any(k[0] == "matmul_check" for k in rows)
+
+
+@pytest.mark.parametrize(
+    "line, why",
+    [
+        ("build\t40\t0\tskipped\t-\t1\t0\tits bound 1416 s (118 units); 200 s left for it\n", "its bound 1416 s"),
+        ("build\t40\t205\t200\t124\t1\t0\t\n", "exit 124, 205 s of 200 s"),
+        ("scratch\t160\t0\t-\t1\t1\t0\t/dev/shm/s on tmpfs\n", "on tmpfs"),
+    ],
+)
+def test_a_build_refused_or_stopped_or_a_scratch_folder_in_ram_fails(tmp_path, line, why):
+    head, *rest = STEPS.splitlines(keepends=True)
+    steps = head.rstrip("\n") + "\tnote\n" + rest[0] + line + "".join(rest[2:])
+    rc, rows = session(tmp_path, {"verified.json": h100("h100_pinned_aligned")}, steps)
+    subject = line.split("\t")[0]
+    assert rc == 1 and failed(rows) == {("step", subject)}, failed(rows)
+    assert why in rows[("step", subject)]["figure"], rows[("step", subject)]
