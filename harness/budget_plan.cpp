@@ -25,11 +25,13 @@ constexpr double kChildExitReserveS = 0.5;     // an experiment's process ending
 
 }  // namespace
 
-BudgetConstants budget_constants() {
-  return {kPrepareSteps,  kVerifyReferenceSteps, kVerifyStepsPerVariant, kVerifyBuildsPerVariant,
-          kProcessStartS, kCudaProcessStartS,    kCuptiSetupS,           kWindowEstimateFactor,
-          kMinShareS,     kChildExitReserveS};
+double process_start_cost_s(DeviceKind device) {
+  return device == DeviceKind::cuda ? kCudaProcessStartS : kProcessStartS;
 }
+
+double window_gate_cost_s(double estimate_s) { return kWindowEstimateFactor * estimate_s; }
+
+double profiler_setup_cost_s(DeviceKind device) { return device == DeviceKind::cuda ? kCuptiSetupS : 0.0; }
 
 namespace {
 
@@ -116,7 +118,7 @@ std::string BudgetGate::ended_below_floor(int rounds, int floor) {
          std::to_string(floor) + " rounds a confidence interval needs";
 }
 
-double BudgetGate::verification_cost_s(const std::vector<PreparedCost>& prepared) const {
+double verification_steps_s(const std::vector<PreparedCost>& prepared) {
   double slowest = 0;
   for (const auto& p : prepared) slowest = std::max(slowest, p.step_s);
   double cost = kVerifyReferenceSteps * slowest;
@@ -129,13 +131,12 @@ std::string BudgetGate::refuse_verification(double cost_s) const {
 }
 
 bool BudgetGate::fits_cold_process(const PreparedCost& v, double reserve_s) const {
-  const double start_s = clock_->kind() == DeviceKind::cuda ? kCudaProcessStartS : kProcessStartS;
-  return fits(reserve_s + start_s + v.build_s + v.first_step_s + v.step_s);
+  return fits(reserve_s + process_start_cost_s(clock_->kind()) + v.build_s + v.first_step_s + v.step_s);
 }
 
 std::string BudgetGate::refuse_breakdown_window(double estimate_s, DeviceKind device, double reserve_s) const {
-  const double setup_s = device == DeviceKind::cuda ? kCuptiSetupS : 0.0;
-  if (fits(reserve_s + setup_s + kWindowEstimateFactor * estimate_s)) return "";
+  // The set-up counted for every window: the gate cannot tell whether this process has paid it.
+  if (fits(reserve_s + profiler_setup_cost_s(device) + window_gate_cost_s(estimate_s))) return "";
   return "budget: the run's --time-budget has no room for the window";
 }
 

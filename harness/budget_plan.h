@@ -37,14 +37,15 @@ struct BudgetState {
 
 double case_share_s(const BudgetState& b, double cap_s);
 
-// The cost model's constants by name (`optbench model`): what
-// scripts/lib/estimate_wall.py plans a run by, read from here, never copied.
-struct BudgetConstants {
-  double prepare_steps, verify_reference_steps, verify_steps_per_variant, verify_builds_per_variant;
-  double process_start_s, cuda_process_start_s, cupti_setup_s, window_estimate_factor, min_share_s,
-      child_exit_reserve_s;
-};
-BudgetConstants budget_constants();
+// A fresh process's start on `device` (LibTorch loaded; on a GPU also a CUDA
+// context, cuDNN and cuBLAS opened): what a cold process costs beyond its work,
+// and what the run plan (harness/run_plan.h) adds per process.
+double process_start_cost_s(DeviceKind device);
+// What a profiled window estimated at `estimate_s` is held to cost: the estimate
+// doubled, since an operator-heavy window costs more than its steps.
+double window_gate_cost_s(double estimate_s);
+// The profiler's set-up in a process (CUPTI's, on a GPU; once per process).
+double profiler_setup_cost_s(DeviceKind device);
 
 // What preparing one variant showed, the figures later estimates are made from.
 struct PreparedCost {
@@ -53,6 +54,9 @@ struct PreparedCost {
   double step_s = 0;              // a steady step, at the end of warm-up
   std::int64_t sample_iters = 1;  // steps per sample
 };
+
+// Verification's cost by the model BudgetGate::verification_cost_s describes.
+double verification_steps_s(const std::vector<PreparedCost>& prepared);
 
 // Each check returns "" when the work fits (always, without a budget), else the
 // "budget: ..." reason that is recorded for it.
@@ -95,7 +99,7 @@ class BudgetGate {
   // reference of 3 steps at several times the cost (counted as 15 steps of the
   // slowest variant). Counted as the steps it runs, since an estimate from
   // fewer lets it overrun the budget.
-  double verification_cost_s(const std::vector<PreparedCost>& prepared) const;
+  double verification_cost_s(const std::vector<PreparedCost>& prepared) const { return verification_steps_s(prepared); }
   std::string refuse_verification(double cost_s) const;
   // One more fresh process for a cold first step: a process start, the
   // variant's build and two steps, with `reserve_s` (verification) still left.

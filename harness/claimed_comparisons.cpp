@@ -1,5 +1,6 @@
 #include "harness/claimed_comparisons.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -7,6 +8,10 @@
 #include "harness/subprocess.h"
 
 namespace optbench {
+
+bool among(const std::vector<std::string>& named, std::size_t i, const std::string& name) {
+  return i == 0 || std::find(named.begin(), named.end(), name) != named.end();
+}
 
 ClaimedAnswer ask_claimed(const std::string& results_path) {
   SpawnOptions o;

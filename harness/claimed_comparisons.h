@@ -4,6 +4,7 @@
 // and the further processes: a further process repeats only those (and only
 // their variants), so a run costs what its verdicts need. The claims are read in
 // one place, the report's, so the harness and the report cannot disagree on them.
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -11,8 +12,15 @@
 
 namespace optbench {
 
-// experiment -> case -> the variant names its judged comparisons read.
-using ClaimedComparisons = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
+// case -> the variant names its judged comparisons read (a further or profiling
+// process's ExperimentChildSettings::repeat_only; empty: every case).
+using CaseVariants = std::map<std::string, std::vector<std::string>>;
+// experiment -> its CaseVariants.
+using ClaimedComparisons = std::map<std::string, CaseVariants>;
+
+// Whether a case's variant i, named `name`, is among `named` (a CaseVariants
+// entry): its baseline always is, since every comparison is against it.
+bool among(const std::vector<std::string>& named, std::size_t i, const std::string& name);
 
 struct ClaimedAnswer {
   std::optional<ClaimedComparisons> claimed;  // none: the report could not say

@@ -15,8 +15,8 @@
 
 #include "harness/atomic_file.h"
 #include "harness/build_info.h"
+#include "harness/cli_plan.h"
 #include "harness/cli_run.h"
-#include "harness/cost_model.h"
 #include "harness/distributed/launch_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
@@ -100,7 +100,8 @@ struct Commands {
   std::string experiment_settings, worker_settings;
   std::string env_device = "auto";
   RunFlags run_flags;
-  CLI::App *list = nullptr, *model = nullptr, *vocab = nullptr, *experiment_child = nullptr, *worker = nullptr,
+  PlanFlags plan_flags;
+  CLI::App *list = nullptr, *plan = nullptr, *vocab = nullptr, *experiment_child = nullptr, *worker = nullptr,
            *env = nullptr, *report = nullptr;
   std::unique_ptr<distributed::DistributedCommands> distributed;  // launch, hidden ddp-check
 
@@ -110,10 +111,7 @@ struct Commands {
     list = app.add_subcommand("list", "List the experiments");
     list->add_option("--filter", filter, "Regex over experiment names");
     list->add_flag("--json", list_json, "Print JSON instead of a table");
-    model = app.add_subcommand(
-        "model",
-        "Print, as JSON, what a run's cost is planned from: each profile's settings and rounds floor, and the "
-        "budget gate's constants (scripts/lib/estimate_wall.py reads them)");
+    plan = add_plan_command(app, plan_flags);
     vocab = app.add_subcommand(
         "vocabulary",
         "Print, as JSON, the names results files use for the profiler's time categories and mechanism counters "
@@ -144,10 +142,7 @@ int dispatch(Commands& c, const std::vector<std::string>& args, std::string& res
   }
   if (auto rc = c.distributed->dispatch()) return *rc;
   if (*c.list) return cmd_list(c.filter, c.list_json);
-  if (*c.model) {
-    std::cout << cost_model().dump(2) << '\n';
-    return 0;
-  }
+  if (*c.plan) return cmd_plan(c.plan_flags);
   if (*c.vocab) {
     std::cout << vocabulary().dump(2) << '\n';
     return 0;

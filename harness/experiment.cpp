@@ -46,4 +46,8 @@ std::string Experiment::unsupported_reason(const RunContext& ctx) const {
   return std::string("not meaningful on ") + to_string(ctx.device);
 }
 
+bool Experiment::keeps_case(const std::string&, const RunContext&) const { return true; }
+
+double Experiment::recorded_work_ratio(const nlohmann::json&, const RunContext&) const { return 1.0; }
+
 }  // namespace optbench

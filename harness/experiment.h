@@ -165,6 +165,14 @@ class Experiment {
   virtual ~Experiment() = default;
   virtual ExperimentInfo info() const = 0;
   virtual std::vector<Case> cases(const RunContext& ctx) const = 0;
+  // Whether ctx's profile runs the case named `name` (an experiment whose
+  // profiles run different cases decides it here, and its cases() asks): what
+  // `optbench plan` leaves out of a run recorded with another profile.
+  virtual bool keeps_case(const std::string& name, const RunContext& ctx) const;
+  // How many times the work of a round of `recorded` (a case as a results file
+  // holds it) its case in ctx now does: not 1 where the case was resized since
+  // that file was written. `optbench plan` scales the recorded times by it.
+  virtual double recorded_work_ratio(const nlohmann::json& recorded, const RunContext& ctx) const;
   // Empty when the experiment can run in ctx, else why not (recorded as skipped).
   virtual std::string unsupported_reason(const RunContext& ctx) const;
 };

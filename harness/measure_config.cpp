@@ -14,9 +14,11 @@ MeasureConfig measure_config_for(RunProfile p) {
       c.cold_processes = 1;
       break;
     case RunProfile::standard:
-      // The first process's rounds are one of several observations, so it need
-      // not run long; the processes carry the precision.
-      c.stopping = {10, 0.3, 2.0, 100000, 0.03, 0.95};
+      // The first process's rounds are one of several observations of what a
+      // claim reads, so they need not run long: the processes carry the
+      // precision. What is measured once gets the rounds floor and what half a
+      // second of rounds makes of its interval, labelled one process.
+      c.stopping = {6, 0.3, 0.5, 100000, 0.03, 0.95};
       c.processes = 10;
       c.min_processes = 3;
       c.process_time_share = 2.0;

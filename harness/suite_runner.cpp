@@ -26,6 +26,7 @@
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/results_writer.h"
+#include "harness/run_plan.h"
 #include "harness/seeding.h"
 #include "harness/signals.h"
 #include "harness/two_level.h"
@@ -221,13 +222,10 @@ struct Pending {
   ExperimentStatus first_status = ExperimentStatus::running;
   std::size_t later = 0, cases_seen = 0, experiments_seen = 0;  // as its first process was told
   double wall_s = 0;
-  double first_s = 0;      // its first process's time
-  double profiling_s = 0;  // its profiling process's
-  double further_s = 0;    // its further processes' time so far
-  // What its next process is expected to take: the slowest further one so far,
-  // else half its first (which also verified, profiled and ran longer rounds).
-  double next_cost_s() const { return r.ran > 1 ? further_max_s : 0.5 * first_s; }
-  double further_max_s = 0;
+  double first_s = 0;        // its first process's time
+  double profiling_s = 0;    // its profiling process's
+  double further_s = 0;      // its further processes' time so far
+  double further_max_s = 0;  // its slowest further process so far
   bool done = false;
   // The cases and variants a claim's verdict reads (claimed_known: the report said).
   std::map<std::string, std::vector<std::string>> claimed;
@@ -275,6 +273,9 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
     x.r.why_stopped = "precision";
     return;
   }
+  // What this process is expected to take (the run plan's figure, harness/run_plan.h).
+  const double next_s =
+      expected_further_s(first_cases, opts.measure, opts.device, x.repeat_only, x.r.ran, x.further_max_s);
   std::optional<ExperimentStatus> status;
   std::string reason;
   if (x.first_status == ExperimentStatus::crashed || x.first_status == ExperimentStatus::hung) {
@@ -285,19 +286,14 @@ void next_process(const SuiteOptions& opts, ResultsWriter& writer, const DeviceB
   } else if (stop_requested()) {
     status = ExperimentStatus::interrupted;
     reason = "the run was interrupted before this process";
-  } else if (const auto why = gate.refuse_child(std::max(shortest_child_s, x.next_cost_s())); !why.empty()) {
+  } else if (const auto why = gate.refuse_child(std::max(shortest_child_s, next_s)); !why.empty()) {
     // Not before the budget's end: this experiment's own processes say how long
     // its next one takes, more than the shortest of any.
     status = ExperimentStatus::not_run;
     reason = why;
-  } else if (x.next_cost_s() > allowance_s) {
+  } else if (auto share = refuse_by_share(next_s, allowance_s); !share.empty()) {
     status = ExperimentStatus::not_run;
-    char buf[200];
-    std::snprintf(buf, sizeof buf,
-                  "process time share: %.1f s left of the further processes' share of the run, this experiment's "
-                  "next process is expected to take %.1f s",
-                  std::max(allowance_s, 0.0), x.next_cost_s());
-    reason = buf;
+    reason = std::move(share);
   }
   if (status) {
     // Nothing more will be measured: said once, not once per process left.
@@ -407,14 +403,6 @@ struct SuiteRun {
   double budget_left() const { return gate.left_s(); }
 };
 
-using CaseVariants = std::map<std::string, std::vector<std::string>>;
-
-// Whether a case's variant i, named `name`, is among `named` (a CaseVariants
-// entry): its baseline always is, since every comparison is against it.
-bool among(const std::vector<std::string>& named, std::size_t i, const std::string& name) {
-  return i == 0 || std::find(named.begin(), named.end(), name) != named.end();
-}
-
 // Whether `only` (ExperimentChildSettings::repeat_only's form; empty: all) holds
 // variant i of the case recorded as `c`.
 bool holds(const CaseVariants& only, const json& c, std::size_t i) {
@@ -441,7 +429,7 @@ void say_not_profiled(ResultsWriter& writer, std::size_t idx, const std::string&
 }
 
 // The experiment's profiling process (ExperimentChildSettings::profiling), after
-// the first pass: each variant built and warmed up, then its window, sized and
+// its timing processes: each variant built and warmed up, then its window, sized and
 // compared against the first process's median step; the windows are added to
 // the first process's variants, each marked with the process it came from, and
 // it times nothing for the record. --breakdown auto profiles the cases and
@@ -524,7 +512,7 @@ void first_process_guarded(SuiteRun& s, const Experiment& e, const ExperimentInf
   }
   const std::size_t later = s.selected - k - 1;
   // The first process times without the profiler; its windows come from its
-  // profiling process, after the first pass (profiler_role.h).
+  // profiling process, after its timing processes (profiler_role.h).
   SuiteOptions timed = s.opts;
   timed.measure.breakdown.mode = profiling::BreakdownMode::off;
   const GuardedResult g = run_guarded_experiment(
@@ -712,10 +700,10 @@ void choose_claimed(SuiteRun& s, bool repeats) {
 }
 
 // After the first pass: which comparisons claims read (choose_claimed), the
-// profiling pass (each experiment's profiling process), then the further
-// processes, in passes (the second of each experiment, then the third...),
-// within their share of the run: what the first pass took, times
-// process_time_share.
+// further processes, in passes (the second of each experiment, then the
+// third...), within their share of the run (what the first pass took, times
+// process_time_share), then the profiling pass (each experiment's profiling
+// process).
 void further_processes(SuiteRun& s, double first_pass_s) {
   const bool repeats = s.processes > 1 && !s.measure.repeat_all;
   // Asking the report starts a Python: not where the budget leaves no room for a
@@ -724,11 +712,6 @@ void further_processes(SuiteRun& s, double first_pass_s) {
   if (!s.stopped && !s.pending.empty() && (repeats || s.measure.breakdown.mode == profiling::BreakdownMode::auto_) &&
       s.gate.refuse_child(s.shortest_child_s).empty())
     choose_claimed(s, repeats);
-  for (auto& x : s.pending) {
-    if (s.stopped) break;
-    x.profiling_s = profiling_process(s, x);
-    x.wall_s += x.profiling_s;
-  }
   double allowance_s = s.measure.process_time_share ? *s.measure.process_time_share * first_pass_s
                                                     : std::numeric_limits<double>::infinity();
   for (std::size_t p = 1; p < s.processes && !s.stopped; ++p)
@@ -738,6 +721,12 @@ void further_processes(SuiteRun& s, double first_pass_s) {
       s.failures = s.failures || x.r.failures;
       s.stopped = x.r.stopped || stop_requested();
     }
+  // After every timing process: a profiler never runs between two of an experiment's timed ones.
+  for (auto& x : s.pending) {
+    if (s.stopped) break;
+    x.profiling_s = profiling_process(s, x);
+    x.wall_s += x.profiling_s;
+  }
   std::vector<std::pair<std::size_t, json>> fields;
   for (auto& x : s.pending) {
     if (!x.done && s.stopped) x.r.why_stopped = "interrupted";

@@ -18,8 +18,8 @@
 namespace optbench::workloads {
 namespace {
 
-LoaderSetup setup_for(DeviceKind d, RunProfile profile) {
-  const std::int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+// The loaders on a machine of `cores` cores.
+LoaderSetup setup_for(DeviceKind d, RunProfile profile, std::int64_t cores) {
   LoaderSetup s;
   s.loop.device = d;
   if (d == DeviceKind::cuda) {
@@ -86,8 +86,44 @@ class DataLoaderExperiment final : public Experiment {
   }
 
   std::vector<Case> cases(const RunContext& ctx) const override {
-    LoaderSetup s = setup_for(ctx.device, ctx.profile);
+    LoaderSetup s = setup_for(ctx.device, ctx.profile, std::max(1u, std::thread::hardware_concurrency()));
     s.preprocess_s_one_thread = preprocess_seconds_one_thread(s.loop.image);  // one note for every case
+    return cases_of(s);
+  }
+
+  // setup_for's quick loaders have no pinned case.
+  bool keeps_case(const std::string& name, const RunContext& ctx) const override {
+    return ctx.profile != RunProfile::quick || name.rfind("pin_", 0) != 0;
+  }
+
+  // A case recorded with other windows, images or variants (the GPU's before
+  // they were sized for the rounds floor): the images its variants' windows
+  // hold and their pixels, now over then, on the recorded machine's cores. Training and decoding both grow with
+  // the pixels; the pipeline fill is a small share of a window.
+  double recorded_work_ratio(const nlohmann::json& recorded, const RunContext& ctx) const override {
+    const nlohmann::json p = recorded.value("params", nlohmann::json::object());
+    const std::int64_t cores = p.value("cores", std::int64_t{0}), batch = p.value("batch", std::int64_t{0}),
+                       crop = p.value("crop", std::int64_t{0});
+    if (cores <= 0 || batch <= 0 || crop <= 0) return 1.0;
+    LoaderSetup s = setup_for(ctx.device, ctx.profile, cores);
+    s.preprocess_s_one_thread = 1;  // a note the ratio does not read
+    double then = 0;                // images in the recorded windows of every variant
+    for (const auto& v : recorded.value("variants", nlohmann::json::array())) {
+      const auto w = v.value("metrics", nlohmann::json::object()).value("window_batches", std::int64_t{0});
+      then += static_cast<double>((w > 0 ? w : p.value("window_batches", std::int64_t{0})) * batch);
+    }
+    if (then <= 0) return 1.0;
+    for (const Case& c : cases_of(s))
+      if (c.name == recorded.value("name", "")) {
+        const double pixels =
+            static_cast<double>(s.loop.image.crop * s.loop.image.crop) / static_cast<double>(crop * crop);
+        return c.units.items * static_cast<double>(c.variants.size()) / then * pixels;
+      }
+    return 1.0;
+  }
+
+ private:
+  static std::vector<Case> cases_of(const LoaderSetup& s) {
     std::vector<Case> out = {workers_case(s), prefetch_case(s)};
     if (s.pin_workers > 0) out.push_back(pin_case(s));
     return out;
