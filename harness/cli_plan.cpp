@@ -104,7 +104,9 @@ bool python_case(const json& c) {
   return false;
 }
 
-CaseVariants claimed_in(Recorded& r, const json& record) {
+// What a claim reads of the experiment `record` holds; none where the report
+// could not say (the run then repeats and profiles every comparison).
+std::optional<CaseVariants> claimed_in(Recorded& r, const json& record) {
   if (const auto it = record.find("claimed"); it != record.end() && it->is_object()) return it->get<CaseVariants>();
   if (!r.asked) {
     r.asked = true;
@@ -113,7 +115,7 @@ CaseVariants claimed_in(Recorded& r, const json& record) {
     if (!a.claimed)
       std::fprintf(stderr, "optbench plan: %s: every comparison repeated: %s\n", r.path.c_str(), a.why_not.c_str());
   }
-  if (!r.claimed) return {{"*", {}}};  // unknown: the run repeats everything
+  if (!r.claimed) return std::nullopt;
   const auto it = r.claimed->find(record.value("name", ""));
   return it == r.claimed->end() ? CaseVariants{} : it->second;
 }
@@ -174,8 +176,8 @@ int cmd_plan(const PlanFlags& f) {
         for (const auto& mine : record["cases"]) have = have || mine.value("name", "") == name;
         if (have || !python_case(c)) continue;
         record["cases"].push_back(c);
-        for (const auto& [case_name, variants] : claimed_in(other, *o))
-          if (case_name == name) twins_claimed[name] = variants;
+        if (const auto theirs = claimed_in(other, *o); theirs && theirs->count(name))
+          twins_claimed[name] = theirs->at(name);
         notes.push_back(name + ": from " + other.path + " (" + other.device + "), a Python twin " + best->path +
                         " lacks");
       }
@@ -187,19 +189,20 @@ int cmd_plan(const PlanFlags& f) {
         std::snprintf(buf, sizeof buf, "x %.3g: its rounds' work now over when recorded (resized since)", k);
         notes.push_back(c.value("name", "") + ": " + buf);
       }
-    CaseVariants claimed = claimed_in(*best, record);
-    const bool unknown = claimed.count("*") > 0;
-    claimed.insert(twins_claimed.begin(), twins_claimed.end());
-    ExperimentPlan x = plan_experiment(record, best->doc.value("config", json::object()).value("measure", json()), m,
-                                       ctx.device, unknown ? CaseVariants{} : claimed,
-                                       [&](const std::string& c) { return e->keeps_case(c, ctx); });
-    if (unknown && m.processes > 1) {
-      x.min_processes = std::clamp(m.min_processes, 1, m.processes);
-      x.max_processes = m.processes;
-      x.further = further_process_cost(record["cases"], m, ctx.device, {});
-      x.profiling = profiling_process_cost(record["cases"], m, ctx.device, {});
-      notes.push_back("the report could not say which comparisons a claim reads: every one repeated");
+    std::optional<CaseVariants> claimed = claimed_in(*best, record);
+    // Where the report cannot say, the run repeats and profiles every comparison (suite_runner's choose_claimed).
+    MeasureConfig planned = m;
+    if (!claimed) {
+      planned.repeat_all = true;
+      if (planned.breakdown.mode == profiling::BreakdownMode::auto_)
+        planned.breakdown.mode = profiling::BreakdownMode::on;
+      notes.push_back("the report could not say which comparisons a claim reads: every one repeated and profiled");
+    } else {
+      claimed->insert(twins_claimed.begin(), twins_claimed.end());
     }
+    ExperimentPlan x =
+        plan_experiment(record, best->doc.value("config", json::object()).value("measure", json()), planned, ctx.device,
+                        claimed.value_or(CaseVariants{}), [&](const std::string& c) { return e->keeps_case(c, ctx); });
     x.source = best->path + " (" + best->device + ", " + best->profile + ", " + best->date + ")";
     x.notes.insert(x.notes.begin(), notes.begin(), notes.end());
     plans.push_back(std::move(x));

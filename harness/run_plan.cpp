@@ -110,6 +110,13 @@ double repeat_sampling_s(double round_s, const StoppingConfig& s) {
   return n * round_s <= s.max_time_s ? n * round_s : std::max(s.max_time_s, floor * round_s);
 }
 
+// A fresh process's share of a case before its rounds or window: its `kept`
+// variants built again and warmed up as MeasureConfig::repeat asks.
+void rebuild_and_warm_up(const json& c, const std::vector<const json*>& kept, const RepeatConfig& r, ProcessCost& p) {
+  for (const json* v : kept) p.warmup_s += fresh_warmup_s(*v, r.warmup_min_s, r.warmup_max_s);
+  p.build_s += build_share(c, kept.size()) * outside(c, p.bounded).build_s;
+}
+
 }  // namespace
 
 double ProcessCost::total_s() const {
@@ -151,12 +158,9 @@ ProcessCost further_process_cost(const json& cases, const MeasureConfig& m, Devi
   for (const auto& c : cases) {
     if (!runs_case(c, only)) continue;
     const auto kept = kept_variants(c, only);
+    rebuild_and_warm_up(c, kept, r, p);
     double round_s = 0;
-    for (const json* v : kept) {
-      p.warmup_s += fresh_warmup_s(*v, r.warmup_min_s, r.warmup_max_s);
-      round_s += std::max(1.0, number(*v, "iters_per_sample")) * step_s(*v);
-    }
-    p.build_s += build_share(c, kept.size()) * outside(c, p.bounded).build_s;
+    for (const json* v : kept) round_s += std::max(1.0, number(*v, "iters_per_sample")) * step_s(*v);
     p.sampling_s += repeat_sampling_s(round_s, r.stopping);
   }
   return p;
@@ -171,12 +175,9 @@ ProcessCost profiling_process_cost(const json& cases, const MeasureConfig& m, De
   for (const auto& c : cases) {
     if (!runs_case(c, only)) continue;
     const auto kept = kept_variants(c, only);
+    rebuild_and_warm_up(c, kept, r, p);
     double slowest = 0;
-    for (const json* v : kept) {
-      p.warmup_s += fresh_warmup_s(*v, r.warmup_min_s, r.warmup_max_s);
-      slowest = std::max(slowest, step_s(*v));
-    }
-    p.build_s += build_share(c, kept.size()) * outside(c, p.bounded).build_s;
+    for (const json* v : kept) slowest = std::max(slowest, step_s(*v));
     const auto plan =
         profiling::plan_window(m.breakdown, slowest, kept.size(), number(c, "wall_s"), device == DeviceKind::cuda);
     if (plan.steps > 0) p.windows_s += static_cast<double>(kept.size()) * window_gate_cost_s(plan.cost_s);
