@@ -19,7 +19,10 @@ MeasureConfig measure_config_for(RunProfile p) {
       // precision. What is measured once gets the rounds floor and what half a
       // second of rounds makes of its interval, labelled one process.
       c.stopping = {6, 0.3, 0.5, 100000, 0.03, 0.95};
-      c.processes = 10;
+      // At most 8: what stops there is a comparison whose processes disagree
+      // (a bimodal loader, a noisy VM), where two more narrow the interval by
+      // about a tenth at a quarter more of its cost (docs/method.md).
+      c.processes = 8;
       c.min_processes = 3;
       c.process_time_share = 2.0;
       // One cold process per variant: the cold first step is a derived figure

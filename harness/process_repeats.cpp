@@ -84,6 +84,7 @@ CaseRepeat recorded_repeat(const json& first_case, const json& repeat_case, std:
   r.recorded = true;
   if (const auto it = repeat_case.find("rounds"); it != repeat_case.end() && it->is_number_integer())
     r.rounds = it->get<std::int64_t>();
+  if (const auto it = repeat_case.find("time_s"); it != repeat_case.end() && it->is_object()) r.time_s = *it;
   std::set<std::string> ran;
   for (const auto& v : repeat_case.value("variants", json::array()))
     if (v.contains("name") && v["name"].is_string()) {
@@ -121,6 +122,7 @@ json to_json(const CaseRepeat& r) {
   json j = {{"process", r.process}, {"case", r.case_name}, {"status", r.status}};
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (r.rounds) j["rounds"] = *r.rounds;
+  if (r.time_s.is_object()) j["time_s"] = r.time_s;
   if (r.recorded) {
     json variants = json::object();
     for (const auto& v : r.variants)

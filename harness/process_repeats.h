@@ -43,6 +43,9 @@ struct CaseRepeat {
   std::string reason;
   bool recorded = false;  // the process recorded the case (variants below)
   std::optional<std::int64_t> rounds;
+  // Where the process's time on the case went (the case record's time_s), so
+  // a further process's cost is read from what it took, not rebuilt.
+  nlohmann::json time_s;
   std::vector<VariantRepeat> variants;
   // One per comparison of the first process's case whose variants both ran
   // in this process (all, where it repeated the whole case), in its order.

@@ -55,7 +55,7 @@ PythonTwin::PythonTwin(const std::string& python, nlohmann::json spec) {
   try {
     TwinZygote& zygote = TwinZygote::get(python, twin_environment(&wait));
     zygote_ = &zygote;
-    pipe_ = zygote.fork_twin("the Python twin process");
+    pipe_ = zygote.fork_twin(family, "the Python twin process");
     pipe_->send(spec.dump());
     metrics_ = nlohmann::json::parse(pipe_->wait_for("ready ").substr(6));
   } catch (const std::exception& e) {

@@ -18,15 +18,18 @@ Anything else, or an exception, ends the process with a traceback on stdout,
 whose last line the C++ side reports.
 
 Families: one module each beside this file (FAMILIES), with
-build(torch, spec) -> an object with step(), output() and metrics().
+build(torch, spec) -> an object with step(), output() and metrics(), and
+optionally before_fork(torch): what the zygote does once, before it forks the
+family's first twin, so that each twin does not pay it after its fork.
 
 `python step_server.py --zygote` imports torch once and forks each twin from
 there, so a case's variants do not each pay the interpreter's start (2-4 s on a
 2-core VM, most of a further process's time): each twin is still a process of
 its own. Protocol, one line each way:
-  "fork <path>"   forks a twin, which connects to the Unix socket at path
-                  ("@name": abstract) and serves the protocol above over it;
-                  "forked <pid>"
+  "fork <family> <path>"
+                  forks a twin of that family, which connects to the Unix
+                  socket at path ("@name": abstract) and serves the protocol
+                  above over it; "forked <pid>"
   "status <pid>"  "status running", "status exited <n>" or
                   "status killed by signal <n> (<name>)": how a twin ended
   "quit"          ends the zygote (its twins end with their sockets)
@@ -114,9 +117,10 @@ def forked_twin(path):
 
 
 def zygote():
-    import torch  # noqa: F401 (imported once: every twin forked below starts with it)
+    import torch  # imported once: every twin forked below starts with it
 
     ended = {}
+    prepared = set()
     for line in sys.stdin:
         cmd, _, arg = line.strip().partition(" ")
         while True:  # the twins that ended, reaped
@@ -128,10 +132,16 @@ def zygote():
                 break
             ended[pid] = how_it_ended(status)
         if cmd == "fork":
+            family, _, path = arg.partition(" ")
+            if family not in prepared:
+                prepared.add(family)
+                before_fork = getattr(__import__(FAMILIES[family]), "before_fork", None)
+                if before_fork:
+                    before_fork(torch)
             sys.stdout.flush()
             pid = os.fork()
             if pid == 0:
-                run(lambda a=arg: forked_twin(a))
+                run(lambda a=path: forked_twin(a))
             reply = "forked %d" % pid
         elif cmd == "status":
             reply = "status " + ended.get(int(arg), "running")

@@ -11,6 +11,12 @@ AdamWConfig), check_steps. Output: the parameters after check_steps steps
 from the same start, as the C++ case's."""
 
 
+def before_fork(torch):
+    """The first optimizer a process builds imports torch._dynamo (about 1 s on
+    a 2-core VM): built once in the zygote, every twin forked after has it."""
+    torch.optim.AdamW([torch.nn.Parameter(torch.zeros(1))])
+
+
 class AdamWStep:
     def __init__(self, torch, spec):
         self.torch, self.spec = torch, spec

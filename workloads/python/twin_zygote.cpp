@@ -64,11 +64,11 @@ PythonPipe& TwinZygote::pipe() {
   return *pipe_;
 }
 
-std::unique_ptr<PythonPipe> TwinZygote::fork_twin(const std::string& what) {
+std::unique_ptr<PythonPipe> TwinZygote::fork_twin(const std::string& family, const std::string& what) {
   Listener listener(++forked_);
   std::string reply;
   try {
-    reply = pipe().request("fork @" + listener.name);
+    reply = pipe().request("fork " + family + " @" + listener.name);
   } catch (const std::exception& e) {
     // It ended (importing torch failed, or it was killed): its last words say
     // why, and the next twin starts a new one.

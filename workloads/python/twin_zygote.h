@@ -20,9 +20,10 @@ class TwinZygote {
   // The zygote of this process for `python`, started with `env` the first time.
   static TwinZygote& get(const std::string& python, const std::vector<std::string>& env);
 
-  // A new twin, connected: its pipe serves step_server.py's twin protocol.
-  // Throws, with the zygote's or the twin's last words, when it cannot.
-  std::unique_ptr<PythonPipe> fork_twin(const std::string& what);
+  // A new twin of `family` (step_server.py's FAMILIES), connected: its pipe
+  // serves step_server.py's twin protocol. Throws, with the zygote's or the
+  // twin's last words, when it cannot.
+  std::unique_ptr<PythonPipe> fork_twin(const std::string& family, const std::string& what);
   // How twin `pid` ended ("exited 1", "killed by signal 9 (SIGKILL)"), or
   // "running"; "" when the zygote cannot say.
   std::string status(pid_t pid);
