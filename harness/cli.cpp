@@ -17,7 +17,7 @@
 #include "harness/build_info.h"
 #include "harness/cli_plan.h"
 #include "harness/cli_run.h"
-#include "harness/distributed/launch_command.h"
+#include "harness/distributed/ddp_check_command.h"
 #include "harness/distributed/session.h"
 #include "harness/environment.h"
 #include "harness/experiment_guard.h"
@@ -103,7 +103,7 @@ struct Commands {
   PlanFlags plan_flags;
   CLI::App *list = nullptr, *plan = nullptr, *vocab = nullptr, *experiment_child = nullptr, *worker = nullptr,
            *env = nullptr, *report = nullptr;
-  std::unique_ptr<distributed::DistributedCommands> distributed;  // launch, hidden ddp-check
+  std::unique_ptr<distributed::DistributedCommands> distributed;  // hidden ddp-check
 
   Commands() {
     app.require_subcommand(1);

@@ -71,13 +71,6 @@ usage_error "unknown experiment" run no_such_experiment --device cpu --trace-dir
 # The largest the help's UINT allows gets past the options (issue 40: it was refused):
 # the error is then the empty filter's, not the seed's.
 usage_error "no experiment matches" run --filter zzz_nothing --device cpu --seed 18446744073709551615 --out "$tmp/u.json"
-for opt in --timeout --grace; do
-  for v in nan inf -1; do
-    usage_error "$opt" launch --nproc 2 "$opt" "$v" -- run eval_no_grad --device cpu
-  done
-done
-usage_error "nproc" launch --nproc 0 -- run
-usage_error "nproc" launch --nproc nan -- run
 [ ! -e "$tmp/u.json" ] || fail "a results file was written for a usage error"
 
 if ! "$OPTBENCH" env --device auto | grep -q '"cuda": null'; then :; fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every wait between ranks has a deadline (OPTBENCH_DIST_TIMEOUT, default 300 s;
 # 10 s and 3 s here), so a rank that is stopped or gone ends the run with its name:
-#  1. rank 0 stopped (SIGSTOP) mid-run under `launch` (no --timeout): its
-#     follower gives up naming rank 0, the launcher stops the run (SIGTERM and
-#     SIGCONT, so rank 0 closes its file), and rank 0's file keeps what finished;
+#  1. rank 0 stopped (SIGSTOP) mid-run under torchrun: its follower gives up
+#     naming rank 0, torchrun stops the run (SIGTERM, then SIGKILL for a rank
+#     that cannot answer), and rank 0's file stays valid, not complete;
 #     rank 1 stopped: rank 0's collective times out, naming rank 1 in its file;
 #  2. rank 0 started without its peer (a rank killed before rendezvous): it fails
 #     within the deadline naming the missing rank;
@@ -23,14 +23,14 @@ fail() { echo "FAIL: $*"; exit 1; }
 export OPTBENCH_DIST_TIMEOUT=10
 now() { date +%s; }
 
-# Starts data_parallel on 2 ranks under launch (no --timeout: the deadlines
-# must end it; the test's own `timeout` only turns a hang into a failure), and
-# SIGSTOPs rank $1 inside rank 0's first case. Sets rc, took, log, f.
+# Starts data_parallel on 2 ranks under torchrun (the deadlines must end it; the
+# test's own `timeout` only turns a hang into a failure), and SIGSTOPs rank $1
+# inside rank 0's first case. Sets rc, took, log, f.
 launch_and_stop() {
   local victim=$1 launcher pid p
   f="$tmp/stop$victim.json"; log="$tmp/stop$victim.log"
-  timeout 240 "$OPTBENCH" launch --nproc 2 --grace 5 -- run data_parallel --quick --device cpu --no-progress \
-    --out "$f" >"$log" 2>&1 &
+  OMP_NUM_THREADS=1 timeout 240 "$PY" -m torch.distributed.run --no-python --standalone --nproc-per-node 2 \
+    "$OPTBENCH" run data_parallel --quick --device cpu --no-progress --out "$f" >"$log" 2>&1 &
   launcher=$!
   pid=""
   for _ in $(seq 1 600); do
@@ -47,19 +47,23 @@ launch_and_stop() {
   wait $launcher; rc=$?
   stopped=""
   took=$(( $(now) - t_stop ))
-  [ $rc -ne 124 ] || fail "rank $victim stopped: the launch hung (ended by the test's own timeout): $(cat "$log")"
-  [ $rc -ne 0 ] || fail "rank $victim stopped: launch exit 0: $(cat "$log")"
+  [ $rc -ne 124 ] || fail "rank $victim stopped: the run hung (ended by the test's own timeout): $(cat "$log")"
+  [ $rc -ne 0 ] || fail "rank $victim stopped: torchrun exit 0: $(cat "$log")"
   [ $took -lt 90 ] || fail "rank $victim stopped: took $took s with a 10 s deadline"
   PYTHONPATH="$SRC" "$PY" -m report validate "$f" || fail "rank $victim stopped: rank 0's file is not schema-valid"
 }
 
-# 1a. Rank 0 stopped: rank 1 names it and exits; the launcher stops rank 0
-# (SIGTERM with SIGCONT), which closes its file as interrupted.
+# 1a. Rank 0 stopped: rank 1 names it and exits; torchrun stops rank 0, whose
+# file stays valid and does not call the run complete.
 launch_and_stop 0
-grep -q "\[rank 1\].*rank 0 .*\(no sign of life\|stopped answering\)" "$log" \
+grep -q "rank 0 .*\(no sign of life\|stopped answering\)" "$log" \
   || fail "rank 0 stopped: the follower did not name it: $(cat "$log")"
-grep -q "\[rank 0\] optbench: interrupted; finished results kept" "$log" \
-  || fail "rank 0 stopped: it did not close its file after SIGTERM+SIGCONT: $(cat "$log")"
+"$PY" - "$f" <<'PY' || fail "rank 0 stopped: its file"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["status"] != "complete", d["status"]  # a killed run is not called complete
+assert d["experiments"] and d["experiments"][0]["name"] == "data_parallel", d["experiments"]
+PY
 
 # 1b. Rank 1 stopped: rank 0's collective times out and its record names rank 1;
 # rank 0 completes its file and exits 1.

@@ -28,7 +28,6 @@ declare -A SKIP=(
   ["scripts/run"]="the full standard suite; the same script runs above with --quick --filter zero_grad, and e2e_cpu_all runs the whole quick suite"
   ["scripts/test"]="this test is part of it"
   ["build/cuda/optbench run pinned_memory --device cuda --full --out pinned.json"]="needs a GPU"
-  ["build/cuda/optbench launch --nproc N -- run data_parallel --out ddp.json"]="needs N GPUs"
   ["torchrun --no-python --standalone --nproc-per-node N build/cuda/optbench run data_parallel --out ddp.json"]="needs N GPUs"
   ["srun -N1 --ntasks-per-node N --gpus-per-node N env MASTER_ADDR=\$(hostname) MASTER_PORT=29500 build/cuda/optbench run data_parallel --out ddp.json"]="needs Slurm and N GPUs"
 )
@@ -48,7 +47,8 @@ mkdir -p "$tmp/clone"
 # A user's environment: nothing of this build's, a python3 with torch on PATH.
 mkdir -p "$tmp/bin"
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$PY" >"$tmp/bin/python3"
-chmod +x "$tmp/bin/python3"
+printf '#!/bin/sh\nexec "%s" -m torch.distributed.run "$@"\n' "$PY" >"$tmp/bin/torchrun"  # pip's console script
+chmod +x "$tmp/bin/python3" "$tmp/bin/torchrun"
 user_env=(env -u OPTBENCH_PYTHON -u TORCH_CMAKE_PREFIX -u OPTBENCH_PRESET -u OPTBENCH_BUILD_DIR -u OPTBENCH_OUT_DIR
           -u OPTBENCH_DEPS PATH="$tmp/bin:$PATH" CCACHE_BASEDIR="$tmp/clone"
           CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime)

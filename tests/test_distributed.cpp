@@ -2,21 +2,16 @@
 // one GPU per rank, bucket assignment, nccl-tests' bandwidth formulas, the
 // parameter check across ranks, the DDP implementation on a group of one (Gloo:
 // both gradient layouts, no_sync accumulation, a refused second backward, an
-// unused parameter left alone), and the launcher's process handling.
-// Multi-rank behaviour is tested by tests/ddp_gloo.sh.
+// unused parameter left alone). Multi-rank behaviour is tested under torchrun
+// by tests/ddp_gloo.sh.
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <map>
 #include <set>
 #include <string>
 
-#include "harness/distributed/launcher.h"
 #include "harness/distributed/rendezvous.h"
 #include "harness/distributed/session.h"
 #include "workloads/ddp/bucketed_ddp.h"
@@ -79,7 +74,6 @@ TEST(Rendezvous, Torchrun) {
   EXPECT_FALSE(r->agent_store);
   EXPECT_EQ(r->source, "torchrun");
   EXPECT_TRUE(parse(with(kTorchrun, "TORCHELASTIC_USE_AGENT_STORE", "True"))->agent_store);
-  EXPECT_EQ(parse(with(kTorchrun, "OPTBENCH_LAUNCHER", "optbench launch"))->source, "optbench launch");
 }
 
 TEST(Rendezvous, WorldSizeOneIsAPlainRun) {
@@ -327,52 +321,4 @@ TEST(Ddp, SecondBackwardWithoutNoSyncIsRefused) {
   }
   EXPECT_TRUE(session->broken());
   EXPECT_THROW(ddp.finish_gradients(), std::runtime_error);
-}
-
-TEST(Launcher, WaitStatusWords) {
-  const pid_t a = fork();
-  if (a == 0) _exit(3);
-  int st = 0;
-  waitpid(a, &st, 0);
-  EXPECT_EQ(describe_wait_status(st), "exited with status 3");
-  EXPECT_EQ(exit_code_of_wait_status(st), 3);
-  const pid_t b = fork();
-  if (b == 0) {
-    pause();
-    _exit(0);
-  }
-  kill(b, SIGKILL);
-  waitpid(b, &st, 0);
-  EXPECT_EQ(describe_wait_status(st).rfind("was killed by signal 9", 0), 0u) << describe_wait_status(st);
-  EXPECT_EQ(exit_code_of_wait_status(st), 137);
-  EXPECT_GT(find_free_port(), 0);
-}
-
-TEST(Launcher, AllRanksSucceed) {
-  LaunchOptions o;
-  o.nproc = 3;
-  o.executable = "/bin/sh";
-  o.args = {"-c", "test \"$WORLD_SIZE\" = 3 && test \"$RANK\" = \"$LOCAL_RANK\" && test -n \"$MASTER_PORT\""};
-  EXPECT_EQ(launch(o), 0);
-}
-
-TEST(Launcher, OneRankFailingStopsTheOthers) {
-  LaunchOptions o;
-  o.nproc = 2;
-  o.executable = "/bin/sh";
-  o.args = {"-c", "if [ \"$RANK\" = 1 ]; then exit 5; fi; exec sleep 60"};
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(launch(o), 5);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
-}
-
-TEST(Launcher, Timeout) {
-  LaunchOptions o;
-  o.nproc = 2;
-  o.timeout_s = 0.5;
-  o.executable = "/bin/sh";
-  o.args = {"-c", "exec sleep 60"};
-  const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(launch(o), 124);
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }

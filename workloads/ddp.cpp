@@ -1,7 +1,7 @@
 // Checklist: DistributedDataParallel instead of DataParallel ("Faster
 // (multi-process)"). Training steps of an MLP (fp32, TF32 off), and at world
 // size 1 on CUDA of ResNet-50, in the ways workloads/ddp/train.h describes:
-//  - under `optbench launch --nproc N` / torchrun / srun (N ranks on one node):
+//  - under torchrun / srun (N ranks on one node):
 //    mlp_train_wsN at one global batch (per-rank batch x N): one device on rank
 //    0 vs DataParallel over N devices on rank 0 (CPU: a DP-equivalent in one
 //    process) vs DDP over the N ranks (gradients copied into buckets, or living
@@ -205,7 +205,7 @@ class DataParallelExperiment final : public Experiment {
             "DistributedDataParallel vs DataParallel vs one device",
             "DDP: one process per device, gradients all-reduced in buckets overlapped with backward",
             {"ddp_scaling"},
-            "Training steps of an MLP (fp32). Under optbench launch / torchrun / srun with N ranks on a node: one "
+            "Training steps of an MLP (fp32). Under torchrun / srun with N ranks on a node: one "
             "device on rank 0 vs DataParallel over N devices on rank 0 (CPU: a DP-equivalent in one process) vs DDP "
             "over the N ranks (gradients copied into buckets, or living in them), all at the same global batch, with "
             "scaling efficiency = throughput ratio / N; and an all-reduce of the gradient bytes (nccl-tests busbw). "
@@ -373,8 +373,8 @@ class DataParallelExperiment final : public Experiment {
       a.notes["ran_on"] = std::to_string(world) + " processes, one " + dev_words + " each (" + backend + ")";
     a.derive = [grad_bytes, world](const CaseResult& r) { return derive_busbw(r, grad_bytes, world); };
     a.skip_reason = !unavailable.empty() ? unavailable
-                    : world < 2          ? "all-reduce bandwidth needs 2+ ranks: run under optbench launch --nproc N, "
-                                           "torchrun or srun"
+                    : world < 2          ? "all-reduce bandwidth needs 2+ ranks: run under torchrun --nproc-per-node N "
+                                           "or srun"
                                          : "";
     if (!a.skip_reason.empty()) a.notes = json::object();
     out.push_back(a);
@@ -401,12 +401,13 @@ class DataParallelExperiment final : public Experiment {
     if (!gpu) {
       d.skip_reason =
           "torch::nn::parallel::data_parallel needs CUDA devices; the CPU DP-equivalent runs under "
-          "optbench launch --nproc N (in mlp_train_wsN)";
+          "torchrun --nproc-per-node N (in mlp_train_wsN)";
     } else if (world > 1) {
-      d.skip_reason = "under a launch, mlp_train_ws" + std::to_string(world) + " holds data_parallel";
+      d.skip_reason =
+          "under " + std::to_string(world) + " ranks, mlp_train_ws" + std::to_string(world) + " holds data_parallel";
     } else if (dp_devices < 2) {
       d.skip_reason =
-          "DataParallel vs DDP needs 2+ GPUs (one visible): run optbench launch --nproc N on a node "
+          "DataParallel vs DDP needs 2+ GPUs (one visible): run torchrun --nproc-per-node N on a node "
           "with N GPUs for the comparison";
     }
     if (!d.skip_reason.empty()) d.notes = json::object();

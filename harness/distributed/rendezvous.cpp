@@ -54,8 +54,7 @@ std::optional<RendezvousInfo> parse_rendezvous_env(const GetEnv& env) {
   if (auto ws = get(env, "WORLD_SIZE")) {
     const std::string context = "WORLD_SIZE is set, so this is a torchrun-style launch";
     RendezvousInfo r;
-    const auto launcher = get(env, "OPTBENCH_LAUNCHER");
-    r.source = launcher && !launcher->empty() ? *launcher : "torchrun";
+    r.source = "torchrun";
     r.world_size = static_cast<int>(parse_int(*ws, "WORLD_SIZE", 1, kMaxRanks));
     r.rank = static_cast<int>(parse_int(require(env, "RANK", context), "RANK", 0, kMaxRanks));
     r.local_rank = static_cast<int>(parse_int(require(env, "LOCAL_RANK", context), "LOCAL_RANK", 0, kMaxRanks));

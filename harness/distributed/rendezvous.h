@@ -1,7 +1,7 @@
 #pragma once
 // Who this process is in a multi-process run, from the environment the
 // launchers set:
-//  - torchrun / `optbench launch`: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+//  - torchrun: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 //    MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True: torchrun's agent hosts the
 //    TCPStore, so rank 0 connects as a client too);
 //  - Slurm (`srun`): SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, with MASTER_ADDR
@@ -25,7 +25,7 @@ struct RendezvousInfo {
   std::string master_addr = "127.0.0.1";
   std::uint16_t master_port = 0;
   bool agent_store = false;  // the TCPStore is hosted by someone else (torchrun's agent)
-  std::string source;        // "torchrun" (or OPTBENCH_LAUNCHER's value) | "slurm" | "local"
+  std::string source;        // "torchrun" | "slurm" | "local"
 };
 
 // Thrown for missing, malformed or inconsistent variables; the message names them.

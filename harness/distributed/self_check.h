@@ -1,5 +1,5 @@
 #pragma once
-// `optbench ddp-check` (hidden; run it under `optbench launch --nproc N`): the
+// `optbench ddp-check` (hidden; run it under `torchrun --no-python --nproc-per-node N`): the
 // DDP implementation's self-check across the launched ranks. The implementation
 // lives with its experiment (workloads/ddp/), which registers the check here;
 // the CLI only parses the options and calls it.

@@ -2,7 +2,7 @@
 // A process group this process belongs to, and how the ranks of a launched run
 // cooperate with the measurement harness.
 //
-// Under a launcher (optbench launch, torchrun, srun) every rank runs the same
+// Under a launcher (torchrun, srun) every rank runs the same
 // `optbench run ...`. Only rank 0 measures and writes the results file; ranks
 // > 0 serve it, following one ordered stream of commands rank 0 writes to the
 // TCPStore: "build variant (experiment, case, variant) as job J", "take a step

@@ -63,7 +63,7 @@ Train::Train(const TrainSpec& s, Mode mode, GradLayout layout, DeviceKind kind, 
   } else {
     session_ = dist::current_session();
     if (!session_ && mode_ == Mode::ddp)
-      throw std::runtime_error("DDP across ranks needs a launched run (optbench launch / torchrun / srun)");
+      throw std::runtime_error("DDP across ranks needs a launched run (torchrun / srun)");
   }
   if (session_) session_->check_usable();
   if (mode_ == Mode::ddp) {

@@ -1,7 +1,7 @@
 #pragma once
-// The CLI side of distributed runs: `optbench launch` and the hidden
-// `optbench ddp-check`. cli.cpp registers them with one call and dispatches with
-// another, so its own code stays unaware of both.
+// The CLI side of distributed runs: the hidden `optbench ddp-check` (ranks are
+// started by torchrun or srun, docs/distributed.md). cli.cpp registers it with
+// one call and dispatches with another, so its own code stays unaware of it.
 #include <memory>
 #include <optional>
 
