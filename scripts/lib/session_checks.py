@@ -2,7 +2,7 @@
 needs before trusting what a short GPU lease produced, each pass or fail with the figure
 it rests on, printed and saved as DIR/checks.tsv; any failed row fails the session.
 
-    python -m report.gpu.session_checks DIR [--rehearsal]
+    PYTHONPATH=REPO python3 scripts/lib/session_checks.py DIR [--rehearsal]
 
 DIR holds what the session wrote: steps.tsv, matmul_check.json and the results files
 of its run steps in DIR/runs. With --rehearsal (a session on the CPU) the rows a CPU cannot show
@@ -21,9 +21,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..explanation.why import TRANSFERS
-from ..load.document import Breakdown, Case, Document, Experiment, Variant
-from ..load.results import ResultsError, load_results
+from report.explanation.why import TRANSFERS
+from report.load.document import Breakdown, Case, Document, Experiment, Variant
+from report.load.results import ResultsError, load_results
 
 # Device time is measured by events inside the host's timed region, so a device
 # median above the host median is a measurement fault; the 2% allow for the two
