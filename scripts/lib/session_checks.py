@@ -30,8 +30,8 @@ from report.load.results import ResultsError, load_results
 # clocks' resolutions at the shortest steps.
 DEVICE_OVER_HOST_MAX = 1.02
 # Where a step is long enough (>= 1 ms on the device) the host's extra time is the
-# launch and synchronisation alone: the 2026-11-24 H100 files left at most 6%
-# (0.94); anything inside the timed region (an NVML read) would widen it.
+# launch and synchronisation alone, a few percent on an H100 (docs/results-history.md);
+# anything inside the timed region (an NVML read) would widen it.
 LONG_STEP_S = 1e-3
 LONG_STEP_GAP_MAX = 0.10
 # A replayed graph launches once per step; the batch's copy in may add launches.
