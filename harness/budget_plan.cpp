@@ -14,9 +14,9 @@ constexpr double kVerifyReferenceSteps = 15;   // the float64 reference, of the 
 constexpr double kVerifyStepsPerVariant = 12;  // a 3-step trace and a fit of up to 9 steps
 constexpr double kVerifyBuildsPerVariant = 2;  // fresh weights for each
 constexpr double kProcessStartS = 1.0;         // a fresh process for a cold first step
-// ... on a GPU, where it also makes a CUDA context and opens cuDNN and cuBLAS:
-// 0.9-1.5 s for the GPU test processes (2026-11-24), 2-3 s in issue 37's
-// session; its top, so that a cold process the gate lets start fits.
+// ... on a GPU, where it also makes a CUDA context and opens cuDNN and cuBLAS: the
+// top of what such a start was seen to take (docs/results-history.md), so that a
+// cold process the gate lets start fits.
 constexpr double kCudaProcessStartS = 3.0;
 constexpr double kCuptiSetupS = 1.0;           // once per process, on a GPU
 constexpr double kWindowEstimateFactor = 2.0;  // an operator-heavy window over its steps

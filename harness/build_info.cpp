@@ -16,7 +16,7 @@ std::string source_dir() { return OPTBENCH_BUILD_SOURCE_DIR; }
 
 namespace {
 // Python puts the working directory first on sys.path for -m and -c, so a report/
-// package or a numpy.py there would run instead of the project's (issue 31); -P stops
+// package or a numpy.py there would run instead of the project's; -P stops
 // that only from Python 3.11, and a blank or "." entry in PYTHONPATH adds the directory
 // back. So the runner sets sys.path itself before any import: the source tree, then the
 // interpreter's own entries, less the working directory ('').

@@ -2,11 +2,10 @@
 // glibc's malloc moves its mmap and trim thresholds with a process's history: a
 // freed mmapped chunk raises them, and whether a step's freed temporaries sit at
 // the top of the heap (trimmed, then faulted in again on the next step) depends
-// on what was allocated above them. So one step can take 16,320 minor page
-// faults in one process and none in the next: fused_optimizer's 2048x2048
-// per_tensor step took 52 ms in every process of one standard run and 19.5 ms
-// in every process of the next (results/2026-11-27_*_standard*.json, repeats'
-// minor_faults_per_step), halving the fused speedup between an A/A pair.
+// on what was allocated above them. So one step can take thousands of minor page
+// faults in one process and none in the next, and the same step's time (and an
+// optimization's speedup) differ between the runs of an A/A pair (fused_optimizer's
+// in docs/results-history.md).
 //
 // Every optbench process therefore pins both thresholds at the start, to the
 // regime a long-running process settles in (allocations up to glibc's largest

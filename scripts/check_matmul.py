@@ -12,22 +12,17 @@ per round, and a fresh process for each timer in every round. The last is what
 makes the spreads comparable: where a process is born (its buffers' addresses,
 its pages, the core it lands on) moves a CPU matmul by several percent for the
 life of the process. Timed in one long Python process, torch.utils.benchmark's
-rounds all shared one such draw while the harness drew six: its spread
-understated its uncertainty, and on the CI VM (2026-11-27) one lucky draw put it
-15% ahead of the harness with every round agreeing (bar 13%, failed).
+rounds would all share one such draw while the harness drew six: its spread would
+understate its uncertainty, and one lucky draw could fail the check.
 
 The bar: the two medians over rounds may differ by --tolerance, or by what the
 measured noise explains where that is more: --noise-k (3) times the combined
 spread of the two timers' round medians (each a robust relative standard
-deviation, 1.4826 x MAD / median). The tolerance is 2% on a GPU (an H100's
-rounds agree within 0.4%; the two timers differed by -0.36%) and 5% on a CPU.
-On the 2-core CI VM, five single-thread runs (fp32 512) differed by -3.1% to
-+4.8% with no consistent sign, spreads 1.4% to 8.8%, so the noise term set
-the bar (16% to 27%). Two threads per timer were steadier while the machine
-was quiet (+1.05% to +2.43% in six runs) but one run with another process on
-the machine differed by -33% (bar 22%): a two-thread GEMM waits for whichever
-thread lost its core, so the check uses one. Both figures, both spreads and
-the bar are printed; --out writes the JSON.
+deviation, 1.4826 x MAD / median). The tolerance is 2% on a GPU, whose rounds
+agree closely, and 5% on a CPU, where the noise term mostly sets the bar. One
+thread per timer: a two-thread GEMM waits for whichever thread lost its core.
+The figures these were set from are in docs/method.md ("Checking the harness").
+Both figures, both spreads and the bar are printed; --out writes the JSON.
 
     scripts/check_matmul.py build/cuda/benchmarks/optbench_bench --out check.json             # GPU: fp16 4096
     scripts/check_matmul.py build/cuda/benchmarks/optbench_bench --device cpu                  # CPU: fp32 512

@@ -1,4 +1,4 @@
-// CUDA graphs (issue 6, beyond the seeds' checklists): a whole training step
+// CUDA graphs (a claim beyond the seeds' checklists, report/sources.md): a whole training step
 // (forward, cross-entropy, backward, SGD with momentum) captured once into an
 // at::cuda::CUDAGraph and replayed every step, vs the same step launched
 // eagerly. Expected to pay off where the step is launch-bound (a small MLP on a

@@ -139,9 +139,9 @@ class MixedPrecision final : public Experiment {
                     torch::randint(0, g.vocab, {gb, g.seq}, torch::kLong).to(torch_device(d))),
         gv, WorkUnits{0, gpt_train_flops_per_token(g) * gb * g.seq, static_cast<double>(gb * g.seq), "tokens"}, d,
         false));
-    // Without native bf16 a CPU emulates it: AMP bf16 steps took 6-19x FP32's on an
-    // AVX2-only VM (results/2026-11-27_..._standard_bf16_emulated.json), minutes a
-    // run for a figure that says nothing of AMP on a GPU (both claims are about GPUs).
+    // Without native bf16 a CPU emulates it: AMP bf16 steps take many times FP32's,
+    // minutes a run for a figure that says nothing of AMP on a GPU (both claims are
+    // about GPUs).
     if (!gpu && cpu_has_native_bf16() == false)
       for (auto& c : out)
         c.skip_reason =

@@ -43,8 +43,8 @@ Case epochs_case(std::string name, const EpochSpec& base, bool python) {
     c.variants = {
         variant("python_new_workers", "persistent_workers=False: worker processes started every epoch", false),
         variant("python_persistent_workers", "persistent_workers=True: worker processes kept", true)};
-    // A Python that imports torch, started for each variant: 1.7-2.1 s each on
-    // the CI-like VM (time_s.build / 2 in results/2026-11-27_*_standard*.json).
+    // A Python that imports torch, started for each variant: the least such a
+    // start took on the CI-like VM (docs/results-history.md).
     c.setup_s = 1.7;
     c.notes = {{"python", py},
                {"label",

@@ -6,7 +6,7 @@ mechanism counter (why_counters.py) that moved the way the timing did, it leads:
 a count holds even where the windows' times do not.
 
 `Why` is made once per comparison and rendered at the edge: the table prints
-`text()`, the summary `headline()`, and the audit (why_audit.py) checks its fields
+`text()`, the summary `headline()`, and the audit (report/tests/why_audit.py) checks its fields
 against the timing."""
 
 from __future__ import annotations

@@ -115,8 +115,8 @@ class Settings:
     min_effect: float = 0.02
     threshold: float | None = None  # a fixed floor for every pair instead of the per-case ones
     # The change the gate must be able to see: a pair whose interval half-width plus
-    # floor reaches past it reads 'cannot tell', never 'same' (issue 41: a gate that
-    # cannot fail tells CI nothing, and must say so).
+    # floor reaches past it reads 'cannot tell', never 'same' (a gate that cannot
+    # fail tells CI nothing, and must say so).
     detect: float = 0.20
 
 

@@ -1,2 +1,2 @@
-"""GPUs: datasheet peaks (gpu_specs), the `gpus` table across GPUs, and a GPU session's
-checks on itself (session_checks)."""
+"""GPUs: datasheet peaks (gpu_specs) and the `gpus` table across GPUs. A GPU session's
+checks on itself are the session's (scripts/lib/session_checks.py)."""

@@ -10,6 +10,7 @@ from report.__main__ import main
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # for `import synth`
+sys.path.insert(0, str(REPO / "scripts" / "lib"))  # for `import session_checks`, the tooling's
 
 
 class CliResult:

@@ -100,7 +100,7 @@ def test_moved_says_no_only_with_the_same_verdict_and_overlapping_intervals(runs
 
 
 def test_no_why_contradicts_its_timing_in_either_run(runs):
-    from report.explanation.why_audit import audit
+    from why_audit import audit
 
     for d in runs:
         a = audit(d)

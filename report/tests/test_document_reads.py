@@ -112,7 +112,7 @@ def test_render_compare_and_gpus_read_the_files_through_the_document_only(tracke
 
 
 def test_a_gpu_sessions_checks_read_the_files_through_the_document_only(tracked, tmp_path):
-    from report.gpu import session_checks
+    import session_checks
 
     runs = tmp_path / "runs"
     runs.mkdir()

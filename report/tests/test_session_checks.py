@@ -1,4 +1,4 @@
-"""scripts/gpu-session's checks (report/gpu/session_checks.py), each shown to fail on what it
+"""scripts/gpu-session's checks (scripts/lib/session_checks.py), each shown to fail on what it
 exists to catch: a window in which CUPTI recorded nothing, device time above the host
 time around it, a replayed graph launching op by op, no GPU, a CUDA file in a CPU
 rehearsal, a twin on another torch, a reserved step skipped or past its deadline (the
@@ -13,9 +13,8 @@ import json
 from pathlib import Path
 
 import pytest
+import session_checks as sc
 import synth
-
-from report.gpu import session_checks as sc
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 H100 = FIXTURES / "h100_2026-11-24"

@@ -1,4 +1,4 @@
-"""The why audit (report/explanation/why_audit.py): no sentence the report prints over the committed
+"""The why audit (why_audit.py, beside these tests): no sentence the report prints over the committed
 breakdown run contradicts its timing in sign or size, and planted contradictions, each
 kind on its own, are caught."""
 
@@ -7,9 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import synth
+from why_audit import audit, audit_rows, report_rows
 
 from report.explanation.why import explain
-from report.explanation.why_audit import audit, audit_rows, report_rows
 from report.explanation.why_row import Kind
 
 BREAKDOWN_RUN = (

@@ -8,8 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import synth
+from why_audit import audit, audit_rows, report_rows
 
-from report.explanation.why_audit import audit, audit_rows, report_rows
 from report.explanation.why_counters import LABELS, Count, count_text, named_count
 from report.explanation.why_row import Kind
 from report.render.tables import document_tables

@@ -2,7 +2,7 @@
 needs before trusting what a short GPU lease produced, each pass or fail with the figure
 it rests on, printed and saved as DIR/checks.tsv; any failed row fails the session.
 
-    python -m report.gpu.session_checks DIR [--rehearsal]
+    PYTHONPATH=REPO python3 scripts/lib/session_checks.py DIR [--rehearsal]
 
 DIR holds what the session wrote: steps.tsv, matmul_check.json and the results files
 of its run steps in DIR/runs. With --rehearsal (a session on the CPU) the rows a CPU cannot show
@@ -21,17 +21,17 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..explanation.why import TRANSFERS
-from ..load.document import Breakdown, Case, Document, Experiment, Variant
-from ..load.results import ResultsError, load_results
+from report.explanation.why import TRANSFERS
+from report.load.document import Breakdown, Case, Document, Experiment, Variant
+from report.load.results import ResultsError, load_results
 
 # Device time is measured by events inside the host's timed region, so a device
 # median above the host median is a measurement fault; the 2% allow for the two
 # clocks' resolutions at the shortest steps.
 DEVICE_OVER_HOST_MAX = 1.02
 # Where a step is long enough (>= 1 ms on the device) the host's extra time is the
-# launch and synchronisation alone: the 2026-11-24 H100 files left at most 6%
-# (0.94); anything inside the timed region (an NVML read) would widen it.
+# launch and synchronisation alone, a few percent on an H100 (docs/results-history.md);
+# anything inside the timed region (an NVML read) would widen it.
 LONG_STEP_S = 1e-3
 LONG_STEP_GAP_MAX = 0.10
 # A replayed graph launches once per step; the batch's copy in may add launches.

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..load.document import Case, Comparison, Document, Timed, Variant
-from ..load.numbers import is_num
-from ..render.tables import document_tables
-from .why import window_speedup
-from .why_row import Kind, Why
+from report.explanation.why import window_speedup
+from report.explanation.why_row import Kind, Why
+from report.load.document import Case, Comparison, Document, Timed, Variant
+from report.load.numbers import is_num
+from report.render.tables import document_tables
 
 # The figures are printed to 3 significant digits: half a unit of the third, and a margin.
 ROUNDING = 0.01
