@@ -1,8 +1,8 @@
 """One optbench results document as the report reads it: typed views of the run, its
 experiments, cases, variants and comparisons over the loaded JSON (results.py loads
-and checks it; migrate.py fills the variant params older files lack).
+and checks it; versions.py reads an older version as the current one).
 
-Every key of a results file is read here (and by results.py's loader and migrate.py),
+Every key of a results file is read here (and by results.py's loader and versions.py),
 once: the run's facts, a comparison's speedup, estimate, processes, rounds, floor and
 verification, a variant's samples, statistics, throughput and profiled window. The
 other modules read these views; the open mappings (params, derived figures, notes, a

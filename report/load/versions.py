@@ -1,20 +1,31 @@
-"""Older results files read as the current ones are written.
+"""The results format's versions, and an older file read as the current one.
 
-Variant params for files from before variants declared what they are (the
-vocabulary in harness/results.schema.json, variants[].params): filled from the names
-the harness's earlier versions gave their variants, per experiment, in one table.
+Each format generation has a number (CURRENT is what the harness writes:
+kSchemaVersion in harness/results_writer.h, the schema's schema_version). upgrade()
+takes a file one version at a time, each step a small function in STEPS, here and
+nowhere else; the rest of the report reads the current version only.
 
-This is the one place in the report where a name stands for a meaning. It fills only
-params a variant does not record, so a file whose variants declare theirs passes
-through unchanged; it never touches a case's params, notes or figures, which the
-report shows as they were recorded.
+The harness wrote "schema_version": 1 through generations 1 to 3, so a file saying 1
+is told by its keys, the oldest generation whose trait it shows:
+  1  a variant of an experiment in TABLE lacks a param its name stood for
+     (variants[].params, before workloads declared what a variant is);
+  2  a case or comparison holds "repeats", or a comparison its "estimate" (further
+     processes' records inside the first process's case, before 2026-11-28);
+  3  neither (the last generation that said 1).
+A file saying CURRENT is read as it is; any other number is refused (results.py). A step
+fills only what is absent, so a file taken for older than it is passes through unchanged.
 
-Further processes' records for files from before they were records of their own
-(2026-11-28): those files added them inside the first process's case ("repeats") and
-comparisons ("repeats", "estimate"); they move to experiments[].repeats and
-experiments[].estimates, where the harness now writes them.
-
-Applied where files are loaded (results.py)."""
+Steps:
+  1 -> 2  each variant's params filled from the names the harness's earlier versions
+          gave their variants, per experiment, in one table (TABLE): the one place in the
+          report where a name stands for a meaning. It never touches a case's params,
+          notes or figures, which the report shows as they were recorded.
+  2 -> 3  further processes' records move to experiments[].repeats, one per process
+          and case, and each comparison's estimate to experiments[].estimates, where
+          the harness now writes them; the case keeps what its first process recorded.
+  3 -> 4  a further process's record may carry its case's time_s. An older file's
+          records cannot be given one (where that time went was not recorded); the
+          record stays without it, which the format reads as "recorded nothing"."""
 
 from __future__ import annotations
 
@@ -142,26 +153,95 @@ def _move_repeats(e: dict) -> None:
         e["estimates"] = estimates
 
 
-def migrate(doc: dict) -> dict:
-    """Fill every variant's params its name stood for, where the variant does not record
-    them, and move further processes' records out of older files' cases; returns the same
-    document."""
+def _named_params(doc: dict) -> None:
+    """1 -> 2: every variant's params its name stood for, where the variant does not record them."""
     for e in doc.get("experiments") or []:
-        if isinstance(e, dict) and "repeats" not in e and "estimates" not in e:
-            _move_repeats(e)
-        table = TABLE.get(str(e.get("name")))
+        table = TABLE.get(str(e.get("name"))) if isinstance(e, dict) else None
         if not table:
             continue
         for c in e.get("cases") or []:
             variants = [v for v in c.get("variants") or [] if isinstance(v, dict)]
             default = _default_fp32(c, variants) if e.get("name") == "mixed_precision" else None
             for v in variants:
-                params = dict(table.get(str(v.get("name", ""))) or {})
-                if not params:
-                    continue
-                if e.get("name") == "mixed_precision":
-                    params["default_fp32"] = v.get("name") == default
-                if e.get("name") == "data_parallel" and "devices" not in params:
-                    params["devices"] = _devices(c, v, params.get("parallelism"))
-                _fill(v, params)
+                params = _stood_for(e, c, v, default)
+                if params:
+                    _fill(v, params)
+
+
+def _stood_for(e: dict, c: dict, v: dict, default: str | None) -> dict:
+    """The params variant v's name stood for in experiment e (empty: the name stood for none)."""
+    params = dict(TABLE.get(str(e.get("name")), {}).get(str(v.get("name", ""))) or {})
+    if not params:
+        return params
+    if e.get("name") == "mixed_precision":
+        params["default_fp32"] = v.get("name") == default
+    if e.get("name") == "data_parallel" and "devices" not in params:
+        params["devices"] = _devices(c, v, params.get("parallelism"))
+    return params
+
+
+def _repeats_out_of_cases(doc: dict) -> None:
+    """2 -> 3: further processes' records out of the first process's cases."""
+    for e in doc.get("experiments") or []:
+        if isinstance(e, dict) and "repeats" not in e and "estimates" not in e:
+            _move_repeats(e)
+
+
+def _nothing_to_fill(doc: dict) -> None:
+    """3 -> 4: time_s in further processes' records is new and cannot be reconstructed."""
+
+
+CURRENT = 4
+# STEPS[v] takes a document of version v to v + 1.
+STEPS = {1: _named_params, 2: _repeats_out_of_cases, 3: _nothing_to_fill}
+LAST_UNNUMBERED = 3  # the newest generation whose files say 1
+
+
+def _lacks_named_params(doc: dict) -> bool:
+    for e in doc.get("experiments") or []:
+        if not (isinstance(e, dict) and e.get("name") in TABLE):
+            continue
+        for c in e.get("cases") or []:
+            variants = [v for v in (c.get("variants") or []) if isinstance(v, dict)] if isinstance(c, dict) else []
+            default = _default_fp32(c, variants) if e.get("name") == "mixed_precision" else None
+            for v in variants:
+                have = v.get("params") if isinstance(v.get("params"), dict) else {}
+                wanted = {k for k, x in _stood_for(e, c, v, default).items() if x is not None}
+                if not wanted <= set(have):
+                    return True
+    return False
+
+
+def _repeats_in_cases(doc: dict) -> bool:
+    for e in doc.get("experiments") or []:
+        for c in (e.get("cases") or []) if isinstance(e, dict) else []:
+            if not isinstance(c, dict):
+                continue
+            if "repeats" in c:
+                return True
+            if any(isinstance(cm, dict) and ("repeats" in cm or "estimate" in cm) for cm in c.get("comparisons") or []):
+                return True
+    return False
+
+
+def version_of(doc: dict) -> int:
+    """The generation of a file: its schema_version, and for one saying 1 the rule above."""
+    v = doc.get("schema_version")
+    if v != 1:
+        return v
+    if _lacks_named_params(doc):
+        return 1
+    if _repeats_in_cases(doc):
+        return 2
+    return LAST_UNNUMBERED
+
+
+def upgrade(doc: dict) -> dict:
+    """The document as the current version writes it, one version step at a time; a
+    document of the current version passes through unchanged. Returns the same dict."""
+    v = version_of(doc)
+    while v in STEPS:
+        STEPS[v](doc)
+        v += 1
+    doc["schema_version"] = v
     return doc
