@@ -153,15 +153,12 @@ class Verification:
         n = self.details.get("fit_steps")
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 
-    def judged_names(self, known: tuple[str, ...]) -> list[str] | None:
-        """The quantities a training check records as judged: details.judged, or in older
-        files the `known` ones whose <name>_judged flag is true; None where it records neither."""
-        d = self.details
-        if isinstance(d.get("judged"), list):
-            return [str(n) for n in d["judged"]]
-        if any(f"{k}_judged" in d for k in known):
-            return [k for k in known if d.get(f"{k}_judged") is True]
-        return None
+    @property
+    def judged_names(self) -> list[str] | None:
+        """The quantities a training check records as judged (details.judged); None where
+        it records none."""
+        d = self.details.get("judged")
+        return [str(n) for n in d] if isinstance(d, list) else None
 
 
 class Breakdown:

@@ -5,25 +5,29 @@ kSchemaVersion in harness/results_writer.h, the schema's schema_version). upgrad
 takes a file one version at a time, each step a small function in STEPS, here and
 nowhere else; the rest of the report reads the current version only.
 
-The harness wrote "schema_version": 1 through generations 1 to 3, so a file saying 1
+The harness wrote "schema_version": 1 through generations 1 to 4, so a file saying 1
 is told by its keys, the oldest generation whose trait it shows:
-  1  a variant of an experiment in TABLE lacks a param its name stood for
-     (variants[].params, before workloads declared what a variant is);
-  2  a case or comparison holds "repeats", or a comparison its "estimate" (further
+  1  a training check's verification.details has *_judged flags but no "judged" list
+     (before 2026-11-25);
+  2  a variant of an experiment in TABLE lacks a param its name stood for
+     (variants[].params, before workloads declared what a variant is, 2026-11-26);
+  3  a case or comparison holds "repeats", or a comparison its "estimate" (further
      processes' records inside the first process's case, before 2026-11-28);
-  3  neither (the last generation that said 1).
+  4  none of these (the last generation that said 1).
 A file saying CURRENT is read as it is; any other number is refused (results.py). A step
 fills only what is absent, so a file taken for older than it is passes through unchanged.
 
 Steps:
-  1 -> 2  each variant's params filled from the names the harness's earlier versions
+  1 -> 2  details.judged listed from the flags (JUDGED_FLAGS, in that order): the
+          quantities whose <name>_judged flag is true.
+  2 -> 3  each variant's params filled from the names the harness's earlier versions
           gave their variants, per experiment, in one table (TABLE): the one place in the
           report where a name stands for a meaning. It never touches a case's params,
           notes or figures, which the report shows as they were recorded.
-  2 -> 3  further processes' records move to experiments[].repeats, one per process
+  3 -> 4  further processes' records move to experiments[].repeats, one per process
           and case, and each comparison's estimate to experiments[].estimates, where
           the harness now writes them; the case keeps what its first process recorded.
-  3 -> 4  a further process's record may carry its case's time_s. An older file's
+  4 -> 5  a further process's record may carry its case's time_s. An older file's
           records cannot be given one (where that time went was not recorded); the
           record stays without it, which the format reads as "recorded nothing"."""
 
@@ -153,8 +157,34 @@ def _move_repeats(e: dict) -> None:
         e["estimates"] = estimates
 
 
+# The quantities a training check flagged as judged or not (workloads/training/verify_losses.h).
+JUDGED_FLAGS = ("first_loss", "first_logits", "trace", "fit")
+
+
+def _verification_details(doc: dict):
+    """Every comparison's verification details (a dict) in the first process's cases."""
+    for e in doc.get("experiments") or []:
+        for c in (e.get("cases") or []) if isinstance(e, dict) else []:
+            for cm in (c.get("comparisons") or []) if isinstance(c, dict) else []:
+                ver = cm.get("verification") if isinstance(cm, dict) else None
+                details = ver.get("details") if isinstance(ver, dict) else None
+                if isinstance(details, dict):
+                    yield details
+
+
+def _flags_only(details: dict) -> bool:
+    return "judged" not in details and any(f"{k}_judged" in details for k in JUDGED_FLAGS)
+
+
+def _judged_list(doc: dict) -> None:
+    """1 -> 2: the judged quantities listed where only their flags are recorded."""
+    for d in _verification_details(doc):
+        if _flags_only(d):
+            d["judged"] = [k for k in JUDGED_FLAGS if d.get(f"{k}_judged") is True]
+
+
 def _named_params(doc: dict) -> None:
-    """1 -> 2: every variant's params its name stood for, where the variant does not record them."""
+    """2 -> 3: every variant's params its name stood for, where the variant does not record them."""
     for e in doc.get("experiments") or []:
         table = TABLE.get(str(e.get("name"))) if isinstance(e, dict) else None
         if not table:
@@ -181,20 +211,20 @@ def _stood_for(e: dict, c: dict, v: dict, default: str | None) -> dict:
 
 
 def _repeats_out_of_cases(doc: dict) -> None:
-    """2 -> 3: further processes' records out of the first process's cases."""
+    """3 -> 4: further processes' records out of the first process's cases."""
     for e in doc.get("experiments") or []:
         if isinstance(e, dict) and "repeats" not in e and "estimates" not in e:
             _move_repeats(e)
 
 
 def _nothing_to_fill(doc: dict) -> None:
-    """3 -> 4: time_s in further processes' records is new and cannot be reconstructed."""
+    """4 -> 5: time_s in further processes' records is new and cannot be reconstructed."""
 
 
-CURRENT = 4
+CURRENT = 5
 # STEPS[v] takes a document of version v to v + 1.
-STEPS = {1: _named_params, 2: _repeats_out_of_cases, 3: _nothing_to_fill}
-LAST_UNNUMBERED = 3  # the newest generation whose files say 1
+STEPS = {1: _judged_list, 2: _named_params, 3: _repeats_out_of_cases, 4: _nothing_to_fill}
+LAST_UNNUMBERED = 4  # the newest generation whose files say 1
 
 
 def _lacks_named_params(doc: dict) -> bool:
@@ -229,10 +259,12 @@ def version_of(doc: dict) -> int:
     v = doc.get("schema_version")
     if v != 1:
         return v
-    if _lacks_named_params(doc):
+    if any(_flags_only(d) for d in _verification_details(doc)):
         return 1
-    if _repeats_in_cases(doc):
+    if _lacks_named_params(doc):
         return 2
+    if _repeats_in_cases(doc):
+        return 3
     return LAST_UNNUMBERED
 
 

@@ -236,7 +236,7 @@ def test_declared_params_and_migrated_names_wire_the_claims_alike():
         for c in e["cases"]:
             for v in c["variants"]:
                 v["params"] = {k: x for k, x in v["params"].items() if k not in VARIANT_KINDS}
-    assert version_of(stripped) == 1
+    assert version_of(stripped) == 2
     migrated = upgrade(copy.deepcopy(stripped))
     assert migrated == {**declared, "schema_version": CURRENT}  # the table gives what today's workloads declare
     ours, theirs, bare = wiring(declared), wiring(migrated), wiring(stripped)
@@ -275,9 +275,15 @@ def _doc_with_repeats_in_the_case() -> dict:
 def test_each_generation_is_told_by_its_keys():
     plain = synth.simple_doc([1.0, 2.0, 1.5], [0.5, 1.0, 0.7])
     plain["schema_version"] = 1
-    assert version_of(plain) == 3  # the last generation that said 1
-    assert version_of(_doc_with_repeats_in_the_case()) == 2
-    assert version_of({**declared_doc(), "schema_version": 1}) == 3  # its variants declare every param
+    assert version_of(plain) == 4  # the last generation that said 1
+    assert version_of(_doc_with_repeats_in_the_case()) == 3
+    assert version_of({**declared_doc(), "schema_version": 1}) == 4  # its variants declare every param
+    flagged = copy.deepcopy(plain)
+    flagged["experiments"][0]["cases"][0]["comparisons"][0]["verification"] = {"details": {"fit_judged": True}}
+    assert version_of(flagged) == 1
+    assert upgrade(flagged)["experiments"][0]["cases"][0]["comparisons"][0]["verification"]["details"]["judged"] == [
+        "fit"
+    ]
     assert version_of({**plain, "schema_version": CURRENT}) == CURRENT
 
 
