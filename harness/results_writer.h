@@ -31,7 +31,8 @@
 namespace optbench {
 
 constexpr const char* kSchemaName = "optbench-results";
-constexpr int kSchemaVersion = 1;
+// Bumped with every change of the format; report/load/versions.py reads each older one.
+constexpr int kSchemaVersion = 5;
 
 // Another run is writing the same file.
 struct OutputBusy : std::runtime_error {

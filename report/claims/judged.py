@@ -1,6 +1,6 @@
 """What a verification judged. A training check (workloads/training/verify_losses.h)
-records per quantity whether it was judged: details.judged lists them, older files
-only have the *_judged flags. A pass that judged nothing but the first loss, which at
+records per quantity whether it was judged: details.judged lists them (an older file's
+flags are listed as it is read, load/versions.py). A pass that judged nothing but the first loss, which at
 initialisation sits near ln(classes) whatever the logits are, would pass a wrong
 computation too: it is shown as "not judged", never as "passed". Checks that record
 nothing of the kind (a plain output comparison) are what they say.
@@ -17,7 +17,7 @@ NOT_JUDGED = "not_judged"
 
 def judged(ver: Verification | dict | None) -> list[str] | None:
     """The quantities a verification judged, in LABELS' order; None when it records none."""
-    names = Verification.of(ver).judged_names(tuple(LABELS))
+    names = Verification.of(ver).judged_names
     if names is None:
         return None
     return [k for k in LABELS if k in names] + [n for n in names if n not in LABELS]

@@ -1,8 +1,8 @@
 """One optbench results document as the report reads it: typed views of the run, its
 experiments, cases, variants and comparisons over the loaded JSON (results.py loads
-and checks it; migrate.py fills the variant params older files lack).
+and checks it; versions.py reads an older version as the current one).
 
-Every key of a results file is read here (and by results.py's loader and migrate.py),
+Every key of a results file is read here (and by results.py's loader and versions.py),
 once: the run's facts, a comparison's speedup, estimate, processes, rounds, floor and
 verification, a variant's samples, statistics, throughput and profiled window. The
 other modules read these views; the open mappings (params, derived figures, notes, a
@@ -153,15 +153,12 @@ class Verification:
         n = self.details.get("fit_steps")
         return n if isinstance(n, int) and not isinstance(n, bool) else None
 
-    def judged_names(self, known: tuple[str, ...]) -> list[str] | None:
-        """The quantities a training check records as judged: details.judged, or in older
-        files the `known` ones whose <name>_judged flag is true; None where it records neither."""
-        d = self.details
-        if isinstance(d.get("judged"), list):
-            return [str(n) for n in d["judged"]]
-        if any(f"{k}_judged" in d for k in known):
-            return [k for k in known if d.get(f"{k}_judged") is True]
-        return None
+    @property
+    def judged_names(self) -> list[str] | None:
+        """The quantities a training check records as judged (details.judged); None where
+        it records none."""
+        d = self.details.get("judged")
+        return [str(n) for n in d] if isinstance(d, list) else None
 
 
 class Breakdown:

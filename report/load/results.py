@@ -1,5 +1,6 @@
-"""Loading results files: schema-checked, with one clear error line on bad input, and
-the variant params older files lack filled from their names (migrate.py).
+"""Loading results files: schema-checked (jsonschema; without it, read unchecked and
+said so once), with one clear error line on bad input, and an older version read as
+the current one (versions.py).
 
 Input files are only ever read, never written."""
 
@@ -8,14 +9,16 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .migrate import migrate
+from .versions import CURRENT, upgrade
 
 SCHEMA_NAME = "optbench-results"
-SCHEMA_VERSION = 1
+# What a file may say: 1 (the generations before versions were counted) or the current one.
+READABLE_VERSIONS = (1, CURRENT)
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "harness" / "results.schema.json"
 # The largest results file (its JSON text, gzip-compressed or not) the report reads. A run
 # writes ~1 MB (the largest committed: 1.9 MB; the harness stops a variant at 100,000
@@ -45,20 +48,21 @@ def have_jsonschema() -> bool:
     return True
 
 
+NO_JSONSCHEMA = "jsonschema is not installed: results files are read without schema validation (pip install jsonschema)"
+_told = False
+
+
 def validator_name() -> str:
     """Which checker schema_errors() uses, for telling the user."""
-    if have_jsonschema():
-        return "jsonschema"
-    return "built-in structural check (jsonschema is not installed: required keys, types, enums, bounds)"
+    return "jsonschema" if have_jsonschema() else f"none ({NO_JSONSCHEMA})"
 
 
 def _finite_validator(jsonschema, schema: dict):
     """Draft 2020-12 whose "number" is a JSON number: finite. Python's json reads NaN and
     Infinity, which JSON has not, and every comparison with NaN is false, so a NaN time
-    would pass "minimum": 0; the built-in check (schema_check.py) means the same. Its
-    "items" checks an array of numbers at once (schema_check.item_suspects): jsonschema
-    took 100 s for a file of 3.5 million samples, item by item."""
-    from .schema_check import item_suspects
+    would pass "minimum": 0. Its "items" checks an array of numbers at once
+    (number_arrays.item_suspects)."""
+    from .number_arrays import item_suspects
 
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine(
@@ -103,20 +107,22 @@ def non_finite_at(doc: object, path: str = "") -> str | None:
     return None
 
 
-def schema_errors(doc: object) -> list[str]:
-    """Every schema violation as 'path: message' (empty when valid). Uses jsonschema
-    when it is installed, else the built-in structural check on the same schema."""
-    schema = load_schema()
+def schema_errors(doc: object) -> list[str] | None:
+    """Every schema violation as 'path: message' (empty when valid); None where jsonschema
+    is not installed, said once on stderr."""
+    global _told
     if not have_jsonschema():
-        from .schema_check import structural_errors
-
-        return structural_errors(doc, schema)
+        if not _told:
+            print(f"note: {NO_JSONSCHEMA}", file=sys.stderr)
+            _told = True
+        return None
     import jsonschema
     from jsonschema.exceptions import best_match
 
+    schema = load_schema()
     validator = _finite_validator(jsonschema, schema)(schema)
     # A oneOf/anyOf failure is told by what is wrong inside the form of the value's type
-    # (stats/median, not stats), as the built-in check does.
+    # (stats/median, not stats).
     errors = [best_match([e]) for e in validator.iter_errors(doc)]
     out = []
     for err in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
@@ -171,9 +177,9 @@ def check_results(doc: object, p: Path, validate: bool = True) -> dict:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
         hint = " (it is a Google Benchmark file)" if is_gbench(doc) else ""
         raise ResultsError(f'{p}: not an optbench results file (no "schema": "{SCHEMA_NAME}"){hint}')
-    if doc.get("schema_version") != SCHEMA_VERSION:
+    if doc.get("schema_version") not in READABLE_VERSIONS or isinstance(doc.get("schema_version"), bool):
         raise ResultsError(
-            f"{p}: schema version {doc.get('schema_version')!r}; this report reads version {SCHEMA_VERSION}"
+            f"{p}: schema version {doc.get('schema_version')!r}; this report reads versions 1 and {CURRENT}"
         )
     if (bad := non_finite_at(doc)) is not None:
         raise ResultsError(f"{p}: not a finite number at {bad}: results files hold finite numbers only")
@@ -183,7 +189,7 @@ def check_results(doc: object, p: Path, validate: bool = True) -> dict:
             more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
             raise ResultsError(f"{p}: does not match the results schema: {errors[0]}{more}")
     doc["_path"] = str(p)
-    return migrate(doc)
+    return upgrade(doc)
 
 
 def load_results(path: str | Path, validate: bool = True) -> dict:

@@ -1,6 +1,6 @@
 """Schema-valid synthetic results documents for tests, built from given samples. Like
 a file the report loads, a document gets the variant params its variants' names stood
-for in the harness's earlier versions (report/load/migrate.py), unless migrate=False."""
+for in the harness's earlier versions (report/load/versions.py), unless migrate=False."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as sp_stats
 
-from report.load.migrate import migrate as fill_params
+from report.load.versions import upgrade
 from report.statistics.stats import median_ci
 
 H100 = "NVIDIA H100 80GB HBM3"
@@ -284,7 +284,7 @@ def document(
         },
         "experiments": experiments,
     }
-    return fill_params(doc) if migrate else doc
+    return upgrade(doc) if migrate else doc
 
 
 def simple_doc(samples_base: list[float], samples_opt: list[float], gpu: str | None = H100) -> dict:

@@ -124,7 +124,8 @@ def test_validate_reports_every_file(bad_files, tmp_path, cli):
     d.mkdir()
     doc = synth.simple_doc([1e-3, 1.1e-3, 1.2e-3], [5e-4, 6e-4, 7e-4])
     synth.write(d / "a_good.json", doc)
-    (d / "b_digits.json").write_text(json.dumps(doc).replace('"schema_version": 1', '"schema_version": 1' + "0" * 5000))
+    version = f'"schema_version": {doc["schema_version"]}'
+    (d / "b_digits.json").write_text(json.dumps(doc).replace(version, version + "0" * 5000))
     (d / "c_zero.json").write_text(json.dumps(doc).replace("0.0005", "0.0", 1))
     for name, (path, _) in bad_files.items():
         (d / f"d_{name}.json").write_bytes(path.read_bytes())

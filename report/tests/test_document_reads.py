@@ -30,7 +30,7 @@ FILES = [
     )
 ]
 # The loader (its path, the schema version), the schema check, the migration of older files.
-ALLOWED = {"report.load.document", "report.load.migrate", "report.load.results", "report.load.schema_check"}
+ALLOWED = {"report.load.document", "report.load.versions", "report.load.results", "report.load.number_arrays"}
 OPEN = {"params", "derived", "notes", "categories_s", "time_s"}
 
 

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from report.load.document import Document
-from report.load.migrate import migrate
+from report.load.versions import upgrade
 from report.statistics.estimate import PROCESS, ROUND, t_interval
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "two_level_golden.json").read_text())
@@ -27,10 +27,11 @@ def test_interval_matches_the_harness_golden_vector(c):
 
 
 def _doc(cm: dict, **experiment) -> Document:
-    """One comparison b/a of case c; older files' keys moved as files are read (migrate.py)."""
+    """One comparison b/a of case c; older files' keys moved as files are read (versions.py)."""
     cm = {"baseline": "a", "variant": "b", **cm}
     e = {"name": "e", "status": "ok", "cases": [{"name": "c", "status": "ok", "comparisons": [cm]}], **experiment}
-    return Document(migrate({"config": {"measure": {"stopping": {"confidence": 0.95}}}, "experiments": [e]}))
+    doc = {"schema_version": 1, "config": {"measure": {"stopping": {"confidence": 0.95}}}, "experiments": [e]}
+    return Document(upgrade(doc))
 
 
 def _estimate(cm: dict, **experiment):
@@ -44,7 +45,7 @@ def test_recorded_estimate_is_read_as_recorded():
         estimates=[{"case": "c", "baseline": "a", "variant": "b", **rec}],
     )
     assert (e.speedup, e.ci_low, e.ci_high, e.unit, e.n, e.df, e.recorded) == (2.2, 1.5, 3.0, PROCESS, 7, 6, True)
-    # an older file's, inside the comparison, is read the same (migrate.py moves it)
+    # an older file's, inside the comparison, is read the same (versions.py moves it)
     old = _estimate({"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1, "estimate": rec})
     assert (old.speedup, old.ci_low, old.ci_high, old.n, old.recorded) == (2.2, 1.5, 3.0, 7, True)
     # another comparison's record is not this one's

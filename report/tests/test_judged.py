@@ -13,6 +13,7 @@ from report.claims.judge import evaluate
 from report.claims.judged import NOT_JUDGED, judged, judged_text, status
 from report.claims.verdicts import DRAWN
 from report.load.results import load_results
+from report.load.versions import upgrade
 
 H100_AMP = REPO / ".." / "shared" / "gpu-runs" / "2026-11-24" / "h100_mixed_precision.json"
 
@@ -21,8 +22,15 @@ def ver(st="passed", **details):
     return {"status": st, "details": details}
 
 
+def older(verification: dict) -> dict:
+    """An older file's verification (flags only) as the report reads it (load/versions.py)."""
+    doc = {"schema_version": 1, "experiments": [{"cases": [{"comparisons": [{"verification": verification}]}]}]}
+    return upgrade(doc)["experiments"][0]["cases"][0]["comparisons"][0]["verification"]
+
+
 def test_first_loss_alone_is_not_judged():
-    assert status(ver(first_loss_judged=True, first_logits_judged=False, trace_judged=False)) == NOT_JUDGED
+    assert status(older(ver(first_loss_judged=True, first_logits_judged=False, trace_judged=False))) == NOT_JUDGED
+    assert judged(older(ver(trace_judged=True, first_loss_judged=True))) == ["first_loss", "trace"]
     assert status(ver(judged=["first_loss"])) == NOT_JUDGED
     assert status(ver(judged=[])) == NOT_JUDGED
 

@@ -16,8 +16,8 @@ from conftest import FIXTURES, REPO
 
 from report.claims.judge import ONE_PROCESS, evaluate
 from report.claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
-from report.load.migrate import TABLE
 from report.load.results import load_inputs
+from report.load.versions import TABLE
 from report.render.command import render
 from report.render.machine_paths import paths_in, shown
 from report.render.summary import RunClaims, summarize
@@ -46,7 +46,7 @@ def renders(tmp_path_factory):
         if "experiments" not in doc:  # a Google Benchmark file or a probe's: no claims
             continue
         d = tmp_path_factory.mktemp(f"r{i}")
-        inputs = load_inputs([str(path)], allow_gbench=True)  # read as the report reads it (migrate.py)
+        inputs = load_inputs([str(path)], allow_gbench=True)  # read as the report reads it (versions.py)
         written = render(inputs, d, plots=False)
         out[path] = (
             inputs[0].doc,
@@ -195,7 +195,7 @@ def test_the_mechanism_leads_with_the_experiments_counter_as_its_why_does(render
 
 @pytest.mark.skipif(
     "eval_no_grad" not in TABLE,
-    reason="eval_no_grad's variants declare no grad_mode yet (report/load/migrate.py): the no_grad claim "
+    reason="eval_no_grad's variants declare no grad_mode yet (report/load/versions.py): the no_grad claim "
     "has no variant of its own",
 )
 def test_the_no_grad_claims_mechanism_is_its_own_variants(renders):

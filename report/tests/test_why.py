@@ -9,8 +9,7 @@ from conftest import FIXTURES
 
 from report.explanation.why import NOTE, explain, label
 from report.load.document import Document
-from report.load.results import load_schema, schema_errors
-from report.load.schema_check import structural_errors
+from report.load.results import schema_errors
 from report.render.tables import document_tables
 
 MS = 1e-3
@@ -122,7 +121,6 @@ def doc_with_breakdowns():
 def test_documents_with_breakdowns_are_schema_valid():
     doc = doc_with_breakdowns()
     assert schema_errors(doc) == []
-    assert structural_errors(doc, load_schema()) == []
 
 
 def test_why_column_in_markdown_html_and_csv(tmp_path, cli):

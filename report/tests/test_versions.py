@@ -1,6 +1,7 @@
-"""Variant params for older files (report/load/migrate.py): filled from the names of their
-time, never over what a file records, valid under the schema, and the same wiring of
-claims as the params a workload declares."""
+"""Older results files read as the current version (report/load/versions.py): each
+generation told by its keys, upgraded one step at a time; variant params filled from
+the names of their time, never over what a file records, valid under the schema, and
+the same wiring of claims as the params a workload declares."""
 
 import copy
 import glob
@@ -11,8 +12,8 @@ from conftest import REPO
 
 from report.claims.judge import evaluate
 from report.load.document import VARIANT_KINDS, Document
-from report.load.migrate import TABLE, migrate
 from report.load.results import load_results, load_schema, read_json, schema_errors
+from report.load.versions import CURRENT, TABLE, upgrade, version_of
 
 COMMITTED = sorted(
     glob.glob(str(REPO / "results" / "*.json"))
@@ -37,7 +38,8 @@ def test_every_kind_is_in_the_schemas_vocabulary():
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: p.split("/")[-1])
 def test_committed_files_load_with_the_params_their_names_stood_for(path):
     before = read_json(path)
-    doc = load_results(path)  # migrated where loaded
+    doc = load_results(path)  # upgraded where loaded
+    assert doc["schema_version"] == CURRENT
     assert not schema_errors({k: v for k, v in doc.items() if k != "_path"})
     filled = 0
     for experiment, table in TABLE.items():
@@ -47,7 +49,7 @@ def test_committed_files_load_with_the_params_their_names_stood_for(path):
                 filled += 1
     for _, v in variants(doc, "mixed_precision"):
         assert isinstance(v["params"]["default_fp32"], bool)
-    assert migrate(copy.deepcopy(doc)) == doc  # a second pass changes nothing
+    assert upgrade(copy.deepcopy(doc)) == doc  # a second pass changes nothing
 
     # nothing but variant params: cases, figures and names are as recorded
     def strip(d):
@@ -234,8 +236,9 @@ def test_declared_params_and_migrated_names_wire_the_claims_alike():
         for c in e["cases"]:
             for v in c["variants"]:
                 v["params"] = {k: x for k, x in v["params"].items() if k not in VARIANT_KINDS}
-    migrated = migrate(copy.deepcopy(stripped))
-    assert migrated == declared  # the table gives what today's workloads declare
+    assert version_of(stripped) == 2
+    migrated = upgrade(copy.deepcopy(stripped))
+    assert migrated == {**declared, "schema_version": CURRENT}  # the table gives what today's workloads declare
     ours, theirs, bare = wiring(declared), wiring(migrated), wiring(stripped)
     assert ours == theirs
     picked = {cid: [x[1:4] for x in w[0]] for cid, w in ours.items() if w[0]}
@@ -259,3 +262,50 @@ def test_declared_params_and_migrated_names_wire_the_claims_alike():
     # without params nothing says what a variant is: those claims find nothing
     for cid in ("amp", "torchscript", "persistent_workers", "cudnn_benchmark", "fp16_tensor_cores"):
         assert not bare[cid][0], cid
+
+
+def _doc_with_repeats_in_the_case() -> dict:
+    doc = synth.simple_doc([1.0, 2.0, 1.5], [0.5, 1.0, 0.7])
+    case = doc["experiments"][0]["cases"][0]
+    case["repeats"] = [{"process": 1, "status": "ok", "rounds": 3}]
+    doc["schema_version"] = 1  # as every file of generation 2 says
+    return doc
+
+
+def test_each_generation_is_told_by_its_keys():
+    plain = synth.simple_doc([1.0, 2.0, 1.5], [0.5, 1.0, 0.7])
+    plain["schema_version"] = 1
+    assert version_of(plain) == 4  # the last generation that said 1
+    assert version_of(_doc_with_repeats_in_the_case()) == 3
+    assert version_of({**declared_doc(), "schema_version": 1}) == 4  # its variants declare every param
+    flagged = copy.deepcopy(plain)
+    flagged["experiments"][0]["cases"][0]["comparisons"][0]["verification"] = {"details": {"fit_judged": True}}
+    assert version_of(flagged) == 1
+    assert upgrade(flagged)["experiments"][0]["cases"][0]["comparisons"][0]["verification"]["details"]["judged"] == [
+        "fit"
+    ]
+    assert version_of({**plain, "schema_version": CURRENT}) == CURRENT
+
+
+def test_upgrade_steps_one_version_at_a_time():
+    out = upgrade(_doc_with_repeats_in_the_case())
+    assert out["schema_version"] == CURRENT
+    e = out["experiments"][0]
+    assert "repeats" not in e["cases"][0]
+    assert [r["process"] for r in e["repeats"]] == [1] and e["repeats"][0]["case"] == e["cases"][0]["name"]
+
+
+def test_a_current_file_passes_unchanged():
+    doc = _doc_with_repeats_in_the_case()
+    doc["schema_version"] = CURRENT  # no step runs on the current version
+    assert upgrade(copy.deepcopy(doc)) == doc
+
+
+def test_the_harness_writes_the_current_version():
+    """The version is written by the harness (kSchemaVersion) and allowed by the schema: all
+    three say CURRENT, so a format change bumps them together."""
+    import re
+
+    header = (REPO / "harness" / "results_writer.h").read_text()
+    assert re.search(r"kSchemaVersion = (\d+);", header).group(1) == str(CURRENT)
+    assert load_schema()["properties"]["schema_version"]["enum"] == [1, CURRENT]
