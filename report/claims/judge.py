@@ -71,7 +71,7 @@ from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_
 from ..statistics.rounds import rounds_text, why_no_ci
 from .judged import NOT_JUDGED
 from .judged import status as judged_status
-from .verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, RANK, Rounds, Verdict, Why, bounds, decide
+from .verdicts import DRAWN, NOT_MEASURABLE, Rounds, Verdict, bounds, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 ON_CPU = "measured on a CPU (the claim is about GPUs)"
@@ -712,47 +712,18 @@ def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
     and the experiment declare them, a row fixed before the data (the least speedup would
     be whichever row came out lowest, a different one in each run)."""
     rows = res.evidence
-    if measurable:
-        for e in rows:
-            e.verdict = _row_verdict(res.claim, e, res.run_confidence)
-    open_rows = [e for e in rows if e.verdict is None or e.verdict.verdict not in DRAWN]
     if not measurable:
         res.decisive = rows[0]
-    elif open_rows:
-        res.decisive = open_rows[0]
     else:
-        res.decisive = min(rows, key=lambda e: (RANK[e.verdict.verdict], e.ci_low))
+        for e in rows:
+            e.verdict = _row_verdict(res.claim, e, res.run_confidence)
+        c, verdicts = res.claim, [e.verdict for e in rows]
+        v = decide(c.get("kind", "qualitative"), c.get("low"), c.get("high"), None, None, rows=verdicts)
+        res.decisive = rows[v.decisive or 0]
     _take(res, res.decisive)
     points = [e.speedup for e in rows]
     res.low, res.high = min(points), max(points)
-    if not measurable:
-        return None
-    d = res.decisive
-    if len(rows) == 1:
-        return d.verdict
-    if open_rows:
-        return Verdict(
-            INCONCLUSIVE,
-            Why.ROWS_UNDECIDED,
-            open_rows[0].verdict.ranks,
-            row=open_rows[0].verdict,
-            label=d.label,
-            rows=len(rows),
-            undecided=len(open_rows),
-        )
-    counts = {}
-    for e in rows:
-        counts[e.verdict.verdict] = counts.get(e.verdict.verdict, 0) + 1
-    each = counts == {d.verdict.verdict: len(rows)}
-    return Verdict(
-        d.verdict.verdict,
-        Why.ROWS_EACH if each else Why.ROWS_WEAKEST,
-        d.verdict.ranks,
-        row=d.verdict,
-        label=d.label,
-        rows=len(rows),
-        counts=tuple(sorted(counts.items(), key=lambda x: RANK[x[0]])),
-    )
+    return v if measurable else None
 
 
 def _too_few_rounds(res: ClaimResult) -> Rounds | None:

@@ -16,6 +16,7 @@ gives an easier verdict (tests/test_verdicts.py checks that).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -99,6 +100,7 @@ class Verdict:
     counts: tuple[tuple[str, int], ...] = ()  # ROWS_WEAKEST: rows per verdict, lowest first
     left_out: tuple[int | None, ...] = ()  # pooled cases' rounds left out below the floor
     unjudged: tuple[str, ...] = ()  # rows verified no further than the first loss
+    decisive: int | None = None  # ROWS_*: which of the rows it rests on, by index
 
     @property
     def bounds(self) -> tuple[float, ...]:
@@ -148,6 +150,7 @@ def decide(
     too_few_rounds: Rounds | None = None,
     point: float | None = None,
     one_process: bool = False,
+    rows: Sequence[Verdict] = (),
 ) -> Verdict:
     """The verdict for a claim of `kind` with range [low, high] given the measured CI.
     `unavailable` (e.g. 'CPU run: no GPU', or a list of reasons) overrides everything: not
@@ -158,13 +161,41 @@ def decide(
     `point`, where given, must lie inside [ci_low, ci_high]. `one_process` where the
     interval is one process's rounds: it cannot show the spread between processes, which
     moves a ratio more than a process's own rounds scatter, so it decides nothing; a
-    verdict from it would be easier with less information than one between processes."""
+    verdict from it would be easier with less information than one between processes.
+    `rows`, where the claim's comparisons are judged apart, are their own verdicts (each
+    from this function, naming its comparison in rests_on); the claim's is the weakest:
+    inconclusive where any row is undecided, else the lowest outcome any row reached, its
+    CI's low end breaking a tie. So it is as claimed only where every row is, and a wider
+    interval anywhere can only make it inconclusive, never easier. `decisive` names the
+    row it rests on (the first undecided one, else the weakest)."""
     claim = {"kind": kind, "low": low, "high": high}
     if unavailable:
         reasons = tuple(unavailable) if isinstance(unavailable, list) else (unavailable,)
         return Verdict(NOT_MEASURABLE, Why.UNAVAILABLE, reasons=reasons, **claim)
     if kind == "qualitative" or (kind == "speedup" and not (_ok(low) and _ok(high))):
         return Verdict(NOT_MEASURABLE, Why.NO_NUMBER, **claim)
+    if len(rows) > 1:
+        undecided = [i for i, r in enumerate(rows) if r.verdict not in DRAWN]
+        at = undecided[0] if undecided else min(range(len(rows)), key=lambda i: (RANK[rows[i].verdict], rows[i].ci[0]))
+        d = rows[at]
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        why = Why.ROWS_UNDECIDED if undecided else Why.ROWS_EACH if len(counts) == 1 else Why.ROWS_WEAKEST
+        return Verdict(
+            INCONCLUSIVE if undecided else d.verdict,
+            why,
+            d.ranks,
+            row=d,
+            label=d.rests_on[0] if d.rests_on else "",
+            rows=len(rows),
+            undecided=len(undecided),
+            counts=() if undecided else tuple(sorted(counts.items(), key=lambda x: RANK[x[0]])),
+            decisive=at,
+            **claim,
+        )
+    if len(rows) == 1:
+        return rows[0]
     if too_few_rounds:
         return Verdict(INCONCLUSIVE, Why.TOO_FEW_ROUNDS, rounds=too_few_rounds, **claim)
     if one_process:
