@@ -28,14 +28,10 @@ measurements next to the verdict, never in it.
 Over several comparisons (claims.json "pool"):
   judged apart (the default)  each comparison is its own row with its own estimate
         and verdict: unlike cases (sizes, precisions, models, script and trace) are
-        never averaged. The claim's verdict is the weakest: inconclusive where any
-        is inconclusive (or has no CI), else the lowest outcome any row reached
-        (slower < no effect < smaller than claimed < confirmed < exceeded). So it
-        is confirmed only where every row is as claimed or more, and a wider
-        interval anywhere can only make it inconclusive, never easier. The claim's
-        figure is the row the verdict rests on (the first inconclusive one, else the
-        lowest), with the range of all rows; with no verdict (not measurable), the
-        first row as declared, the same row in every run.
+        never averaged. The claim's verdict is the weakest row's (verdicts.decide,
+        docs/verdicts.md); its figure is the row that verdict rests on, with the
+        range of all rows; with no verdict (not measurable), the first row as
+        declared, the same row in every run.
   "pool": true  cases that test the claim in the same shape (replicates): their
         geometric mean. Measured in several processes: per process the geometric
         mean over the cases, then Student's t across processes (processes.py); the
