@@ -28,14 +28,10 @@ measurements next to the verdict, never in it.
 Over several comparisons (claims.json "pool"):
   judged apart (the default)  each comparison is its own row with its own estimate
         and verdict: unlike cases (sizes, precisions, models, script and trace) are
-        never averaged. The claim's verdict is the weakest: inconclusive where any
-        is inconclusive (or has no CI), else the lowest outcome any row reached
-        (slower < no effect < smaller than claimed < confirmed < exceeded). So it
-        is confirmed only where every row is as claimed or more, and a wider
-        interval anywhere can only make it inconclusive, never easier. The claim's
-        figure is the row the verdict rests on (the first inconclusive one, else the
-        lowest), with the range of all rows; with no verdict (not measurable), the
-        first row as declared, the same row in every run.
+        never averaged. The claim's verdict is the weakest row's (verdicts.decide,
+        docs/verdicts.md); its figure is the row that verdict rests on, with the
+        range of all rows; with no verdict (not measurable), the first row as
+        declared, the same row in every run.
   "pool": true  cases that test the claim in the same shape (replicates): their
         geometric mean. Measured in several processes: per process the geometric
         mean over the cases, then Student's t across processes (processes.py); the
@@ -55,13 +51,14 @@ from __future__ import annotations
 import functools
 import json
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
 from ..load.numbers import is_num
 from ..render.fmt import fmt_no_ci, fmt_speedup, sig, sig_apart
 from ..render.glossary import TERMS, is_term
+from ..render.verdict_words import claimed_text
 from ..statistics import evidence as ev
 from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
 from ..statistics.multiplicity import rounds_floor
@@ -70,7 +67,7 @@ from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_
 from ..statistics.rounds import rounds_text, why_no_ci
 from .judged import NOT_JUDGED
 from .judged import status as judged_status
-from .verdicts import DRAWN, INCONCLUSIVE, RANK, Verdict, bounds, claimed_text, decide
+from .verdicts import DRAWN, NOT_MEASURABLE, Rounds, Verdict, bounds, decide
 
 CLAIMS_PATH = Path(__file__).resolve().parent / "claims.json"
 ON_CPU = "measured on a CPU (the claim is about GPUs)"
@@ -688,17 +685,10 @@ def _take(res: ClaimResult, e: Evidence) -> None:
     res.processes = e.est.n or 1 if e.est.unit == PROCESS else 1
 
 
-# Why an interval from one process decides nothing (verdicts.decide, one_process).
-ONE_PROCESS = (
-    "measured in one process: its interval cannot show the spread between processes "
-    "(run the standard profile, or --processes N)"
-)
-
-
 def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
     kind = claim.get("kind", "qualitative")
-    few = why_no_ci([e.rounds], [e.floor], run_confidence) if e.below_floor else None
-    return decide(
+    few = Rounds((e.rounds,), (e.floor,), run_confidence) if e.below_floor else None
+    v = decide(
         kind,
         claim.get("low"),
         claim.get("high"),
@@ -706,8 +696,9 @@ def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
         e.ci_high,
         too_few_rounds=few,
         point=e.speedup,
-        one_process=ONE_PROCESS if e.est.unit != PROCESS else None,
+        one_process=e.est.unit != PROCESS,
     )
+    return replace(v, rests_on=(e.label,))
 
 
 def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
@@ -717,84 +708,43 @@ def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
     and the experiment declare them, a row fixed before the data (the least speedup would
     be whichever row came out lowest, a different one in each run)."""
     rows = res.evidence
-    if measurable:
-        for e in rows:
-            e.verdict = _row_verdict(res.claim, e, res.run_confidence)
-    open_rows = [e for e in rows if e.verdict is None or e.verdict.verdict not in DRAWN]
     if not measurable:
         res.decisive = rows[0]
-    elif open_rows:
-        res.decisive = open_rows[0]
     else:
-        res.decisive = min(rows, key=lambda e: (RANK[e.verdict.verdict], e.ci_low))
+        for e in rows:
+            e.verdict = _row_verdict(res.claim, e, res.run_confidence)
+        c, verdicts = res.claim, [e.verdict for e in rows]
+        v = decide(c.get("kind", "qualitative"), c.get("low"), c.get("high"), None, None, rows=verdicts)
+        res.decisive = rows[v.decisive or 0]
     _take(res, res.decisive)
     points = [e.speedup for e in rows]
     res.low, res.high = min(points), max(points)
-    if not measurable:
-        return None
-    d = res.decisive
-    if len(rows) == 1:
-        return d.verdict
-    if open_rows:
-        first = open_rows[0].verdict
-        return Verdict(
-            INCONCLUSIVE,
-            f"{len(open_rows)} of {len(rows)} rows judged apart undecided; {d.label}: {first.why}",
-            first.ranks,
-        )
-    counts = {}
-    for e in rows:
-        counts[e.verdict.verdict] = counts.get(e.verdict.verdict, 0) + 1
-    if counts == {d.verdict.verdict: len(rows)}:
-        return Verdict(
-            d.verdict.verdict,
-            f"{d.verdict.verdict} in each of its {len(rows)} rows judged apart; "
-            f"the weakest, {d.label}: {d.verdict.why}",
-            d.verdict.ranks,
-        )
-    each = ", ".join(f"{v} {n}" for v, n in sorted(counts.items(), key=lambda x: RANK[x[0]]))
-    return Verdict(
-        d.verdict.verdict,
-        f"the weakest of {len(rows)} rows judged apart ({each}); {d.label}: {d.verdict.why}",
-        d.verdict.ranks,
-    )
+    return v if measurable else None
 
 
-def _too_few_rounds(res: ClaimResult) -> str | None:
-    """Why no verdict can be drawn when every case behind the claim is below the rounds
-    floor (naming the rounds); None when some case is at or above it."""
+def _too_few_rounds(res: ClaimResult) -> Rounds | None:
+    """The rounds when every case behind the claim is below the rounds floor (no
+    verdict can be drawn); None when some case is at or above it."""
     if not res.evidence or not all(e.below_floor for e in res.evidence):
         return None
-    rounds = why_no_ci([e.rounds for e in res.evidence], [e.floor for e in res.evidence], res.run_confidence)
+    rounds = tuple(e.rounds for e in res.evidence)
+    floors = tuple(e.floor for e in res.evidence)
     if len(res.evidence) == 1:
-        return f"{res.evidence[0].label}: {rounds}"
-    return f"every one of its {len(res.evidence)} cases has {rounds}"
+        return Rounds(rounds, floors, res.run_confidence, label=res.evidence[0].label)
+    return Rounds(rounds, floors, res.run_confidence, cases=len(res.evidence))
 
 
-def _say_unjudged(res: ClaimResult) -> None:
-    """A verdict drawn from variants whose check judged only the first loss says so."""
-    out = [e for e in res.evidence if e.unjudged]
-    if out and res.verdict.verdict in DRAWN:
-        res.verdict = Verdict(
-            res.verdict.verdict,
-            f"{res.verdict.why}; not verified beyond the first loss "
-            f"(which sits near ln(classes) whatever the logits): "
-            f"{', '.join(e.label for e in out)}",
-            res.verdict.ranks,
-        )
-
-
-def _say_left_out(res: ClaimResult) -> None:
-    """A verdict drawn from some cases says which below-floor cases it left out."""
-    out = res.left_out
-    if out and res.verdict.verdict in DRAWN:
-        res.verdict = Verdict(
-            res.verdict.verdict,
-            f"{res.verdict.why}; left out, below the rounds floor: "
-            f"{len(out)} case{'s' * (len(out) > 1)} "
-            f"({rounds_text([e.rounds for e in out])})",
-            res.verdict.ranks,
-        )
+def _annotate(res: ClaimResult) -> None:
+    """A drawn verdict names the below-floor cases it left out and the variants whose
+    check judged only the first loss; it names the comparisons it rests on."""
+    v = res.verdict
+    drawn = v.verdict in DRAWN
+    res.verdict = replace(
+        v,
+        rests_on=tuple(e.label for e in res.pooled) if v.verdict != NOT_MEASURABLE else (),
+        left_out=tuple(e.rounds for e in res.left_out) if drawn else (),
+        unjudged=tuple(e.label for e in res.evidence if e.unjudged) if drawn else (),
+    )
 
 
 def _one_per_case(res: ClaimResult) -> bool:
@@ -854,10 +804,9 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
             unavailable,
             _too_few_rounds(res),
             point=res.estimate if res.ci_low is not None else None,
-            one_process=ONE_PROCESS if res.basis != BETWEEN else None,
+            one_process=res.basis != BETWEEN,
         )
-    _say_left_out(res)
-    _say_unjudged(res)
+    _annotate(res)
     return res
 
 

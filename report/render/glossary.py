@@ -20,11 +20,13 @@ A spelling may hold '#' for a number ('between # processes' is 'between 3 proces
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache, cached_property
+
+from ..claims import verdicts
 
 NUMBER = r"\d[\d,.]*"
 
@@ -32,7 +34,9 @@ NUMBER = r"\d[\d,.]*"
 @dataclass(frozen=True)
 class Term:
     name: str  # the term, as it is printed in running text
-    definition: str
+    # What it means; a function where the definition reads a constant it describes (the
+    # no-effect band), so the words follow the constant.
+    meaning: str | Callable[[], str]
     # Further printed forms of the same word (a plural, 'n = #'); the name is the first.
     forms: tuple[str, ...] = ()
     # The column headers that name it ('speedup × [CI]'); the name is one where it heads a column.
@@ -42,6 +46,10 @@ class Term:
     # What must follow the spelling for the text to use the term (a profiler category's
     # label is a term where a figure follows it: 'convolution -27%'); default: a word's end.
     after: str = ""
+
+    @property
+    def definition(self) -> str:
+        return self.meaning() if callable(self.meaning) else self.meaning
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -71,6 +79,14 @@ def _spelling_regex(s: str, after: str = "") -> str:
     head = r"(?<![\w-])" if re.match(r"\w", s) else ""
     tail = after or (r"(?![\w-])" if re.search(r"\w$", s) else "")
     return head + body + tail
+
+
+def _band() -> str:
+    """The no-effect band's definition, from the constant the verdicts read."""
+    b = verdicts.NO_EFFECT_BAND
+    return (
+        f"Speedups from 1/{b:g} to {b:g} ({1 / b:.3f}–{b:.2f}×): within {100 * (b - 1):.3g}% of 1, too small to act on."
+    )
 
 
 # A profiler category's label (why.LABELS) is the term where a change follows it.
@@ -165,10 +181,11 @@ TERMS: tuple[Term, ...] = (
     ),
     Term(
         "verdict",
-        "The outcome the whole CI lies in; inconclusive where it spans several; or not measurable here.",
+        "The outcome the whole CI lies in; inconclusive where it spans several; or not measurable here "
+        "(the rule: docs/verdicts.md).",
         headers=("verdict",),
     ),
-    Term("no-effect band", "Speedups from 1/1.02 to 1.02 (0.980–1.02×): within 2% of 1, too small to act on."),
+    Term("no-effect band", _band),
     Term(
         "outcome",
         "What a user acts on: slower, no effect, smaller than claimed, or as claimed or more "

@@ -37,6 +37,7 @@ from .render_md import ran
 from .summary import ORDER_LINE, UNIT_LINE
 from .summary import note_terms as note_summary
 from .tables import ExperimentTable
+from .verdict_words import why_text
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-width:1400px;color:#222}
@@ -202,8 +203,8 @@ def _how_tested(report) -> str:
             who = f"{s.label}: " if several else ""
             dd = claim_details(c)
             glossary.note(*dd["terms"])
-            v = c.verdict
-            items.append(f"<li>{who}verdict: {escape(v.verdict)}" + (f": {escape(v.why)}" if v.why else "") + "</li>")
+            v, why = c.verdict, why_text(c.verdict)
+            items.append(f"<li>{who}verdict: {escape(v.verdict)}" + (f": {escape(why)}" if why else "") + "</li>")
             if len(dd["used"]) > 1:
                 items.append(
                     f"<li>{who}cases used:<ul>" + "".join(f"<li>{escape(u)}</li>" for u in dd["used"]) + "</ul></li>"

@@ -40,6 +40,7 @@ from .machine_paths import shown
 from .summary import ORDER_LINE, UNIT_LINE
 from .summary import note_terms as note_summary
 from .tables import ExperimentTable
+from .verdict_words import why_text
 
 WIDTH = 150  # prose is wrapped here: a reader's line, and a diff's
 DETAILS = "report_details.md"
@@ -306,8 +307,8 @@ def _how_tested(report) -> list[str]:
             who = f"{s.label}: " if several else ""
             dd = claim_details(c)
             glossary.note(*dd["terms"])
-            v = c.verdict
-            out += item(f"{who}verdict: {esc(v.verdict)}" + (f": {esc(v.why)}" if v.why else ""), 1)
+            v, why = c.verdict, why_text(c.verdict)
+            out += item(f"{who}verdict: {esc(v.verdict)}" + (f": {esc(why)}" if why else ""), 1)
             if len(dd["used"]) > 1:
                 out += item(f"{who}cases used:", 1)
                 for u in dd["used"]:

@@ -37,6 +37,7 @@ from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
 from .fmt import intervals_apart, sig_apart
 from .glossary import note, spelling
+from .verdict_words import short_why
 
 NBSP = "\u00a0"
 DECIDED, UNDECIDED, UNJUDGED = "decided", "inconclusive", "unjudged"
@@ -221,7 +222,7 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
 
 def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
     v = cr.verdict
-    why = v.short_why if v.verdict == NOT_MEASURABLE else ""
+    why = short_why(v) if v.verdict == NOT_MEASURABLE else ""
     est = cr.estimate if cr.pooled else None
     return RunCell(v.verdict, speedup_text(cr, processes) if est is not None else "—", why, est)
 

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 from conftest import FIXTURES, REPO
 
-from report.claims.judge import ON_CPU, ONE_PROCESS, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
+from report.claims.judge import ON_CPU, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
 from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 from report.load.document import Document
 from report.load.results import load_results
 from report.render.fmt import sig_apart
+from report.render.verdict_words import ONE_PROCESS, why_text
 from report.statistics.estimate import PROCESS, ROUND, Estimate
 
 COMMITTED = (
@@ -65,7 +66,7 @@ def test_every_claims_point_lies_inside_its_printed_range_and_interval(judged):
                 assert r.ci_low <= r.estimate <= r.ci_high, where
                 assert f"[{sig_apart(r.ci_low, r.bounds)}, {sig_apart(r.ci_high, r.bounds)}]" in r.text, where
             if r.verdict.verdict == INCONCLUSIVE:
-                assert not r.verdict.why.startswith("bug"), where
+                assert not why_text(r.verdict).startswith("bug"), where
 
 
 def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
@@ -94,7 +95,7 @@ def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
 def test_no_figure_is_a_best_of_several(judged):
     for path, (_, results) in judged.items():
         for r in results:
-            text = " ".join([r.text, r.verdict.why, *(b.text for b in r.beside), *(e.text for e in r.evidence)])
+            text = " ".join([r.text, why_text(r.verdict), *(b.text for b in r.beside), *(e.text for e in r.evidence)])
             assert "best of" not in text and "98.3%" not in text, (path.name, r.claim["id"])
             assert all(e.confidence == r.run_confidence for e in r.evidence), (path.name, r.claim["id"])
 
@@ -137,7 +138,7 @@ def test_gpu_claims_measured_on_a_cpu_show_the_figure_with_its_label(judged):
     by_id = _by_id(results)
     for cid in ("amp", "fp16_tensor_cores", "batch_size", "host_sync"):
         r = by_id[cid]
-        assert r.verdict.verdict == NOT_MEASURABLE and r.verdict.why == ON_CPU and r.estimate is not None, cid
+        assert r.verdict.verdict == NOT_MEASURABLE and why_text(r.verdict) == ON_CPU and r.estimate is not None, cid
     # grad_accumulation (not a GPU claim, no number): its own variant, two micro-batches, shown
     g = by_id["grad_accumulation"]
     assert [e.variant for e in g.evidence] == ["accumulate_k2"] and g.estimate == pytest.approx(0.599, abs=0.002)
@@ -151,9 +152,10 @@ def test_unlike_alignment_cases_are_each_judged(judged):
     r = _by_id(results)["tensor_core_alignment"]
     assert r.apart and len(r.evidence) == 17
     assert all(
-        e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and e.verdict.why == ONE_PROCESS for e in r.evidence
+        e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and why_text(e.verdict) == ONE_PROCESS
+        for e in r.evidence
     )
-    assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in r.verdict.why
+    assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(r.verdict)
     # the one-process rule held them back: between processes, the same intervals each draw a
     # verdict, the weakest confirmed on the 4104 case
     c = r.claim
@@ -271,7 +273,9 @@ def test_every_printed_claim_interval_keeps_its_side_of_the_claim_and_the_no_eff
                 continue
             texts = [(speedup_text(r), (r.estimate, r.ci_low, r.ci_high))]
             texts += [
-                (e.verdict.why, (e.ci_low, e.ci_high)) for e in r.evidence if e.verdict and "CI [" in e.verdict.why
+                (why_text(e.verdict), (e.ci_low, e.ci_high))
+                for e in r.evidence
+                if e.verdict and "CI [" in why_text(e.verdict)
             ]
             texts += [(e.text, (e.speedup, e.ci_low, e.ci_high)) for e in r.evidence]
             for text, values in texts:

@@ -7,7 +7,7 @@ import pytest
 import synth
 from conftest import REPO
 
-from report.claims.judge import CLAIMS_PATH, ONE_PROCESS, evaluate, evaluate_claim, load_claims
+from report.claims.judge import CLAIMS_PATH, evaluate, evaluate_claim, load_claims
 from report.claims.verdicts import (
     ALL,
     CONFIRMED,
@@ -20,6 +20,7 @@ from report.claims.verdicts import (
     decide,
 )
 from report.load.results import load_results
+from report.render.verdict_words import ONE_PROCESS, why_text
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
 
@@ -55,7 +56,7 @@ def as_if_between(c: dict, e) -> str:
 
 def one_process(v) -> bool:
     """A verdict held back by the one-process rule (claims.ONE_PROCESS)."""
-    return v.verdict == INCONCLUSIVE and ONE_PROCESS in v.why
+    return v.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(v)
 
 
 def test_claims_file_lists_every_needed_claim():
@@ -217,7 +218,7 @@ def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
 def test_pin_memory_without_the_loader_case_is_not_judged_on_raw_copies():
     r = evaluate_claim(claim("pin_memory"), loader_doc(pin=None))
     assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
-    assert "end-to-end loader case" in r.verdict.why
+    assert "end-to-end loader case" in why_text(r.verdict)
     assert r.beside  # the copies are still shown
 
 
@@ -318,7 +319,7 @@ def test_ddp_at_world_size_one_needs_two_gpus():
     )
     r = evaluate_claim(claim("ddp_scaling"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE
-    assert r.verdict.why.startswith("needs 2+ GPUs")
+    assert why_text(r.verdict).startswith("needs 2+ GPUs")
     assert any("world size 1" in b.label and "0.77" in b.text for b in r.beside)
 
 
@@ -446,16 +447,16 @@ def test_loader_results_sampled_one_batch_at_a_time_are_not_evidence():
     for cid in ("pin_memory", "num_workers", "prefetch_factor"):
         r = evaluate_claim(claim(cid), doc)
         assert r.verdict.verdict == NOT_MEASURABLE and not r.evidence
-        assert "one batch per sample" in r.verdict.why
+        assert "one batch per sample" in why_text(r.verdict)
 
 
 def test_cpu_run_is_not_measurable_for_gpu_claims():
     r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None))
     assert r.verdict.verdict == NOT_MEASURABLE
-    assert r.verdict.why == "measured on a CPU (the claim is about GPUs)"
+    assert why_text(r.verdict) == "measured on a CPU (the claim is about GPUs)"
     assert r.estimate is not None  # the measurement is still shown
     r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None, pin=None))
-    assert r.verdict.why == "CPU run: no GPU" and r.estimate is None  # nothing measured
+    assert why_text(r.verdict) == "CPU run: no GPU" and r.estimate is None  # nothing measured
 
 
 def test_match_rules_pick_the_right_comparisons():
@@ -472,7 +473,7 @@ def test_verification_failures_are_left_out():
         cm["verification"] = {"status": "failed"}
     r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE
-    assert "verification failed" in r.verdict.why
+    assert "verification failed" in why_text(r.verdict)
     assert r.notes
 
 
@@ -482,8 +483,8 @@ def test_skipped_experiment_and_no_experiment():
     )
     results = {r.claim["id"]: r for r in evaluate(doc)}
     assert results["pin_memory"].verdict.verdict == NOT_MEASURABLE
-    assert "needs a GPU" in results["pin_memory"].verdict.why
-    assert results["torch_compile"].verdict.why == "no experiment in these results tests it"
+    assert "needs a GPU" in why_text(results["pin_memory"].verdict)
+    assert why_text(results["torch_compile"].verdict) == "no experiment in these results tests it"
     assert all(r.verdict.verdict in ALL for r in results.values())
 
 
@@ -500,7 +501,7 @@ def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
         v["params"] = {"grad_mode": mode}
     doc = synth.document([synth.experiment("eval_no_grad", [c], ["no_grad_eval"])], gpu=synth.H100)
     r = evaluate_claim(claim("no_grad_eval"), doc)
-    assert r.verdict.verdict == NOT_MEASURABLE and "no number" in r.verdict.why
+    assert r.verdict.verdict == NOT_MEASURABLE and "no number" in why_text(r.verdict)
     # the claim's own variant, not the faster inference_mode, which stands beside
     assert [e.variant for e in r.evidence] == ["no_grad"] and r.estimate == pytest.approx(1.1, rel=0.03)
     assert any("inference_mode" in b.label and b.text.startswith("1.2") for b in r.beside)
@@ -591,14 +592,14 @@ def test_a_file_without_the_python_twin_gives_no_torchscript_verdict_and_says_so
     cannot test a Python user's gain), the C++ figure shown beside."""
     r = evaluate_claim(claim("torchscript"), ts_doc(1.3, 1.5))
     assert not r.evidence
-    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in r.verdict.why
+    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in why_text(r.verdict)
     assert any(b.label.startswith("C++: a TorchScript module") and "1.3" in b.text for b in r.beside)
 
 
 def test_the_committed_breakdown_run_has_no_python_twin_and_says_so():
     doc = load_results(REPO / "results" / "2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_breakdown.json")
     r = evaluate_claim(claim("torchscript"), doc)
-    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in r.verdict.why
+    assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in why_text(r.verdict)
     assert any(b.label.startswith("C++: a TorchScript module") for b in r.beside)
 
 
@@ -641,7 +642,7 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     assert "geometric mean of 2 cases" in r.text and "bootstrap" in r.text
     # a bootstrap over one process's rounds decides nothing, however narrow (its interval as
     # if between processes would confirm: both cases are 1.2x or more)
-    assert one_process(r.verdict) and r.verdict.why == ONE_PROCESS
+    assert one_process(r.verdict) and why_text(r.verdict) == ONE_PROCESS
     assert (
         decide(pooled["kind"], pooled.get("low"), pooled.get("high"), r.ci_low, r.ci_high, point=r.estimate).verdict
         == CONFIRMED

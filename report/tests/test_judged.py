@@ -14,6 +14,7 @@ from report.claims.judged import NOT_JUDGED, judged, judged_text, status
 from report.claims.verdicts import DRAWN
 from report.load.results import load_results
 from report.load.versions import upgrade
+from report.render.verdict_words import why_text
 
 H100_AMP = REPO / ".." / "shared" / "gpu-runs" / "2026-11-24" / "h100_mixed_precision.json"
 
@@ -77,8 +78,8 @@ def test_h100_claim_verdicts_say_what_was_not_judged(h100_amp):
             continue
         for e in res.evidence:
             if e.unjudged:
-                assert "not verified beyond the first loss" in res.verdict.why, (res.claim["id"], res.verdict)
-                assert e.label in res.verdict.why
+                assert "not verified beyond the first loss" in why_text(res.verdict), (res.claim["id"], res.verdict)
+                assert e.label in why_text(res.verdict)
     assert any(e.unjudged for res in evaluate(h100_amp) for e in res.evidence)
 
 

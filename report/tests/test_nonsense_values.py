@@ -12,6 +12,7 @@ import synth
 
 from report.load.document import device_name
 from report.load.results import load_results, load_schema, schema_errors
+from report.render.verdict_words import why_text
 
 BOTH = pytest.mark.parametrize("validator", ["jsonschema", "without jsonschema"])
 
@@ -297,4 +298,4 @@ def test_hung_experiment_is_not_evidence_for_a_claim():
 
     cr = next(cr for cr in evaluate(_hung_doc()) if cr.claim["id"] == "no_grad_eval")
     assert not cr.evidence
-    assert "eval_no_grad hung: no output for 600 s" in cr.verdict.why
+    assert "eval_no_grad hung: no output for 600 s" in why_text(cr.verdict)

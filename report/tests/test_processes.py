@@ -9,10 +9,11 @@ import math
 import pytest
 from scipy import stats
 
-from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim
+from report.claims.judge import evaluate, evaluate_claim
 from report.claims.verdicts import CONFIRMED, INCONCLUSIVE, decide
 from report.load.document import spread_of as spread
 from report.render.summary import summarize
+from report.render.verdict_words import ONE_PROCESS, why_text
 from report.statistics.estimate import t_interval
 from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
 from report.tests import synth
@@ -100,7 +101,7 @@ def test_processes_that_agree_give_the_verdict_on_their_one_interval():
 def test_processes_that_disagree_make_a_wide_interval_and_an_inconclusive_verdict():
     """No 'unstable between processes' verdict: the disagreement is in the interval."""
     res = _claim(_claim_doc([(1.01, 0.97, 1.05), (1.25, 1.22, 1.28)]))
-    assert res.verdict.verdict == INCONCLUSIVE and "spans" in res.verdict.why
+    assert res.verdict.verdict == INCONCLUSIVE and "spans" in why_text(res.verdict)
     assert res.ci_low < 1.02 < 1.25 < res.ci_high
 
 
@@ -114,16 +115,16 @@ def test_one_process_files_show_their_figure_and_decide_nothing():
     cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
     assert res.basis == WITHIN and res.processes == 1
     assert (res.estimate, res.ci_low, res.ci_high) == (cm["speedup"], cm["ci_low"], cm["ci_high"])
-    assert res.verdict.verdict == INCONCLUSIVE and res.verdict.why == ONE_PROCESS
+    assert res.verdict.verdict == INCONCLUSIVE and why_text(res.verdict) == ONE_PROCESS
     c = res.claim
     assert decide(c["kind"], c["low"], c["high"], res.ci_low, res.ci_high, point=res.estimate).verdict == CONFIRMED
     # judged apart too (the default), and pooled: the rule holds on both paths
     apart = _claim(_claim_doc([], cases=("mlp", "gpt")))
-    assert apart.apart and all(e.verdict.why == ONE_PROCESS for e in apart.evidence)
-    assert apart.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in apart.verdict.why
+    assert apart.apart and all(why_text(e.verdict) == ONE_PROCESS for e in apart.evidence)
+    assert apart.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(apart.verdict)
     pooled = _claim(_claim_doc([], cases=("mlp", "gpt")), pool=True)
     assert not pooled.apart and pooled.basis == WITHIN and pooled.ci_low is not None
-    assert pooled.verdict.verdict == INCONCLUSIVE and pooled.verdict.why == ONE_PROCESS
+    assert pooled.verdict.verdict == INCONCLUSIVE and why_text(pooled.verdict) == ONE_PROCESS
 
 
 def test_a_pooled_claim_pools_per_process_then_across_processes():

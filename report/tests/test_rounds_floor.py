@@ -12,7 +12,7 @@ import pytest
 import synth
 from conftest import REPO
 
-from report.claims.judge import ONE_PROCESS, evaluate, evaluate_claim, load_claims
+from report.claims.judge import evaluate, evaluate_claim, load_claims
 from report.claims.verdicts import CONFIRMED, DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 from report.gate.compare import NA, Settings, compare_docs
 from report.gpu.gpus import build
@@ -20,6 +20,7 @@ from report.load.document import Document
 from report.load.results import load_results
 from report.render.fmt import sig
 from report.render.plots import speedup_points
+from report.render.verdict_words import ONE_PROCESS, why_text
 from report.statistics.multiplicity import rounds_floor
 from report.statistics.processes import BETWEEN
 from report.statistics.stats import median_ci
@@ -126,13 +127,13 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
 
 def test_boundary_verdicts():
     r5 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([5]))
-    assert r5.verdict.verdict == INCONCLUSIVE and "n = 5" in r5.verdict.why
+    assert r5.verdict.verdict == INCONCLUSIVE and "n = 5" in why_text(r5.verdict)
     assert r5.estimate == pytest.approx(1.5, rel=0.05) and r5.ci_low is None
     # the floor's reason comes first: below it, the rounds are named, not the one process
-    assert ONE_PROCESS not in r5.verdict.why
+    assert ONE_PROCESS not in why_text(r5.verdict)
     # at the floor, one process: a CI, but no verdict from one process's interval
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6]))
-    assert r6.ci_low > 1 and r6.verdict.verdict == INCONCLUSIVE and r6.verdict.why == ONE_PROCESS
+    assert r6.ci_low > 1 and r6.verdict.verdict == INCONCLUSIVE and why_text(r6.verdict) == ONE_PROCESS
     # at the floor, in 3 processes: the interval decides
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6], processes=3))
     assert r6.verdict.verdict == CONFIRMED and r6.ci_low > 1
@@ -146,16 +147,16 @@ def test_pooled_claim_leaves_cases_below_the_floor_out():
     r = evaluate_claim(pooled, doc)
     assert len(r.evidence) == 3 and [e.case for e in r.left_out] == ["r3"]
     assert r.high < 2  # the 15x point moves neither the range nor the median
-    assert r.verdict.verdict == CONFIRMED and "left out, below the rounds floor: 1 case (n = 3)" in r.verdict.why
+    assert r.verdict.verdict == CONFIRMED and "left out, below the rounds floor: 1 case (n = 3)" in why_text(r.verdict)
     assert r.basis == BETWEEN and r.processes == 3  # pooled per process over r6 and r20
     assert any("r3" in n and "rounds floor" in n for n in r.notes)
     every = evaluate_claim(pooled, zero_grad_doc([1, 3, 5]))
-    assert every.verdict.verdict == INCONCLUSIVE and "n = 1–5" in every.verdict.why
+    assert every.verdict.verdict == INCONCLUSIVE and "n = 1–5" in why_text(every.verdict)
     assert every.ci_low is None and every.ci_high is None
     # judged apart (the default), a row below the floor is inconclusive, and so is the claim
     apart = evaluate_claim(claim("zero_grad_set_to_none"), doc)
     assert [e.verdict.verdict for e in apart.evidence] == [INCONCLUSIVE, CONFIRMED, CONFIRMED]
-    assert apart.verdict.verdict == INCONCLUSIVE and apart.decisive.case == "r3" and "n = 3" in apart.verdict.why
+    assert apart.verdict.verdict == INCONCLUSIVE and apart.decisive.case == "r3" and "n = 3" in why_text(apart.verdict)
 
 
 def test_harness_style_and_older_files_read_alike():
@@ -168,7 +169,7 @@ def test_harness_style_and_older_files_read_alike():
     del samples_only["comparisons"][0]["rounds"], samples_only["rounds"]
     for d in docs:
         r = evaluate_claim(claim("zero_grad_set_to_none"), d)
-        assert r.verdict.verdict == INCONCLUSIVE and "n = 4" in r.verdict.why
+        assert r.verdict.verdict == INCONCLUSIVE and "n = 4" in why_text(r.verdict)
         assert build([d])[1][0][-1].endswith("× (n = 4, no CI)")  # the gpus table
 
 
@@ -176,7 +177,7 @@ def test_harness_floor_at_another_confidence_is_honoured():
     doc = zero_grad_doc([7])
     doc["experiments"][0]["cases"][0]["comparisons"][0].update(rounds_floor=8, below_floor=True)  # 99%
     r = evaluate_claim(claim("zero_grad_set_to_none"), doc)
-    assert r.verdict.verdict == INCONCLUSIVE and "n = 7" in r.verdict.why
+    assert r.verdict.verdict == INCONCLUSIVE and "n = 7" in why_text(r.verdict)
 
 
 @pytest.mark.parametrize("rounds,judged", [(5, False), (6, True)])
@@ -270,7 +271,9 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
                 assert r.verdict.verdict == (INCONCLUSIVE if numeric else NOT_MEASURABLE), (name, r.claim["id"])
     loader = {r.claim["id"]: r for r in evaluate(docs["h100_dataloader.json"])}
     for cid in ("pin_memory", "num_workers", "prefetch_factor"):
-        assert loader[cid].verdict.verdict == INCONCLUSIVE and "n = 1 interleaved round" in loader[cid].verdict.why
+        assert loader[cid].verdict.verdict == INCONCLUSIVE and "n = 1 interleaved round" in why_text(
+            loader[cid].verdict
+        )
         cell = cells[cid][head.index("run 2")]  # the loader run's column of the summary
         assert cell.startswith("inconclusive: ") and "n = 1, no CI" in cell, cell
     rest = {r.claim["id"]: r for r in evaluate(docs["h100_rest_budget300.json"])}

@@ -14,13 +14,14 @@ import pytest
 import synth
 from conftest import FIXTURES, REPO
 
-from report.claims.judge import ONE_PROCESS, evaluate
+from report.claims.judge import evaluate
 from report.claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE
 from report.load.results import load_inputs
 from report.load.versions import TABLE
 from report.render.command import render
 from report.render.machine_paths import paths_in, shown
 from report.render.summary import RunClaims, summarize
+from report.render.verdict_words import ONE_PROCESS, why_text
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))
@@ -159,8 +160,8 @@ def test_the_breakdown_run_summary(renders):
     # its rows judged apart: the mechanism of the row the figure shows. One process: each row is
     # inconclusive for that (claims.ONE_PROCESS), so the figure is the first undecided row's (workers_0)
     r = next(x for x in evaluate(doc) if x.claim["id"] == "reduce_cpu_bottlenecks")
-    assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in r.verdict.why
-    assert all(e.verdict.why == ONE_PROCESS for e in r.evidence)
+    assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(r.verdict)
+    assert all(why_text(e.verdict) == ONE_PROCESS for e in r.evidence)
     assert r.decisive is r.evidence[0] and r.decisive.case == "workers_0"
     assert rows["reduce_cpu_bottlenecks"][sh.index("mechanism")].startswith("workers_0: outside operators -53%")
     assert figures(rows["num_workers"][sh.index("speedup × [CI]")])[0] == "1.64"  # workers_2, not its data-only loop

@@ -10,16 +10,22 @@ from report.claims.verdicts import (
     DRAWN,
     EXCEEDED,
     INCONCLUSIVE,
-    NO_EFFECT,
+    NO_EFFECT_BAND,
     NO_EFFECT_VERDICT,
     NOT_MEASURABLE,
     RANK,
     SLOWER,
     SMALLER,
-    claimed_text,
+    Rounds,
     decide,
+    no_effect,
     outcome,
 )
+from report.render.glossary import BY_NAME
+from report.render.verdict_words import ONE_PROCESS, claimed_text, why_text
+from report.statistics.rounds import why_no_ci
+
+THREE = Rounds((3,), (6,), 0.95)  # a ratio from 3 rounds, below the floor of 6
 
 CASES = [
     # kind, low, high, ci_low, ci_high, unavailable, verdict
@@ -59,31 +65,36 @@ CASES = [
 def test_verdict_table(kind, low, high, lo, hi, unavailable, expected):
     v = decide(kind, low, high, lo, hi, unavailable)
     assert v.verdict == expected
-    assert v.why
+    assert why_text(v)
 
 
 def test_why_texts():
-    assert decide("speedup", 1.1, 1.2, 1.1, 1.2, "CPU run: no GPU").why == "CPU run: no GPU"
-    assert "no number" in decide("qualitative", None, None, 1.1, 1.2).why
-    assert "below the no-effect band" in decide("speedup", 1.1, 1.2, 0.7, 0.8).why
+    assert why_text(decide("speedup", 1.1, 1.2, 1.1, 1.2, "CPU run: no GPU")) == "CPU run: no GPU"
+    assert "no number" in why_text(decide("qualitative", None, None, 1.1, 1.2))
+    assert "below the no-effect band" in why_text(decide("speedup", 1.1, 1.2, 0.7, 0.8))
     assert (
-        decide("speedup", 1.1, 1.2, 0.394, 2.80).why
+        why_text(decide("speedup", 1.1, 1.2, 0.394, 2.80))
         == "CI [0.394, 2.8] spans slower to above the claim: too wide to tell"
     )
-    assert decide("speedup", 1.1, 1.2, 0.39, 1.15).why == "CI [0.39, 1.15] spans slower to as claimed: too wide to tell"
-    assert decide("direction", None, None, 1.0, 1.3).why == "CI [1, 1.3] spans no effect to faster: too wide to tell"
+    assert (
+        why_text(decide("speedup", 1.1, 1.2, 0.39, 1.15))
+        == "CI [0.39, 1.15] spans slower to as claimed: too wide to tell"
+    )
+    assert (
+        why_text(decide("direction", None, None, 1.0, 1.3)) == "CI [1, 1.3] spans no effect to faster: too wide to tell"
+    )
     assert claimed_text("speedup", 1.1, 1.2) == "1.10–1.20×"
     assert claimed_text("direction", None, None).startswith("faster")
-    assert decide("speedup", 1.1, 1.2, 1.0, 1.1, too_few_rounds="n = 3").verdict == INCONCLUSIVE
+    assert decide("speedup", 1.1, 1.2, 1.0, 1.1, too_few_rounds=THREE).verdict == INCONCLUSIVE
 
 
 def test_the_band_is_two_percent_either_side_of_one():
-    assert NO_EFFECT == pytest.approx((1 / 1.02, 1.02))
+    assert no_effect() == pytest.approx((1 / 1.02, 1.02))
 
 
 def test_a_point_outside_its_own_interval_is_a_bug_not_a_verdict():
     v = decide("speedup", 1.1, 1.2, 1.13, 1.24, point=1.11)  # "1.11x ... (range 1.13-1.24)"
-    assert v.verdict == INCONCLUSIVE and v.why.startswith("bug: the estimate 1.11 lies outside")
+    assert v.verdict == INCONCLUSIVE and why_text(v).startswith("bug: the estimate 1.11 lies outside")
     assert decide("speedup", 1.1, 1.2, 1.13, 1.24, point=1.15).verdict == CONFIRMED
 
 
@@ -156,18 +167,19 @@ def test_raising_the_interval_never_lowers_what_the_verdict_allows(kind, low, hi
 def test_a_decided_verdict_is_the_outcome_its_whole_interval_lies_in():
     rng = np.random.default_rng(3)
     centre, lo, hi = _intervals(rng, 3000)
+    band = no_effect()
     for c, a, b in zip(centre, lo, hi):
         v = decide("speedup", 1.1, 1.2, a, b, point=c)
         if v.verdict == INCONCLUSIVE:
-            assert v.ranks[0] < v.ranks[1] and "too wide to tell" in v.why
+            assert v.ranks[0] < v.ranks[1] and "too wide to tell" in why_text(v)
         elif v.verdict in (CONFIRMED, EXCEEDED):
             assert a >= 1.1 and (a <= 1.2) == (v.verdict == CONFIRMED)
         elif v.verdict == SMALLER:
-            assert a > NO_EFFECT[1] and b < 1.1
+            assert a > band[1] and b < 1.1
         elif v.verdict == NO_EFFECT_VERDICT:
-            assert NO_EFFECT[0] <= a and b <= NO_EFFECT[1]
+            assert band[0] <= a and b <= band[1]
         else:
-            assert v.verdict == SLOWER and b < NO_EFFECT[0]
+            assert v.verdict == SLOWER and b < band[0]
 
 
 @pytest.mark.parametrize("kind,low,high", CLAIMS)
@@ -175,8 +187,6 @@ def test_an_interval_from_one_process_decides_nothing_however_narrow(kind, low, 
     """One process's interval cannot show the spread between processes: whatever the
     interval (down to a point), the verdict is inconclusive with why, never drawn; so
     never easier than the same interval between processes, which may decide."""
-    from report.claims.judge import ONE_PROCESS
-
     rng = np.random.default_rng(11)
     centre, lo, hi = _intervals(rng, 4000)
     narrow = np.exp(rng.uniform(-12, 0, 4000))  # shrunk towards the point, to 6e-6 of its width
@@ -184,11 +194,33 @@ def test_an_interval_from_one_process_decides_nothing_however_narrow(kind, low, 
     for c, a, b, k in zip(centre, lo, hi, narrow):
         for x, y in ((a, b), (c - (c - a) * k, c + (b - c) * k), (c, c)):
             between = decide(kind, low, high, x, y, point=c)
-            one = decide(kind, low, high, x, y, point=c, one_process=ONE_PROCESS)
-            assert (one.verdict, one.why, one.ranks) == (INCONCLUSIVE, ONE_PROCESS, None)
+            one = decide(kind, low, high, x, y, point=c, one_process=True)
+            assert (one.verdict, why_text(one), one.ranks) == (INCONCLUSIVE, ONE_PROCESS, None)
             assert between.verdict in (*DRAWN, INCONCLUSIVE)
             drawn += between.verdict in DRAWN
     assert drawn > 1000  # the same intervals between processes do decide, often
     # what no interval could change still comes first: not measurable, then the rounds floor
-    assert decide(kind, low, high, 1.1, 1.2, "CPU run: no GPU", one_process=ONE_PROCESS).verdict == NOT_MEASURABLE
-    assert decide(kind, low, high, None, None, too_few_rounds="n = 3", one_process=ONE_PROCESS).why == "n = 3"
+    assert decide(kind, low, high, 1.1, 1.2, "CPU run: no GPU", one_process=True).verdict == NOT_MEASURABLE
+    assert decide(kind, low, high, None, None, too_few_rounds=THREE, one_process=True).rounds == THREE
+
+
+def test_too_few_rounds_are_named_in_the_reason():
+    v = decide("speedup", 1.1, 1.2, 1.0, 1.1, too_few_rounds=THREE)
+    assert why_text(v) == why_no_ci([3], [6], 0.95) and "n = 3" in why_text(v)
+
+
+def test_the_band_is_one_constant_the_verdicts_and_the_glossary_follow(monkeypatch):
+    """Widening the no-effect band to 3% moves a CI of [1.021, 1.025] from smaller than
+    claimed into no effect, and the glossary's definition and the reason say 3%."""
+    band = BY_NAME["no-effect band"]
+    assert band.definition == "Speedups from 1/1.02 to 1.02 (0.980–1.02×): within 2% of 1, too small to act on."
+    assert decide("speedup", 1.1, 1.2, 1.021, 1.025).verdict == SMALLER
+    assert decide("direction", None, None, 1.021, 1.025).verdict == CONFIRMED
+    monkeypatch.setattr("report.claims.verdicts.NO_EFFECT_BAND", 1.03)
+    assert NO_EFFECT_BAND == 1.02  # the import above is a copy; the rule reads the module's
+    v = decide("speedup", 1.1, 1.2, 1.021, 1.025)
+    assert v.verdict == NO_EFFECT_VERDICT
+    assert why_text(v).endswith("lies inside the no-effect band [0.971, 1.03]")
+    assert decide("direction", None, None, 1.021, 1.025).verdict == NO_EFFECT_VERDICT
+    assert decide("speedup", 1.1, 1.2, 0.975, 0.99).verdict == NO_EFFECT_VERDICT  # was slower
+    assert band.definition == "Speedups from 1/1.03 to 1.03 (0.971–1.03×): within 3% of 1, too small to act on."
