@@ -1,0 +1,110 @@
+"""Series over history: per (machine fingerprint, comparison) and per (machine
+fingerprint, claim), one point per run, in the order of history (order.py). Each point
+is what the report shows for it in that run: a comparison's one estimate and interval
+(document.Comparison.estimate, as the gate reads it), a claim's figure, interval and
+verdict (claims/judge.py). A point without an interval is left out: a change of it
+says nothing."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..claims.judge import evaluate
+from ..gate.compare import NotComputable
+from ..gate.noise import kind
+from ..gate.noise import spread as log_spread
+from ..statistics.estimate import PROCESS
+from .fingerprint import Fingerprint
+from .order import Ordering
+from .runs import HistoryRun
+
+COMPARISON, CLAIM = "comparison", "claim"
+
+
+@dataclass(frozen=True)
+class Point:
+    run: HistoryRun = field(repr=False)
+    commit: str
+    value: float  # the speedup (a claim's figure)
+    ci_low: float
+    ci_high: float
+    noise_kind: str  # how it was timed, for its noise floor (gate/noise.py)
+    spread: float = 0.0  # half the 10-90% range of its per-round log ratios; 0 where the interval is between processes
+    verdict: str | None = None  # a claim's
+
+    @property
+    def log(self) -> float:
+        return math.log(self.value)
+
+
+@dataclass
+class Series:
+    fingerprint: Fingerprint
+    what: str  # COMPARISON or CLAIM
+    name: str  # "experiment/case: variant vs baseline", or the claim's id
+    points: list[Point] = field(default_factory=list)
+    claimed: tuple[float | None, float | None] = (None, None)  # a claim's range
+
+    @property
+    def commits(self) -> list[str]:
+        """Its distinct commits in order."""
+        return list(dict.fromkeys(p.commit for p in self.points))
+
+
+def _usable(x: object) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x) and x > 0
+
+
+def comparison_points(run: HistoryRun) -> dict[str, Point]:
+    out = {}
+    for key in run.gate.cms:
+        try:
+            est, why = run.gate.estimate(key)
+        except NotComputable:
+            continue
+        if why or not all(_usable(x) for x in (est.speedup, est.ci_low, est.ci_high)):
+            continue
+        spread = 0.0
+        if est.unit != PROCESS and (pair := run.gate.round_pairs(key)[0]) is not None:
+            spread = log_spread(np.log(pair[0]) - np.log(pair[1]))
+        e, c, v, b = key
+        out[f"{e}/{c}: {v} vs {b}"] = Point(
+            run, run.commit, est.speedup, est.ci_low, est.ci_high, kind(run.gate.cases[(e, c)]), spread
+        )
+    return out
+
+
+def claim_points(run: HistoryRun) -> dict[str, tuple[Point, tuple]]:
+    out = {}
+    for res in evaluate(run.doc):
+        if not all(_usable(x) for x in (res.estimate, res.ci_low, res.ci_high)):
+            continue
+        ev = res.decisive or (res.evidence[0] if res.evidence else None)
+        case = run.gate.cases.get((ev.experiment, ev.case)) if ev else None
+        noise_kind = kind(case) if case is not None else ("cpu" if run.fingerprint.device == "cpu" else "device")
+        verdict = res.verdict.verdict if res.verdict else None
+        claim = res.claim
+        point = Point(run, run.commit, res.estimate, res.ci_low, res.ci_high, noise_kind, verdict=verdict)
+        out[str(claim.get("id"))] = (point, (claim.get("low"), claim.get("high")))
+    return out
+
+
+def build(runs: list[HistoryRun], order: Ordering) -> list[Series]:
+    """Every series the runs make, by fingerprint, then claims before comparisons, then name."""
+    found: dict[tuple, Series] = {}
+    by_key: dict[tuple, list[Point]] = defaultdict(list)
+    for run in sorted(runs, key=order.key):
+        fp = run.fingerprint
+        for name, point in comparison_points(run).items():
+            found.setdefault((fp, COMPARISON, name), Series(fp, COMPARISON, name))
+            by_key[(fp, COMPARISON, name)].append(point)
+        for name, (point, claimed) in claim_points(run).items():
+            found.setdefault((fp, CLAIM, name), Series(fp, CLAIM, name, claimed=claimed))
+            by_key[(fp, CLAIM, name)].append(point)
+    for key, s in found.items():
+        s.points = by_key[key]
+    return [found[k] for k in sorted(found, key=lambda k: (k[0], k[1] != CLAIM, k[2]))]
