@@ -6,7 +6,7 @@ as Hunter's, arXiv 2301.03034) and no smaller than the comparison's noise floor
 that fails is dropped and its neighbours tested again, the weakest first.
 
 A change falls between two commits, never between runs of one commit. It is a
-regression (the speedup fell) or an improvement when at least AGREE runs after it
+regression (a speedup or a claim's figure fell, a time rose) or an improvement when at least AGREE runs after it
 agree (its segment), suspicious with fewer; a series of fewer than MIN_POINTS runs is
 insufficient. A claim's verdict moving between commits is a change of its own."""
 
@@ -20,7 +20,7 @@ from scipy import stats
 
 from ..gate.compare import Settings
 from ..gate.noise import floor_for
-from .series import CLAIM, Series
+from .series import CLAIM, TIME, Series
 
 MIN_POINTS = 4  # fewer runs than this: the series is insufficient
 AGREE = 2  # runs after a change that make it a regression or an improvement
@@ -82,7 +82,8 @@ def floor_of(s: Series, lo: int = 0, hi: int | None = None) -> float:
     """The noise floor of the series' points[lo:hi] (gate/noise.py), relative."""
     pts = s.points[lo:hi]
     spreads = [p.spread for p in pts if p.spread > 0]
-    return floor_for(pts[0].noise_kind, "speedup", spreads, _same_commit_logs(s, lo, hi), MIN_EFFECT).value
+    what = "time" if s.what == TIME else "speedup"
+    return floor_for(pts[0].noise_kind, what, spreads, _same_commit_logs(s, lo, hi), MIN_EFFECT).value
 
 
 def _candidates(ruptures, s: Series, logs: np.ndarray) -> list[int]:
@@ -136,7 +137,8 @@ def _judge(s: Series, logs: np.ndarray, cuts: list[int]) -> tuple[list[Change], 
             failed.append((b, f"inside the floor ({math.expm1(d):+.1%} against ±{floor:.1%})"))
         else:
             runs_after = hi - b
-            status = SUSPICIOUS if runs_after < AGREE else (REGRESSION if d < 0 else IMPROVEMENT)
+            worse = d < 0 if s.lower_is_worse else d > 0
+            status = SUSPICIOUS if runs_after < AGREE else (REGRESSION if worse else IMPROVEMENT)
             pts = s.points
             kept.append(
                 Change(

@@ -27,7 +27,7 @@ def _table(head: list[str], rows: list[list[object]]) -> list[str]:
 
 def _changes(findings: list[Finding], status: str) -> list[list[object]]:
     return [
-        [f.series.fingerprint.label, f.series.name, commit_range(c), size_text(c), f"±{100 * c.floor:.1f}%",
+        [f.series.fingerprint.label, f.series.label, commit_range(c), size_text(c), f"±{100 * c.floor:.1f}%",
          c.runs_after, f"{c.p:.2g}"]
         for f in findings
         for c in f.changes
@@ -123,7 +123,7 @@ def summary_lines(findings: list[Finding]) -> list[str]:
         out.append(f"{fp.label}: {len(mine)} series")
         for f in mine:
             for c in f.changes:
-                out.append(f"  {c.status}: {f.series.name} at {commit_range(c)} {size_text(c)}")
+                out.append(f"  {c.status}: {f.series.label} at {commit_range(c)} {size_text(c)}")
             for m in f.moves:
                 out.append(
                     f"  verdict moved: {f.series.name} {m.was} -> {m.now} at {short(m.before)}..{short(m.after)}"

@@ -1,9 +1,10 @@
-"""Series over history: per (machine fingerprint, comparison) and per (machine
-fingerprint, claim), one point per run, in the order of history (order.py). Each point
-is what the report shows for it in that run: a comparison's one estimate and interval
-(document.Comparison.estimate, as the gate reads it), a claim's figure, interval and
-verdict (claims/judge.py). A point without an interval is left out: a change of it
-says nothing."""
+"""Series over history: per machine fingerprint and comparison, variant's time per
+step or claim, one point per run, in the order of history (order.py). Each point is
+what the report shows for it in that run: a comparison's one estimate and interval
+(document.Comparison.estimate, as the gate reads it), a variant's median time per
+step with the harness's order-statistic interval (statistics/stats.median_ci), a
+claim's figure, interval and verdict (claims/judge.py). A point without an interval
+is left out: a change of it says nothing."""
 
 from __future__ import annotations
 
@@ -17,19 +18,21 @@ from ..claims.judge import evaluate
 from ..gate.compare import NotComputable
 from ..gate.noise import kind
 from ..gate.noise import spread as log_spread
+from ..load.document import Document
 from ..statistics.estimate import PROCESS
+from ..statistics.stats import median_ci
 from .fingerprint import Fingerprint
 from .order import Ordering
 from .runs import HistoryRun
 
-COMPARISON, CLAIM = "comparison", "claim"
+COMPARISON, TIME, CLAIM = "comparison", "time", "claim"
 
 
 @dataclass(frozen=True)
 class Point:
     run: HistoryRun = field(repr=False)
     commit: str
-    value: float  # the speedup (a claim's figure)
+    value: float  # the speedup (a claim's figure), or the time per step in seconds
     ci_low: float
     ci_high: float
     noise_kind: str  # how it was timed, for its noise floor (gate/noise.py)
@@ -44,10 +47,20 @@ class Point:
 @dataclass
 class Series:
     fingerprint: Fingerprint
-    what: str  # COMPARISON or CLAIM
+    what: str  # COMPARISON, TIME or CLAIM
     name: str  # "experiment/case: variant vs baseline", or the claim's id
     points: list[Point] = field(default_factory=list)
     claimed: tuple[float | None, float | None] = (None, None)  # a claim's range
+
+    @property
+    def label(self) -> str:
+        """'speedup of NAME', 'time of NAME' or 'claim NAME'."""
+        return {COMPARISON: "speedup of", TIME: "time of", CLAIM: "claim"}[self.what] + " " + self.name
+
+    @property
+    def lower_is_worse(self) -> bool:
+        """A speedup or a claim's figure that falls is a regression; a time that rises is."""
+        return self.what != TIME
 
     @property
     def commits(self) -> list[str]:
@@ -78,6 +91,22 @@ def comparison_points(run: HistoryRun) -> dict[str, Point]:
     return out
 
 
+def time_points(run: HistoryRun) -> dict[str, Point]:
+    out = {}
+    confidence = Document(run.doc).confidence
+    for key in run.gate.times():
+        samples, why = run.gate.time_samples(key)
+        if why or len(samples) < 2:
+            continue
+        med, lo, hi = median_ci(list(samples), confidence)
+        if not all(_usable(x) for x in (med, lo, hi)):
+            continue
+        e, c, v = key
+        spread = log_spread(np.log(samples))
+        out[f"{e}/{c}: {v}"] = Point(run, run.commit, med, lo, hi, kind(run.gate.cases[(e, c)]), spread)
+    return out
+
+
 def claim_points(run: HistoryRun) -> dict[str, tuple[Point, tuple]]:
     out = {}
     for res in evaluate(run.doc):
@@ -94,7 +123,7 @@ def claim_points(run: HistoryRun) -> dict[str, tuple[Point, tuple]]:
 
 
 def build(runs: list[HistoryRun], order: Ordering) -> list[Series]:
-    """Every series the runs make, by fingerprint, then claims before comparisons, then name."""
+    """Every series the runs make, by fingerprint, then claims, comparisons and times, then name."""
     found: dict[tuple, Series] = {}
     by_key: dict[tuple, list[Point]] = defaultdict(list)
     for run in sorted(runs, key=order.key):
@@ -102,9 +131,13 @@ def build(runs: list[HistoryRun], order: Ordering) -> list[Series]:
         for name, point in comparison_points(run).items():
             found.setdefault((fp, COMPARISON, name), Series(fp, COMPARISON, name))
             by_key[(fp, COMPARISON, name)].append(point)
+        for name, point in time_points(run).items():
+            found.setdefault((fp, TIME, name), Series(fp, TIME, name))
+            by_key[(fp, TIME, name)].append(point)
         for name, (point, claimed) in claim_points(run).items():
             found.setdefault((fp, CLAIM, name), Series(fp, CLAIM, name, claimed=claimed))
             by_key[(fp, CLAIM, name)].append(point)
     for key, s in found.items():
         s.points = by_key[key]
-    return [found[k] for k in sorted(found, key=lambda k: (k[0], k[1] != CLAIM, k[2]))]
+    rank = {CLAIM: 0, COMPARISON: 1, TIME: 2}
+    return [found[k] for k in sorted(found, key=lambda k: (k[0], rank[k[1]], k[2]))]

@@ -18,7 +18,7 @@ from report.history.command import compute
 from report.history.fingerprint import fingerprint, splitting_fields
 from report.history.order import BY_ANCESTRY, ordering
 from report.history.runs import HistoryRun
-from report.history.series import COMPARISON
+from report.history.series import COMPARISON, TIME
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from plant import scaled  # noqa: E402
@@ -29,6 +29,7 @@ INTEL = sorted((REPO / "results").glob("*intel-xeon*.json"))
 # A comparison whose Intel series is flat (set_to_none against zeroing: 6% floor, the runs within 1%).
 PLANT = ("zero_grad", "mlp_depth16_w64_b32", "set_to_none")
 PLANT_NAME = "zero_grad/mlp_depth16_w64_b32: set_to_none vs zeroing"
+PLANT_TIME = "zero_grad/mlp_depth16_w64_b32: set_to_none"
 STEP_AT = "51a9077a37243ac6ac5fc192ad7adf87355b1bef"  # k: the first commit after the planted step
 BEFORE = "ac2a1c5f431cc8a675c59c594305f08bbba46a77"
 
@@ -83,6 +84,17 @@ def test_planted_step_found_at_its_commit(tmp_path, intel_runs):
     assert c.status == changes.REGRESSION and c.runs_after >= changes.AGREE
     assert c.size == pytest.approx(0.90, rel=0.02)
     assert c.ci_low < 0.90 < c.ci_high
+    time = next(f for f in h.findings if f.series.what == TIME and f.series.name == PLANT_TIME)
+    assert time.changes == []  # 11% slower: inside a shared CPU's time floor
+
+
+def test_planted_slowdown_is_a_time_regression(tmp_path, intel_runs):
+    pytest.importorskip("ruptures")
+    # A shared CPU's time floor is 140% and more: six times slower clears it.
+    h = compute([_planted(tmp_path, 1 / 6)], REPO)
+    f = next(f for f in h.findings if f.series.what == TIME and f.series.name == PLANT_TIME)
+    assert [(c.before, c.after, c.status) for c in f.changes] == [(BEFORE, STEP_AT, changes.REGRESSION)]
+    assert f.changes[0].size > 1 + f.changes[0].floor
 
 
 def test_step_inside_the_floor_is_not_reported(tmp_path, intel_runs):
