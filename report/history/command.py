@@ -29,8 +29,10 @@ def compute(paths: list[str | Path], repo: Path | None = None) -> History:
     runs, skipped = load_runs(paths)
     order = ordering(runs, repo if repo is not None else repo_of(paths))
     rpt = ruptures_or_none()
-    findings = [find(s, rpt) for s in build(runs, order)]
-    return History(findings, skipped, len(runs), order.how, rpt is not None)
+    unreadable = len(skipped)
+    findings = [find(s, rpt) for s in build(runs, order, skipped)]
+    read = len(runs) - (len(skipped) - unreadable)
+    return History(findings, skipped, read, order.how, rpt is not None)
 
 
 def write_history(h: History, out: Path) -> dict:

@@ -9,6 +9,7 @@ is left out: a change of it says nothing."""
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ from ..statistics.estimate import PROCESS
 from ..statistics.stats import median_ci
 from .fingerprint import Fingerprint
 from .order import Ordering
-from .runs import HistoryRun
+from .runs import HistoryRun, Skipped
 
 COMPARISON, TIME, CLAIM = "comparison", "time", "claim"
 
@@ -122,21 +123,30 @@ def claim_points(run: HistoryRun) -> dict[str, tuple[Point, tuple]]:
     return out
 
 
-def build(runs: list[HistoryRun], order: Ordering) -> list[Series]:
-    """Every series the runs make, by fingerprint, then claims, comparisons and times, then name."""
+def _run_points(run: HistoryRun) -> list[tuple[str, str, Point, tuple]]:
+    out = [(COMPARISON, n, p, (None, None)) for n, p in comparison_points(run).items()]
+    out += [(TIME, n, p, (None, None)) for n, p in time_points(run).items()]
+    return out + [(CLAIM, n, p, claimed) for n, (p, claimed) in claim_points(run).items()]
+
+
+def build(runs: list[HistoryRun], order: Ordering, skipped: list[Skipped] | None = None) -> list[Series]:
+    """Every series the runs make, by fingerprint, then claims, comparisons and times, then
+    name. A run whose figures cannot be read is added to `skipped` with why, not fatal."""
     found: dict[tuple, Series] = {}
     by_key: dict[tuple, list[Point]] = defaultdict(list)
     for run in sorted(runs, key=order.key):
         fp = run.fingerprint
-        for name, point in comparison_points(run).items():
-            found.setdefault((fp, COMPARISON, name), Series(fp, COMPARISON, name))
-            by_key[(fp, COMPARISON, name)].append(point)
-        for name, point in time_points(run).items():
-            found.setdefault((fp, TIME, name), Series(fp, TIME, name))
-            by_key[(fp, TIME, name)].append(point)
-        for name, (point, claimed) in claim_points(run).items():
-            found.setdefault((fp, CLAIM, name), Series(fp, CLAIM, name, claimed=claimed))
-            by_key[(fp, CLAIM, name)].append(point)
+        try:
+            points = _run_points(run)
+        except Exception as e:  # one run's failure is its line, not a stop
+            if os.environ.get("OPTBENCH_REPORT_DEBUG"):
+                raise
+            if skipped is not None:
+                skipped.append(Skipped(run.path, f"unexpected {type(e).__name__}: {' '.join(str(e).split())}"))
+            continue
+        for what, name, point, claimed in points:
+            found.setdefault((fp, what, name), Series(fp, what, name, claimed=claimed))
+            by_key[(fp, what, name)].append(point)
     for key, s in found.items():
         s.points = by_key[key]
     rank = {CLAIM: 0, COMPARISON: 1, TIME: 2}

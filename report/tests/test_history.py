@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from report.history import changes
+from report.history import changes, series
 from report.history.command import compute
 from report.history.fingerprint import fingerprint, splitting_fields
 from report.history.order import BY_ANCESTRY, ordering
@@ -135,6 +135,22 @@ def test_bad_files_are_named_and_skipped(tmp_path, cli, intel_runs):
         assert f"skipped: {tmp_path / name}:" in r.err
         assert name in page
     assert "2 runs" in r.out
+
+
+def test_a_run_whose_figures_fail_is_named_and_skipped(monkeypatch):
+    aa = sorted((FIXTURES / "cpu_shared_2core").glob("*.json.gz"))
+    real = series.comparison_points
+
+    def failing(run):
+        if run.path == aa[1]:
+            raise ValueError("planted")
+        return real(run)
+
+    monkeypatch.setattr(series, "comparison_points", failing)
+    h = compute([str(p) for p in aa], None)
+    assert [(s.path, s.reason) for s in h.skipped] == [(aa[1], "unexpected ValueError: planted")]
+    assert h.runs == 2
+    assert h.findings and all(len(f.series.points) <= 2 for f in h.findings)
 
 
 def test_fingerprints_that_differ_are_never_one_series(tmp_path):
