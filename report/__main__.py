@@ -145,7 +145,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     from .history.command import NO_RUPTURES, compute, write_history
     from .history.page import summary_lines
 
-    h = compute(args.files)
+    h = compute(args.files, like=Path(args.like) if args.like else None)
     for s in h.skipped:
         print(f"skipped: {s.path}: {s.reason}", file=sys.stderr)
     if not h.searched:
@@ -283,6 +283,11 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     h.add_argument(
         "--out", default="optbench-history", metavar="DIR", help="output directory (default: ./optbench-history)"
+    )
+    h.add_argument(
+        "--like",
+        metavar="RESULTS",
+        help="only the runs of this results file's machine fingerprint (a CI job: its own GPU's history)",
     )
     h.set_defaults(func=cmd_history)
     return p

@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..load.results import load_results
 from .changes import Finding, find, ruptures_or_none
+from .fingerprint import fingerprint
 from .order import ordering, repo_of
 from .page import render_page
 from .plots import write_plots
@@ -25,8 +27,12 @@ class History:
     searched: bool  # ruptures was at hand
 
 
-def compute(paths: list[str | Path], repo: Path | None = None) -> History:
+def compute(paths: list[str | Path], repo: Path | None = None, like: Path | None = None) -> History:
+    """like: only the runs of that results file's machine fingerprint (a CI job's own GPU)."""
     runs, skipped = load_runs(paths)
+    if like is not None:
+        want = fingerprint(load_results(like))
+        runs = [r for r in runs if r.fingerprint == want]
     order = ordering(runs, repo if repo is not None else repo_of(paths))
     rpt = ruptures_or_none()
     unreadable = len(skipped)

@@ -56,7 +56,11 @@ class Skipped:
 def load_runs(paths: list[str | Path]) -> tuple[list[HistoryRun], list[Skipped]]:
     """Every readable results file under `paths`, and every other file with why it was skipped."""
     runs, skipped = [], []
+    seen = set()
     for p in expand_paths(paths):
+        if p.resolve() in seen:  # a file given twice (by name and in its folder) is one run
+            continue
+        seen.add(p.resolve())
         try:
             doc = read_json(p)
             if is_gbench(doc):

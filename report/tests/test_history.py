@@ -187,6 +187,14 @@ def _commit(repo: Path, msg: str) -> str:
     return run("rev-parse", "HEAD").stdout.strip()
 
 
+def test_like_keeps_one_machine(tmp_path, cli):
+    amd = REPO / "results" / "2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard.json"
+    h = compute([str(p) for p in INTEL[:2]] + [str(amd), str(amd)], None, like=amd)
+    assert (
+        h.runs == 1
+    )  # given twice, one run and {f.series.fingerprint for f in h.findings} == {fingerprint(_read(amd))}
+
+
 def test_order_follows_ancestry_not_dates(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     old, new = _commit(tmp_path, "a"), _commit(tmp_path, "b")
