@@ -88,6 +88,9 @@ def floor_of(s: Series, lo: int = 0, hi: int | None = None) -> float:
 
 def _candidates(ruptures, s: Series, logs: np.ndarray) -> list[int]:
     """PELT's breakpoints, each moved to the nearest boundary between commits."""
+    # A BIC-like penalty, 2 log n noise variances: the noise from successive differences
+    # (MAD, robust to the steps themselves), never below half the floor, so that steps
+    # within the floor cost more than they explain and the cuts stay few.
     diffs = np.diff(logs)
     sigma = float(np.median(np.abs(diffs - np.median(diffs)))) * 1.4826 / math.sqrt(2) if len(diffs) else 0.0
     scale = max(sigma, math.log1p(floor_of(s)) / 2.0)
