@@ -1,4 +1,4 @@
-"""python3 -m report {validate,render,compare,baseline,gpus,claimed} -- see --help of each.
+"""python3 -m report {validate,render,compare,baseline,gpus,claimed,history} -- see --help of each.
 
 Exit status: 0 success, 1 a regression or a pair not computable (compare), 2 bad input or usage,
 3 no committed run of CURRENT's device (baseline).
@@ -141,6 +141,24 @@ def cmd_claimed(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    from .history.command import NO_RUPTURES, compute, write_history
+    from .history.page import summary_lines
+
+    h = compute(args.files, like=Path(args.like) if args.like else None)
+    for s in h.skipped:
+        print(f"skipped: {s.path}: {s.reason}", file=sys.stderr)
+    if not h.searched:
+        print(f"warning: {NO_RUPTURES}", file=sys.stderr)
+    written = write_history(h, Path(args.out))
+    print(f"history: {h.runs} runs, ordered by {h.order_how}")
+    print("\n".join(summary_lines(h.findings)))
+    print(f"report: {written['markdown']}")
+    if written["plots"]:
+        print(f"plots:  {len(written['plots'])} in {Path(args.out) / 'plots'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m report", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -250,6 +268,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     cl.add_argument("file", metavar="RESULTS", help="a results .json file (a run in progress is fine)")
     cl.set_defaults(func=cmd_claimed)
+
+    h = sub.add_parser(
+        "history",
+        help="series over commits per machine, and the changes in them",
+        description="Read every results file given (directories stand for the .json files inside) as "
+        "series over history: per machine fingerprint (GPU or CPU model, count, driver, CUDA, cuDNN), "
+        "torch version and profile, one per comparison and one per claim, ordered by git ancestry "
+        "where the repository is at hand, else by date. Change points (ruptures) confirmed by "
+        "Welch's t-test and beyond the noise floor are listed in DIR/history.md, regressions and "
+        "improvements first, with one plot per claim and machine in DIR/plots. Files that are not "
+        "results files are named and skipped. docs/report.md (History) says how it decides.",
+    )
+    h.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
+    h.add_argument(
+        "--out", default="optbench-history", metavar="DIR", help="output directory (default: ./optbench-history)"
+    )
+    h.add_argument(
+        "--like",
+        metavar="RESULTS",
+        help="only the runs of this results file's machine fingerprint (a CI job: its own GPU's history)",
+    )
+    h.set_defaults(func=cmd_history)
     return p
 
 

@@ -20,6 +20,7 @@ from ..claims.judge import ClaimResult, evaluate
 from ..load.document import Document, device_name
 from ..load.results import Input, ResultsError
 from . import render_csv, render_html, render_md
+from .claims_chart import plot_claims
 from .plots import Plot, make_plots, matplotlib_or_none
 from .summary import RunClaims, Summary, common_processes, summarize
 from .tables import ExperimentTable, document_tables
@@ -55,6 +56,7 @@ class Report:
     sections: list[Section]
     summary: Summary | None
     plots: list[Plot] = field(default_factory=list)  # one per experiment, every run's in it
+    claims_plot: Plot | None = None  # the first screen's: every judged claim against its range (claims_chart.py)
     notices: list[str] = field(default_factory=list)
     plot_mode: str = "experiment"
 
@@ -101,7 +103,16 @@ def build(
         report.plots, extra = make_plots([(s.label, s.document) for s in runs], plot_dir, every=plot_mode == "all")
         for s in runs:
             s.plots = extra.get(s.label, [])
+        report.claims_plot = _claims_plot([(s.label, s.claims) for s in runs], plot_dir)
     return report
+
+
+def _claims_plot(runs: list[tuple[str, list[ClaimResult]]], plot_dir: Path) -> Plot | None:
+    plt = matplotlib_or_none()
+    path = plot_dir / "claims.png"
+    if plt is None or not plot_claims(plt, runs, path):
+        return None
+    return Plot("", "claims", "every judged claim against its claimed range", path)
 
 
 def render(inputs: list[Input], out_dir: Path, plots: bool | str = True) -> dict[str, Path]:
@@ -149,5 +160,7 @@ def render(inputs: list[Input], out_dir: Path, plots: bool | str = True) -> dict
             written["gbench_csv"] = out_dir / "benchmarks.csv"
     except OSError as e:
         raise ResultsError(f"{out_dir}: cannot write the report ({e.strerror or e})") from None
-    written["plots"] = [p.path for p in report.plots] + [p.path for s in report.runs for p in s.plots]
+    written["plots"] = [p.path for p in ([report.claims_plot] if report.claims_plot else []) + report.plots] + [
+        p.path for s in report.runs for p in s.plots
+    ]
     return written

@@ -374,6 +374,8 @@ def _render(report) -> str:
             out.append(f'<p class="warn"><b>Warning</b> ({escape(s.label)}): {escape(warn)}</p>')
     out += [f'<p class="warn">{escape(n)}</p>' for n in report.notices]
     if report.runs:
+        if report.claims_plot is not None:
+            out.append(_img(report.claims_plot.path))
         out.append(_summary(report))
         out.append(_claims(report))
         out.append("<h2>Experiments</h2>")

@@ -271,6 +271,8 @@ def _main(report, out_dir: Path) -> list[str]:
     for n in report.notices:
         out += prose(f"> {esc(n)}") + [""]
     if report.runs:
+        if report.claims_plot is not None:
+            out += _plot_line(report.claims_plot, out_dir)
         out += _summary(report)
         out += _claims(report)
         names = report.experiments()
