@@ -18,6 +18,7 @@ import pytest
 
 from report.load.results import ResultsError, load_inputs
 from report.render.command import build
+from report.render.verdict_words import why_text
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -81,7 +82,7 @@ def computed(p: Path) -> dict:
     for c in s.claims:
         rec = _fields(c, CLAIM_FIELDS)
         rec["verdict"] = c.verdict.verdict if c.verdict else None
-        rec["why"] = c.verdict.why if c.verdict else None
+        rec["why"] = why_text(c.verdict) if c.verdict else None
         if c.evidence:
             rec["evidence"] = [_evidence(e) for e in c.evidence]
         claims[str(c.claim.get("id"))] = rec
