@@ -1,32 +1,49 @@
 """The first screen's chart: every judged claim's figure and interval against its
 claimed range (a band), the runs side by side, in the claims' order: what a reader
 looks at before the table. A claim is here where some run drew a verdict on it
-(verdicts.DRAWN) with an interval; the figure is the one the claims table shows
-(judge.ClaimResult: the decisive row's, or the pooled one)."""
+(verdicts.DRAWN) or found it inconclusive on an interval that spans outcomes; the
+figure is the one the claims table shows (judge.ClaimResult: the decisive row's, or
+the pooled one). A spanning interval is drawn hollow beside the others, so a pair
+that split on a claim shows both runs, not one."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..claims.judge import ClaimResult
-from ..claims.verdicts import DRAWN
+from ..claims.verdicts import DRAWN, INCONCLUSIVE, Verdict, Why
 from ..load.numbers import is_num
 from .plots import RUN_COLORS, RUN_MARKERS, _speedup_axis, _text
 
 BAND_COLOR = "#9ecae1"
 
 
-def _judged(r: ClaimResult) -> bool:
-    return (
-        r.verdict is not None
-        and r.verdict.verdict in DRAWN
-        and all(is_num(x) and x > 0 for x in (r.estimate, r.ci_low, r.ci_high))
-    )
+ROWS = (Why.ROWS_UNDECIDED, Why.ROWS_EACH, Why.ROWS_WEAKEST)
+
+
+def _has_ci(r: ClaimResult) -> bool:
+    return all(is_num(x) and x > 0 for x in (r.estimate, r.ci_low, r.ci_high))
+
+
+def spans(v: Verdict | None) -> bool:
+    """Inconclusive because its interval reaches into several outcomes (the decisive
+    row's, where rows are judged apart); not for too few rounds, one process or a
+    figure outside its own interval, whose intervals the table shows with that reason."""
+    if v is None or v.verdict != INCONCLUSIVE:
+        return False
+    if v.why in ROWS:
+        return v.row is not None and v.row is not v and spans(v.row)
+    return v.why is Why.SPANS
+
+
+def _charted(r: ClaimResult) -> bool:
+    return _has_ci(r) and r.verdict is not None and (r.verdict.verdict in DRAWN or spans(r.verdict))
 
 
 def judged_ids(runs: list[tuple[str, list[ClaimResult]]]) -> list[str]:
-    """The claims some run judged, in the order the runs list them."""
-    return list(dict.fromkeys(str(r.claim.get("id")) for _, rs in runs for r in rs if _judged(r)))
+    """The claims some run judged or measured with an interval spanning outcomes, in
+    the order the runs list them."""
+    return list(dict.fromkeys(str(r.claim.get("id")) for _, rs in runs for r in rs if _charted(r)))
 
 
 def plot_claims(plt, runs: list[tuple[str, list[ClaimResult]]], path: Path) -> bool:
@@ -45,27 +62,36 @@ def plot_claims(plt, runs: list[tuple[str, list[ClaimResult]]], path: Path) -> b
             ax.fill_betweenx([y0[i] - 0.4, y0[i] + 0.4], low, high, color=BAND_COLOR, alpha=0.4, linewidth=0)
             lows.append(low)
             highs.append(high)
+    hollow_drawn = False
     for j, (lab, rs) in enumerate(runs):
-        by_id = {str(r.claim.get("id")): r for r in rs if _judged(r)}
+        by_id = {str(r.claim.get("id")): r for r in rs if _charted(r)}
         pts = [(y0[i] + 0.35 - step * (j + 0.5), by_id[c]) for i, c in enumerate(ids) if c in by_id]
-        if not pts:
-            continue
-        ax.errorbar(
-            [r.estimate for _, r in pts],
-            [y for y, _ in pts],
-            xerr=[[r.estimate - r.ci_low for _, r in pts], [r.ci_high - r.estimate for _, r in pts]],
-            fmt=RUN_MARKERS[j % len(RUN_MARKERS)],
-            color=RUN_COLORS[j % len(RUN_COLORS)],
-            markersize=4,
-            capsize=2,
-            label=_text(lab),
-        )
+        color = RUN_COLORS[j % len(RUN_COLORS)]
+        for hollow in (False, True):
+            sel = [(y, r) for y, r in pts if spans(r.verdict) == hollow]
+            if not sel:
+                continue
+            ax.errorbar(
+                [r.estimate for _, r in sel],
+                [y for y, _ in sel],
+                xerr=[[r.estimate - r.ci_low for _, r in sel], [r.ci_high - r.estimate for _, r in sel]],
+                fmt=RUN_MARKERS[j % len(RUN_MARKERS)],
+                color=color,
+                markerfacecolor="white" if hollow else color,
+                linestyle="none",
+                markersize=4,
+                capsize=2,
+                alpha=0.8 if hollow else 1.0,
+                label=_text(lab) if not hollow or not any(not spans(r.verdict) for _, r in pts) else None,
+            )
+            hollow_drawn |= hollow
         lows += [r.ci_low for _, r in pts]
         highs += [r.ci_high for _, r in pts]
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y0, [_text(c) for c in ids], fontsize=8)
-    ax.set_xlabel("speedup (×; whiskers: CI; band: the claimed range)")
-    ax.set_title("Judged claims: measured against claimed", fontsize=10)
+    hollow_words = "; hollow: inconclusive" if hollow_drawn else ""
+    ax.set_xlabel(f"speedup (×; whiskers: CI; band: the claimed range{hollow_words})")
+    ax.set_title("Claims: measured against claimed", fontsize=10)
     _speedup_axis(ax, min(lows), max(highs))
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, axis="x", alpha=0.3)
