@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..render.plots import _safe, _text, matplotlib_or_none
+from ..render.plots import _safe, _text, matplotlib_or_none, save_figure
 from .changes import IMPROVEMENT, REGRESSION, Finding
 from .series import CLAIM
 from .text import short
@@ -37,9 +37,7 @@ def plot_finding(plt, f: Finding, path: Path) -> None:
     handles, labels = ax.get_legend_handles_labels()
     seen = dict(zip(labels, handles))
     ax.legend(seen.values(), seen.keys(), fontsize=7, loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path)
 
 
 def write_plots(findings: list[Finding], out_dir: Path) -> dict[int, Path] | None:

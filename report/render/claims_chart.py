@@ -13,7 +13,7 @@ from pathlib import Path
 from ..claims.judge import ClaimResult
 from ..claims.verdicts import DRAWN, INCONCLUSIVE, Verdict, Why
 from ..load.numbers import is_num
-from .plots import RUN_COLORS, RUN_MARKERS, _speedup_axis, _text
+from .plots import RUN_COLORS, RUN_MARKERS, _speedup_axis, _text, save_figure
 
 BAND_COLOR = "#9ecae1"
 
@@ -95,7 +95,5 @@ def plot_claims(plt, runs: list[tuple[str, list[ClaimResult]]], path: Path) -> b
     _speedup_axis(ax, min(lows), max(highs))
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path)
     return True

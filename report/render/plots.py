@@ -61,6 +61,13 @@ class Plot:
     path: Path
 
 
+def save_figure(plt, fig, path: Path, **kw) -> None:
+    """Every report plot is laid out, written at one resolution and closed the same way."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, **kw)
+    plt.close(fig)
+
+
 def _speedup_axis(ax, bottom: float, top: float) -> None:
     """A log axis where the speedups span more than 8x (a 6x fusion beside 1.05x), else linear."""
     if bottom > 0 and top / bottom > 8:
@@ -213,9 +220,7 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     bottom = min(v - lw for v, lw in zip(vals, lo_err))
     top, bottom = max(top, 1.0), min(bottom, 1.0)
     _speedup_axis(ax, bottom, top)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path)
     return True
 
 
@@ -342,9 +347,7 @@ def plot_sweep(plt, experiment: Experiment, key: str, lines: dict, path: Path, s
     ax.set_title(_text(f"{experiment.name}: throughput vs {key}"), fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path)
     return True
 
 
@@ -421,9 +424,7 @@ def plot_breakdown(plt, experiment: Experiment, case: Case, path: Path) -> bool:
         loc="center left",
         bbox_to_anchor=(1.01, 0.5),
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(plt, fig, path, bbox_inches="tight")
     return True
 
 
@@ -488,9 +489,7 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
     _speedup_axis(ax, bottom, top)
     ax.legend(fontsize=7, loc="best")
     ax.grid(True, axis="x", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(plt, fig, path)
     return True
 
 
