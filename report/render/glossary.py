@@ -84,9 +84,8 @@ def _spelling_regex(s: str, after: str = "") -> str:
 def _band() -> str:
     """The no-effect band's definition, from the constant the verdicts read."""
     b = verdicts.NO_EFFECT_BAND
-    return (
-        f"Speedups from 1/{b:g} to {b:g} ({1 / b:.3f}–{b:.2f}×): within {100 * (b - 1):.3g}% of 1, too small to act on."
-    )
+    span = f"{1 / b:.3f}–{b:.2f}×"
+    return f"Speedups from 1/{b:g} to {b:g} ({span}): within {100 * (b - 1):.3g}% of 1, too small to act on."
 
 
 # A profiler category's label (why.LABELS) is the term where a change follows it.

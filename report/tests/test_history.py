@@ -185,7 +185,9 @@ def test_without_ruptures_it_says_so_and_goes_on(tmp_path, cli, monkeypatch, int
 
 
 def _commit(repo: Path, msg: str) -> str:
-    run = lambda *a: subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True, text=True)  # noqa: E731
+    def run(*a):
+        return subprocess.run(["git", "-C", str(repo), *a], check=True, capture_output=True, text=True)
+
     run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", msg)
     return run("rev-parse", "HEAD").stdout.strip()
 
