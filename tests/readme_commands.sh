@@ -3,7 +3,10 @@
 # a copy of the source tree as a fresh clone has it (tracked and
 # untracked-but-not-ignored files: no build/, no out/, no deps/):
 #  0. The README's example experiment (the ```cpp block that starts with
-#     `// workloads/NAME.cpp`) is written into the copy as its one new file.
+#     `// workloads/NAME.cpp`) is written into the copy as its one new file; it
+#     also names a new claim, whose claims.json entry and quote in
+#     report/sources.md the test adds: what adding an experiment with a new
+#     claim takes, and nothing else in the tree touched.
 #  1. `OPTBENCH_OUT_DIR=out/try scripts/run --quick --filter zero_grad`: exit 0,
 #     and the four paths it prints (results, report.md, report.html, results.csv)
 #     exist, the results validate and the report names the experiment. Then the
@@ -70,6 +73,35 @@ for block in re.findall(r"^```cpp\n(.*?)^```", text, flags=re.S | re.M):
 PY
 [ -s "$tmp/examples" ] || fail "the README shows no example experiment (a \`\`\`cpp block starting with // workloads/NAME.cpp)"
 
+# 0b. A new claim for the example: its id in the experiment's claim list, its entry
+# in claims.json (no match: every comparison of the experiments naming it), its
+# quote in a document report/sources.md carries. Nothing else is edited.
+NEW_CLAIM=linear_no_grad
+"$PY" - "$tmp/clone" "$(head -1 "$tmp/examples")" "$NEW_CLAIM" <<'PY' || fail "adding a new claim for the example"
+import json, pathlib, re, sys
+root, example, cid = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+src = root / example
+text, n = re.subn(r'\{"no_grad_eval"\}', '{"no_grad_eval", "%s"}' % cid, src.read_text())
+assert n == 1, "the example's claim list moved"
+src.write_text(text)
+path = root / "report/claims/claims.json"
+doc = json.loads(path.read_text())
+doc["claims"].append({
+    "id": cid,
+    "technique": "NoGradGuard around one Linear layer's forward",
+    "kind": "direction",
+    "low": None,
+    "high": None,
+    "gpu_only": False,
+    "why": "The README's example experiment: a Linear layer evaluated under NoGradGuard against autograd recording.",
+    "quote": "Evaluating a layer without autograd recording is faster.",
+    "source": {"document": "A scratch source for tests", "section": "Claims"},
+})
+path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+with open(root / "report/sources.md", "a", encoding="utf-8") as f:
+    f.write("\n## A scratch source for tests\n\n### Claims\n\nEvaluating a layer without autograd recording is faster.\n")
+PY
+
 # 1. scripts/run.
 cd "$tmp/clone"
 t0=$(date +%s)
@@ -113,6 +145,16 @@ PY
   grep -F "$claim" "out/$name-report/report.md" | grep -qF "$name" ||
     fail "the report's line for claim $claim does not cite $name"
   echo "ok: the README's example $file built, ran, verified, and counts for claim $claim"
+  # the new claim (0b): named by the listing, found by the report, its quote checked
+  "$PY" -c 'import json,sys; e=[x for x in json.load(open(sys.argv[1])) if x["name"]==sys.argv[2]]; sys.exit(0 if sys.argv[3] in e[0]["claims"] else 1)' \
+    "$tmp/list.json" "$name" "$NEW_CLAIM" || fail "the example does not list the new claim $NEW_CLAIM"
+  grep -F "| $NEW_CLAIM |" "out/$name-report/report.md" | grep -qF "$name" ||
+    grep -A3 -F "$NEW_CLAIM" "out/$name-report/report.md" | grep -qF "$name" ||
+    fail "the report does not cite $name for the new claim $NEW_CLAIM: $(grep -F "$NEW_CLAIM" "out/$name-report/report.md")"
+  PYTHONPATH=. "$PY" -m pytest -q -p no:cacheprovider report/tests/test_claims.py \
+    -k "claims_file_lists or quotes_come_from or no_claim_names_a_path" >>"$tmp/log" 2>&1 ||
+    fail "report/tests/test_claims.py's checks of claims.json fail with the new claim"
+  echo "ok: the new claim $NEW_CLAIM: listed, reported with $name, its quote found in report/sources.md"
 done <"$tmp/examples"
 
 # 2. The code blocks of the README, then of docs/*.md.
