@@ -30,6 +30,14 @@ g commit -q -am C
 echo "scratch D" >>docs/layout.md && g commit -q -am D
 c=$(git rev-parse --short HEAD~1)
 
+# Bad input: one line, exit 2, nothing built.
+for bad_args in "HEAD~3 HEAD" "nosuch HEAD --" "HEAD HEAD~3 --" "HEAD HEAD --"; do
+  # shellcheck disable=SC2086
+  out=$(scripts/bisect $bad_args --filter host_sync 2>&1); rc=$?
+  [ $rc -eq 2 ] && [ "$(echo "$out" | wc -l)" -eq 1 ] || fail "scripts/bisect $bad_args: exit $rc, expected 2 and one line: $out"
+done
+scripts/bisect --help | grep -q "^scripts/bisect GOOD BAD -- RUN ARGS" || fail "scripts/bisect --help"
+
 export OPTBENCH_BISECT_DIR=$tmp/scratch  # one worktree and build folder for both bisects
 args=(-- --filter host_sync --quick --device cpu)
 out=$(OPTBENCH_OUT_DIR=$tmp/ab scripts/bisect HEAD~3 HEAD~2 "${args[@]}" 2>&1); rc=$?
