@@ -14,9 +14,7 @@ SRC=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-mkdir -p "$tmp/repo"
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' _ |
-  tar --null -T - -cf -) | tar -C "$tmp/repo" -xf - || fail "copying the source tree"
+"$SRC/tests/copy_tree.sh" "$SRC" "$tmp/repo" || fail "copying the source tree"
 cd "$tmp/repo" || fail "no copy"
 g() { git -c user.name=t -c user.email=t@t -c commit.gpgsign=false "$@" >/dev/null || fail "git $*"; }
 g -c init.defaultBranch=main init -q

@@ -41,10 +41,7 @@ declare -A EXIT=(
 )
 
 # The copy, as a fresh clone has it.
-git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1 || fail "$SRC is not a git checkout"
-mkdir -p "$tmp/clone"
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard | xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' _ |
-  tar --null -T - -cf -) | tar -C "$tmp/clone" -xf - || fail "copying the source tree"
+"$SRC/tests/copy_tree.sh" "$SRC" "$tmp/clone" || fail "copying the source tree"
 [ ! -e "$tmp/clone/build" ] || fail "the copy has a build folder"
 
 # A user's environment: nothing of this build's, a python3 with torch on PATH.
