@@ -1,5 +1,19 @@
 """A strict machine fingerprint: runs that differ in any field are never one series
-(a driver or cuDNN update moves times as much as a code change does)."""
+(a driver or cuDNN update moves times as much as a code change does).
+
+Besides the machine, the LibTorch and the profile, it holds the run settings a results
+file records that change what is measured, not only how precisely:
+- malloc: environment.malloc's glibc tunables (absent: glibc's dynamic thresholds).
+  Pinned thresholds remove the page faults a step of large tensors otherwise takes
+  now and then, which moved fused_optimizer's speedup by half.
+- numerics: environment.numerics, the process-wide TF32, cuDNN benchmark and
+  determinism flags every variant starts from; another default is other math.
+Settings that only change an interval's width or cost are left out: the number of
+processes and their share of the run (processes, min_processes, process_time_share,
+cold_processes), the stopping rule, the time budget, and the breakdown's profiling,
+which runs outside the timed samples. Emulated bf16 is not recorded by any field: a
+CPU run records neither its ISA nor the autocast path, so the committed
+..._bf16_emulated.json is kept apart by its uncommitted tree (runs.py), not here."""
 
 from __future__ import annotations
 
@@ -17,6 +31,8 @@ class Fingerprint(NamedTuple):
     cudnn: str
     torch: str  # the LibTorch the run linked
     profile: str
+    malloc: str  # the glibc tunables the run pinned; "-" for glibc's defaults
+    numerics: str  # the process-wide math flags, "name=on/off" joined; "-" where unrecorded
 
     @property
     def machine(self) -> str:
@@ -29,8 +45,13 @@ class Fingerprint(NamedTuple):
         return f"{self.model} ({self.count} cores)"
 
     @property
+    def settings(self) -> str:
+        """', pinned malloc' where the run pinned malloc's thresholds; '' with glibc's defaults."""
+        return ", pinned malloc" if self.malloc != "-" else ""
+
+    @property
     def label(self) -> str:
-        return f"{self.machine}, torch {self.torch}, {self.profile} profile"
+        return f"{self.machine}, torch {self.torch}, {self.profile} profile{self.settings}"
 
 
 FIELDS = Fingerprint._fields
@@ -38,6 +59,13 @@ FIELDS = Fingerprint._fields
 
 def _s(x: object) -> str:
     return "-" if x is None or x == "" else str(x)
+
+
+def _settings(env: dict) -> tuple[str, str]:
+    malloc = env.get("malloc") if isinstance(env.get("malloc"), dict) else {}
+    flags = env.get("numerics") if isinstance(env.get("numerics"), dict) else {}
+    numerics = " ".join(f"{k}={'on' if v else 'off'}" for k, v in sorted(flags.items()) if isinstance(v, bool))
+    return _s(malloc.get("glibc_tunables")), _s(numerics)
 
 
 def fingerprint(doc: dict) -> Fingerprint:
@@ -54,6 +82,7 @@ def fingerprint(doc: dict) -> Fingerprint:
             _s(cuda.cudnn if cuda else None),
             _s(facts.libtorch_version),
             _s(facts.profile),
+            *_settings(env),
         )
     cpu = env.get("cpu") or {}
     return Fingerprint(
@@ -65,6 +94,7 @@ def fingerprint(doc: dict) -> Fingerprint:
         "-",
         _s(facts.libtorch_version),
         _s(facts.profile),
+        *_settings(env),
     )
 
 

@@ -1,7 +1,13 @@
 """The runs a history reads: every optbench results file under the paths given.
 A file that is not one (malformed, truncated, foreign, a Google Benchmark file) is
 named with its reason and skipped, never fatal: a history folder collects files over
-months, and one bad file must not hide the rest."""
+months, and one bad file must not hide the rest.
+
+A run built from uncommitted changes (environment.git.dirty) is named and kept out
+too (unless asked for, as `report gpus` does): its code is no commit's, so a change
+it shows would be put on a commit that never ran it (the committed
+..._bf16_emulated.json, of a tree that emulated AMP bf16, made the amp claim "regress"
+20-fold at its commit)."""
 
 from __future__ import annotations
 
@@ -31,6 +37,10 @@ class HistoryRun:
         return f"{facts.git_sha or '-'}{'+dirty' if facts.git_dirty else ''}"
 
     @property
+    def dirty(self) -> bool:
+        return run_facts(self.doc).git_dirty
+
+    @property
     def sha(self) -> str | None:
         sha = run_facts(self.doc).git_sha
         return str(sha) if sha else None
@@ -53,8 +63,12 @@ class Skipped:
     reason: str
 
 
-def load_runs(paths: list[str | Path]) -> tuple[list[HistoryRun], list[Skipped]]:
-    """Every readable results file under `paths`, and every other file with why it was skipped."""
+DIRTY = "built from uncommitted changes (environment.git.dirty): no commit's code, so it joins no series"
+
+
+def load_runs(paths: list[str | Path], keep_dirty: bool = False) -> tuple[list[HistoryRun], list[Skipped]]:
+    """Every readable results file under `paths`, and every other file with why it was
+    skipped; runs of uncommitted changes among the skipped unless keep_dirty."""
     runs, skipped = [], []
     seen = set()
     for p in expand_paths(paths):
@@ -66,7 +80,11 @@ def load_runs(paths: list[str | Path]) -> tuple[list[HistoryRun], list[Skipped]]
             if is_gbench(doc):
                 skipped.append(Skipped(p, "a Google Benchmark file, not an optbench results file"))
                 continue
-            runs.append(HistoryRun(p, check_results(doc, p)))
+            run = HistoryRun(p, check_results(doc, p))
+            if run.dirty and not keep_dirty:
+                skipped.append(Skipped(p, DIRTY))
+                continue
+            runs.append(run)
         except ResultsError as e:
             skipped.append(Skipped(p, str(e).removeprefix(f"{p}: ")))
         except Exception as e:  # one file's failure is its line, not a stop

@@ -17,7 +17,7 @@ from report.history import changes, series
 from report.history.command import compute
 from report.history.fingerprint import fingerprint, splitting_fields
 from report.history.order import BY_ANCESTRY, ordering
-from report.history.runs import HistoryRun
+from report.history.runs import DIRTY, HistoryRun
 from report.history.series import COMPARISON, TIME
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -125,7 +125,8 @@ def test_runs_of_one_commit_give_no_change(tmp_path, monkeypatch):
 
 
 def test_bad_files_are_named_and_skipped(tmp_path, cli, intel_runs):
-    good = [_write(tmp_path, Path(p).name, _read(Path(p))) for p in intel_runs[:2]]
+    clean = [p for p in intel_runs if not _read(Path(p))["environment"]["git"]["dirty"]]
+    good = [_write(tmp_path, Path(p).name, _read(Path(p))) for p in clean[:2]]
     truncated = tmp_path / "truncated.json"
     truncated.write_text(good[0].read_text()[:5000])
     (tmp_path / "malformed.json").write_text("{ not json")
@@ -177,7 +178,7 @@ def test_fingerprints_that_differ_are_never_one_series(tmp_path):
 
 def test_without_ruptures_it_says_so_and_goes_on(tmp_path, cli, monkeypatch, intel_runs):
     monkeypatch.setitem(sys.modules, "ruptures", None)  # import ruptures raises ImportError
-    r = cli("history", *intel_runs[:4], "--out", tmp_path)
+    r = cli("history", *intel_runs[:5], "--out", tmp_path)  # four clean runs: searched
     assert r.rc == 0
     assert "ruptures is not installed" in r.err
     assert "Change points were not searched" in (tmp_path / "history.md").read_text()
@@ -218,10 +219,55 @@ def test_order_follows_ancestry_not_dates(tmp_path):
 def test_every_committed_file_is_read(tmp_path, cli):
     r = cli("history", REPO / "results", "--out", tmp_path)
     assert r.rc == 0, r.err
-    assert "skipped" not in r.err
-    committed = len(list((REPO / "results").glob("*.json")))
-    assert f"{committed} runs" in r.out
+    files = sorted((REPO / "results").glob("*.json"))
+    dirty = [p for p in files if _read(p)["environment"]["git"]["dirty"]]
+    assert dirty and [line for line in r.err.splitlines() if line.startswith("skipped:")] == [
+        f"skipped: {p}: {DIRTY}" for p in dirty
+    ]
+    assert f"{len(files) - len(dirty)} runs" in r.out
     page = (tmp_path / "history.md").read_text()
     assert page.index("## Regressions") < page.index("## Machines")
     assert "none found" in page
     assert list((tmp_path / "plots").glob("*.png"))
+
+
+AMD_STANDARD = "AMD EPYC (2 cores), torch 2.11.0, standard profile"
+BF16 = REPO / "results" / "2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard_bf16_emulated.json"
+
+
+def test_a_dirty_run_is_skipped_with_its_reason(tmp_path):
+    clean = _read(FIXTURES / "cpu_shared_2core" / "cpu_a.json.gz")
+    dirty = copy.deepcopy(clean)
+    dirty["environment"]["git"]["dirty"] = True
+    _write(tmp_path, "clean.json", clean)
+    _write(tmp_path, "dirty.json", dirty)
+    h = compute([tmp_path], None)
+    assert h.runs == 1
+    assert [(s.path.name, s.reason) for s in h.skipped] == [("dirty.json", DIRTY)]
+    assert all(not p.commit.endswith("+dirty") for f in h.findings for p in f.series.points)
+
+
+def test_bf16_emulated_run_leaves_the_amd_series_and_its_false_regression_goes():
+    """The bf16-emulated run (a dirty tree that ran AMP bf16 emulated, 0.05x) made the
+    AMD amp claim 'regress' at its commit; kept out, the AMD series show no such change."""
+    amd = sorted((REPO / "results").glob("*amd-epyc*libtorch-2.11*.json"))
+    h = compute([str(p) for p in amd], REPO)
+    assert (BF16, DIRTY) in [(s.path, s.reason) for s in h.skipped]
+    mine = [f for f in h.findings if f.series.fingerprint.label == AMD_STANDARD]
+    amp = next(f for f in mine if f.series.name == "amp")
+    assert all(p.run.path != BF16 for p in amp.series.points)
+    assert all(c.size > 0.5 for f in mine for c in f.changes), [(f.series.label, f.changes) for f in mine]
+
+
+def test_pinned_malloc_splits_the_amd_series():
+    """Runs that pinned malloc's thresholds measure other steps (no page faults): their own series."""
+    names = ("standard", "standard_pinned-malloc")
+    docs = [_read(REPO / "results" / f"2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_{n}.json") for n in names]
+    prints = [fingerprint(d) for d in docs]
+    assert splitting_fields(prints) == ["malloc"]
+    assert prints[0].label == AMD_STANDARD and prints[1].label == AMD_STANDARD + ", pinned malloc"
+    # Settings that only change an interval's width (processes, their share of the run) do not split.
+    same = [
+        _read(REPO / "results" / f"2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_{n}.json") for n in ("standard_share2",)
+    ]
+    assert fingerprint(same[0]) == prints[1]
