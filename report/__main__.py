@@ -125,10 +125,18 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def cmd_gpus(args: argparse.Namespace) -> int:
-    from .gpu.gpus import run
+    from .gpu.gpus import compute, plot, text
 
-    inputs = load_inputs(args.files)
-    print(run([i.path for i in inputs], [i.doc for i in inputs], markdown=args.markdown))
+    v = compute(args.files)
+    for s in v.skipped:
+        print(f"skipped: {s.path}: {s.reason}", file=sys.stderr)
+    if not v.columns:
+        print("error: no results file to show", file=sys.stderr)
+        return 2
+    print(text(v, markdown=args.markdown))
+    if args.plot:
+        drawn = plot(v, Path(args.plot))
+        print(f"plot: {args.plot}" if drawn else "plot: none (no claim judged, or matplotlib is not installed)")
     return 0
 
 
@@ -251,12 +259,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = sub.add_parser(
         "gpus",
-        help="one table with a column per GPU",
-        description="Speedups and throughputs side by side, a column per results file's GPU, "
-        "throughputs normalised to the datasheet peaks in report/gpu/gpu_specs.json.",
+        help="the machines side by side: claims, speedups and throughputs, a column per machine",
+        description="Read every results file given (directories stand for the .json files inside) as "
+        "history does, group the runs by machine fingerprint (GPU or CPU model, count, driver, CUDA, "
+        "cuDNN, torch, profile, malloc and numerics settings) and show each machine's newest commit "
+        "(both runs of a pair) as a column, CPUs first: every claim's verdict and figure, every "
+        "comparison's speedup, every variant's throughput normalised to the datasheet peaks in "
+        "report/gpu/gpu_specs.json. Files that are not results files are named and skipped.",
     )
     g.add_argument("files", nargs="+", metavar="RESULTS", help="results .json files or directories")
     g.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    g.add_argument("--plot", metavar="PNG", help="also draw every claim's figure per machine against its claimed range")
     g.set_defaults(func=cmd_gpus)
 
     cl = sub.add_parser(
