@@ -128,11 +128,12 @@ def cmd_gpus(args: argparse.Namespace) -> int:
     from .gpu.gpus import compute, plot, text
 
     v = compute(args.files)
+    if not v.columns:  # one line, as every command's bad input: the one file's reason, or each
+        why = "; ".join(f"{s.path}: {s.reason}" for s in v.skipped)
+        print(f"error: no results file to show{': ' + why if why else ''}", file=sys.stderr)
+        return 2
     for s in v.skipped:
         print(f"skipped: {s.path}: {s.reason}", file=sys.stderr)
-    if not v.columns:
-        print("error: no results file to show", file=sys.stderr)
-        return 2
     print(text(v, markdown=args.markdown))
     if args.plot:
         drawn = plot(v, Path(args.plot))

@@ -129,9 +129,10 @@ def _run_cells(d: dict) -> tuple[dict[tuple, str], dict[tuple, str]]:
 
 
 def _rows(per_col: list[list[dict[tuple, str]]]) -> list[list[str]]:
-    """Rows of (key..., a cell per column), a pair's cells joined; keys in first-seen order."""
+    """Rows of (key..., a cell per column), the cells of a column's runs that have the
+    key joined (runs of a filtered session each hold some experiments); keys in first-seen order."""
     keys = list(dict.fromkeys(k for col in per_col for run in col for k in run))
-    return [[*k, *(PAIR.join(run.get(k, DASH) for run in col) for col in per_col)] for k in keys]
+    return [[*k, *(PAIR.join(run[k] for run in col if k in run) or DASH for col in per_col)] for k in keys]
 
 
 def build(docs: list[dict | list[dict]], labels: list[str] | None = None) -> tuple[list[str], list, list]:
@@ -233,7 +234,7 @@ def text(v: View, markdown: bool = False) -> str:
 def plot(v: View, path: Path) -> bool:
     """The claims chart (render/claims_chart.py) with a run per column, a pair's runs
     each; False where nothing was drawn or matplotlib is not installed."""
-    from ..render.claims_chart import plot_claims
+    from ..render.claims_chart import judged_ids, plot_claims
     from ..render.plots import matplotlib_or_none
 
     plt = matplotlib_or_none()
@@ -243,5 +244,6 @@ def plot(v: View, path: Path) -> bool:
     for lab, col in zip(v.labels, v.judged):
         name = lab.rsplit(", ", 1)[0] if len(col) > 1 else lab
         runs += [(f"{name} run {i + 1}" if len(col) > 1 else name, results) for i, results in enumerate(col)]
+    runs = [r for r in runs if judged_ids([r])]  # runs that draw nothing take no colour of the few
     path.parent.mkdir(parents=True, exist_ok=True)
     return plot_claims(plt, runs, path)
