@@ -5,7 +5,7 @@ Besides the machine, the LibTorch and the profile, it holds the run settings a r
 file records that change what is measured, not only how precisely:
 - malloc: environment.malloc's glibc tunables (absent: glibc's dynamic thresholds).
   Pinned thresholds remove the page faults a step of large tensors otherwise takes
-  now and then, which moved fused_optimizer's speedup by half.
+  now and then (docs/results-history.md, 2026-11-27).
 - numerics: environment.numerics, the process-wide TF32, cuDNN benchmark and
   determinism flags every variant starts from; another default is other math.
 Settings that only change an interval's width or cost are left out: the number of

@@ -7,7 +7,7 @@ A run built from uncommitted changes (environment.git.dirty) is named and kept o
 too (unless asked for, as `report gpus` does): its code is no commit's, so a change
 it shows would be put on a commit that never ran it (the committed
 ..._bf16_emulated.json, of a tree that emulated AMP bf16, made the amp claim "regress"
-20-fold at its commit)."""
+at its commit)."""
 
 from __future__ import annotations
 
