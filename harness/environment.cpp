@@ -1,6 +1,7 @@
 #include "harness/environment.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/Version.h>
 #include <sys/utsname.h>
 #include <torch/version.h>
 #include <unistd.h>
@@ -11,7 +12,10 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <iterator>
 #include <memory>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "harness/build_info.h"
@@ -89,6 +93,25 @@ json math_libraries() {
   return libs;
 }
 
+// Only the extensions that select other kernels, so that two machines alike in these
+// run the same code; each one's reason:
+//   avx2            ATen's AVX2 kernels (the floor of at::get_cpu_capability()'s AVX2);
+//   avx512f         ATen's AVX512 kernels (with bw/vl/dq, which every AVX-512 server
+//                   CPU has beside it) and oneDNN's 512-bit ones;
+//   avx_vnni, avx512_vnni  oneDNN's int8 dot products, 256- and 512-bit;
+//   avx512_bf16     native bf16 dot products: without it (or AMX) bf16 is converted to
+//                   fp32 and back, emulated, and runs slower than fp32;
+//   avx512_fp16     native fp16 arithmetic;
+//   amx_tile, amx_bf16, amx_int8, amx_fp16  oneDNN's tile matmuls per type;
+//   asimd, asimddp, i8mm, bf16, sve, sve2   ARM's NEON, its int8 dot products and
+//                   matrix multiply, native bf16 and the scalable vectors (ATen's
+//                   SVE256 kernels need sve with bf16).
+// Flags that do not change a kernel (sse*, popcnt, the AVX-512 subsets above) stay out:
+// a longer list would split runs of the same code into series.
+constexpr std::array<const char*, 16> kIsaFlags = {
+    "avx2",     "avx512f",  "avx_vnni", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16",
+    "amx_int8", "amx_fp16", "asimd",    "asimddp",     "i8mm",        "bf16",        "sve",      "sve2"};
+
 json git_info() {
   const std::string dir = source_dir();
   const std::string sha = command_output({"git", "-C", dir, "rev-parse", "HEAD"});
@@ -98,6 +121,34 @@ json git_info() {
 }
 
 }  // namespace
+
+json cpu_isa(std::istream& cpuinfo) {
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    // x86 lists "flags", ARM "Features"; every core repeats them: the first is enough
+    if (key != "flags" && key != "Features") continue;
+    std::istringstream words(line.substr(colon + 1));
+    const std::set<std::string> have{std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+    json isa = json::array();
+    for (const char* flag : kIsaFlags)
+      if (have.count(flag)) isa.push_back(flag);
+    return isa;
+  }
+  return nullptr;
+}
+
+json torch_cpu_capability() {
+  try {
+    const std::string c = at::get_cpu_capability();
+    return c.empty() ? json(nullptr) : json(c);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
 
 json capture_environment(DeviceKind device, const std::vector<std::string>& argv) {
   json env;
@@ -115,9 +166,12 @@ json capture_environment(DeviceKind device, const std::vector<std::string>& argv
   env["os"] = {{"name", file_field("/etc/os-release", "PRETTY_NAME", '=')},
                {"kernel", std::string(u.sysname) + " " + u.release},
                {"arch", u.machine}};
+  std::ifstream cpuinfo("/proc/cpuinfo");
   env["cpu"] = {{"model", file_field("/proc/cpuinfo", "model name", ':')},
                 {"logical_cores", std::thread::hardware_concurrency()},
                 {"torch_threads", at::get_num_threads()},
+                {"isa", cpu_isa(cpuinfo)},
+                {"torch_capability", torch_cpu_capability()},
                 {"math_libraries", math_libraries()}};
   env["libtorch"] = {{"version", TORCH_VERSION}, {"cuda", cuda_compiled()}};
   env["malloc"] = to_json(pin_malloc_regime());

@@ -32,7 +32,7 @@ namespace optbench {
 
 constexpr const char* kSchemaName = "optbench-results";
 // Bumped with every change of the format; report/load/versions.py reads each older one.
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 // Another run is writing the same file.
 struct OutputBusy : std::runtime_error {

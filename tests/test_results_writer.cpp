@@ -3,6 +3,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 
 #include "harness/environment.h"
 #include "harness/results_writer.h"
@@ -98,4 +101,50 @@ TEST(Environment, CarriesTheRequiredKeys) {
     EXPECT_TRUE(env.contains(key)) << key;
   EXPECT_EQ(env["command_line"], "optbench env");
   EXPECT_FALSE(env["libtorch"]["version"].get<std::string>().empty());
+}
+
+namespace {
+
+// Words on /proc/cpuinfo's first "flags" (x86) or "Features" (ARM) line.
+std::set<std::string> cpuinfo_flags() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("flags", 0) != 0 && line.rfind("Features", 0) != 0) continue;
+    std::istringstream words(line.substr(line.find(':') + 1));
+    return {std::istream_iterator<std::string>(words), std::istream_iterator<std::string>()};
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(Environment, RecordsTheInstructionSetAndTorchsKernelLevel) {
+  const json cpu = capture_environment(DeviceKind::cpu, {"optbench", "env"})["cpu"];
+  ASSERT_TRUE(cpu.contains("isa"));
+  ASSERT_TRUE(cpu.contains("torch_capability"));
+  const std::set<std::string> flags = cpuinfo_flags();
+  if (flags.empty()) {
+    EXPECT_TRUE(cpu["isa"].is_null());  // nothing to read: unknown, never a guess
+  } else {
+    ASSERT_TRUE(cpu["isa"].is_array());
+    for (const auto& f : cpu["isa"]) EXPECT_TRUE(flags.count(f.get<std::string>())) << f;
+  }
+  // LibTorch always knows the level it dispatches to (DEFAULT where no extension helps)
+  ASSERT_TRUE(cpu["torch_capability"].is_string());
+  EXPECT_FALSE(cpu["torch_capability"].get<std::string>().empty());
+}
+
+TEST(Environment, IsaListsOnlyTheKernelChoosingFlagsInOrder) {
+  std::istringstream x86(
+      "processor\t: 0\nmodel name\t: Intel(R) Xeon(R) Processor\n"
+      "flags\t\t: fpu sse2 amx_int8 avx2 avx512f avx512bw avx512_bf16 amx_tile popcnt\n"
+      "vmx flags\t: avx512_fp16\nprocessor\t: 1\nflags\t\t: fpu avx2\n");
+  EXPECT_EQ(cpu_isa(x86), json({"avx2", "avx512f", "avx512_bf16", "amx_tile", "amx_int8"}));
+  std::istringstream arm("processor\t: 0\nFeatures\t: fp asimd evtstrm aes sve bf16 i8mm\n");
+  EXPECT_EQ(cpu_isa(arm), json({"asimd", "i8mm", "bf16", "sve"}));
+  std::istringstream old("processor\t: 0\nflags\t\t: fpu sse2\n");
+  EXPECT_EQ(cpu_isa(old), json::array());  // read, and none of the listed: not unknown
+  std::istringstream none("processor\t: 0\n");
+  EXPECT_TRUE(cpu_isa(none).is_null());
 }

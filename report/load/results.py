@@ -14,11 +14,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from .versions import CURRENT, upgrade
+from .versions import READABLE, upgrade
 
 SCHEMA_NAME = "optbench-results"
-# What a file may say: 1 (the generations before versions were counted) or the current one.
-READABLE_VERSIONS = (1, CURRENT)
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "harness" / "results.schema.json"
 # The largest results file (its JSON text, gzip-compressed or not) the report reads. A run
 # writes ~1 MB (the largest committed: 1.9 MB; the harness stops a variant at 100,000
@@ -177,10 +175,9 @@ def check_results(doc: object, p: Path, validate: bool = True) -> dict:
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA_NAME:
         hint = " (it is a Google Benchmark file)" if is_gbench(doc) else ""
         raise ResultsError(f'{p}: not an optbench results file (no "schema": "{SCHEMA_NAME}"){hint}')
-    if doc.get("schema_version") not in READABLE_VERSIONS or isinstance(doc.get("schema_version"), bool):
-        raise ResultsError(
-            f"{p}: schema version {doc.get('schema_version')!r}; this report reads versions 1 and {CURRENT}"
-        )
+    if doc.get("schema_version") not in READABLE or isinstance(doc.get("schema_version"), bool):
+        readable = ", ".join(map(str, READABLE))
+        raise ResultsError(f"{p}: schema version {doc.get('schema_version')!r}; this report reads versions {readable}")
     if (bad := non_finite_at(doc)) is not None:
         raise ResultsError(f"{p}: not a finite number at {bad}: results files hold finite numbers only")
     if validate:

@@ -14,7 +14,8 @@ is told by its keys, the oldest generation whose trait it shows:
   3  a case or comparison holds "repeats", or a comparison its "estimate" (further
      processes' records inside the first process's case, before 2026-11-28);
   4  none of these (the last generation that said 1).
-A file saying CURRENT is read as it is; any other number is refused (results.py). A step
+From FIRST_NUMBERED on, a file says its version; one saying a version from there to
+CURRENT is upgraded from it, any other number is refused (READABLE, results.py). A step
 fills only what is absent, so a file taken for older than it is passes through unchanged.
 
 Steps:
@@ -29,7 +30,12 @@ Steps:
           the harness now writes them; the case keeps what its first process recorded.
   4 -> 5  a further process's record may carry its case's time_s. An older file's
           records cannot be given one (where that time went was not recorded); the
-          record stays without it, which the format reads as "recorded nothing"."""
+          record stays without it, which the format reads as "recorded nothing".
+  5 -> 6  environment.cpu may carry isa (the instruction-set extensions that choose
+          CPU kernels) and torch_capability (the kernel level ATen dispatched to). An
+          older file's machine cannot be told after the fact (its model string names no
+          generation); both stay absent, and the history fingerprint reads that as
+          unknown ("-"), a series of its own."""
 
 from __future__ import annotations
 
@@ -221,10 +227,16 @@ def _nothing_to_fill(doc: dict) -> None:
     """4 -> 5: time_s in further processes' records is new and cannot be reconstructed."""
 
 
-CURRENT = 5
+def _isa_unknown(doc: dict) -> None:
+    """5 -> 6: environment.cpu's isa and torch_capability are new and cannot be reconstructed."""
+
+
+CURRENT = 6
 # STEPS[v] takes a document of version v to v + 1.
-STEPS = {1: _judged_list, 2: _named_params, 3: _repeats_out_of_cases, 4: _nothing_to_fill}
+STEPS = {1: _judged_list, 2: _named_params, 3: _repeats_out_of_cases, 4: _nothing_to_fill, 5: _isa_unknown}
 LAST_UNNUMBERED = 4  # the newest generation whose files say 1
+FIRST_NUMBERED = 5  # the first version a file says (the harness wrote 4 for a day of commits only, as today's 5)
+READABLE = (1, *range(FIRST_NUMBERED, CURRENT + 1))  # the versions a file may say
 
 
 def _lacks_named_params(doc: dict) -> bool:

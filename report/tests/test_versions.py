@@ -13,7 +13,7 @@ from conftest import REPO
 from report.claims.judge import evaluate
 from report.load.document import VARIANT_KINDS, Document
 from report.load.results import load_results, load_schema, read_json, schema_errors
-from report.load.versions import CURRENT, TABLE, upgrade, version_of
+from report.load.versions import CURRENT, FIRST_NUMBERED, READABLE, TABLE, upgrade, version_of
 
 COMMITTED = sorted(
     glob.glob(str(REPO / "results" / "*.json"))
@@ -308,4 +308,25 @@ def test_the_harness_writes_the_current_version():
 
     header = (REPO / "harness" / "results_writer.h").read_text()
     assert re.search(r"kSchemaVersion = (\d+);", header).group(1) == str(CURRENT)
-    assert load_schema()["properties"]["schema_version"]["enum"] == [1, CURRENT]
+    assert load_schema()["properties"]["schema_version"]["enum"] == [1, *range(FIRST_NUMBERED, CURRENT + 1)]
+    assert READABLE == (1, *range(FIRST_NUMBERED, CURRENT + 1))
+
+
+def test_a_version_5_file_is_read_without_the_isa_it_could_not_know():
+    """5 -> 6 adds environment.cpu's isa and torch_capability: an older file's machine is
+    not known after the fact, so they stay absent (the fingerprint's "-"), never guessed."""
+    path = REPO / "results" / "2026-12-05_cpu_intel-xeon-2core_libtorch-2.11_standard_8proc.json"
+    before = read_json(path)
+    assert before["schema_version"] == 5
+    doc = load_results(path)
+    assert doc["schema_version"] == CURRENT == 6
+    assert not {"isa", "torch_capability"} & set(doc["environment"]["cpu"])
+    assert {k: v for k, v in doc.items() if k not in ("_path", "schema_version")} == {
+        k: v for k, v in before.items() if k != "schema_version"
+    }
+    recorded = copy.deepcopy(before)
+    recorded["schema_version"] = CURRENT
+    recorded["environment"]["cpu"].update(isa=["avx2", "avx512f"], torch_capability=None)
+    assert not schema_errors(recorded)  # null: could not be read, said so
+    recorded["environment"]["cpu"]["isa"] = "avx2"
+    assert schema_errors(recorded)
