@@ -43,12 +43,12 @@ class Column:
 
     @property
     def name(self) -> str:
-        """'H100 SXM5 (1 GPU)', 'AMD EPYC (2 cores)'."""
+        """'H100 SXM5 (1 GPU)', 'AMD EPYC (2 cores)', 'Intel(R) Xeon(R) Processor (2 cores, AMX)'."""
         fp = self.fingerprint
         if fp.device == "cuda":
             model = self.spec["name"] if self.spec else fp.model
             return f"{model} ({fp.count} GPU{'' if fp.count == '1' else 's'})"
-        return f"{fp.model} ({fp.count} cores)"
+        return f"{fp.model} ({fp.cores})"
 
     @property
     def header(self) -> str:
@@ -188,7 +188,8 @@ def describe(cols: list[Column], labels: list[str]) -> list[str]:
         elif c.fingerprint.device == "cuda":
             lines.append(f"{lab}: {what} (not in gpu_specs.json, so no % of peak)")
         else:
-            lines.append(f"{lab}: {what} (CPU: no peaks)")
+            isa = f"kernels {c.fingerprint.isa}; " if c.fingerprint.isa != "-" else ""
+            lines.append(f"{lab}: {what} (CPU: {isa}no peaks)")
     return lines
 
 

@@ -149,3 +149,19 @@ def test_committed_pairs_are_the_first_columns_with_their_verdicts(tmp_path, cli
     assert head.index("AMD EPYC (2 cores), torch 2.11.0, standard, 92935e6320, 2 runs") < head.index("Intel")
     assert "(51% of fp16 H100 SXM5)" in r.out
     assert (tmp_path / "claims.png").stat().st_size > 0
+
+
+AMX = ["avx2", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"]
+
+
+def test_cpus_alike_but_for_their_isa_are_two_columns(tmp_path):
+    """One model string ("Intel(R) Xeon(R) Processor"), other kernels: two machines."""
+    docs = [_flops_doc(None, 1.0) for _ in range(2)]
+    docs[0]["environment"]["cpu"].update(isa=AMX, torch_capability="AVX512")
+    docs[1]["environment"]["cpu"].update(isa=["avx2"], torch_capability="AVX2")
+    paths = [synth.write(tmp_path / f"{i}.json", d) for i, d in enumerate(docs)]
+    v = gpus.compute(paths)
+    assert len(v.columns) == 2 and len(set(v.labels)) == 2
+    assert sorted(c.name for c in v.columns) == ["Test CPU 9000 (2 cores, AMX)", "Test CPU 9000 (2 cores, AVX2)"]
+    described = "\n".join(gpus.describe(v.columns, v.labels))
+    assert "kernels AVX512 (" + " ".join(AMX) + ")" in described and "kernels AVX2 (avx2)" in described

@@ -271,3 +271,42 @@ def test_pinned_malloc_splits_the_amd_series():
         _read(REPO / "results" / f"2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_{n}.json") for n in ("standard_share2",)
     ]
     assert fingerprint(same[0]) == prints[1]
+
+
+AMX = ["avx2", "avx512f", "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8"]
+
+
+def test_cpus_alike_but_for_their_isa_are_never_one_series(tmp_path, cli):
+    """The VM's model string names no generation: an AVX2 machine, an AMX one, and a file
+    from before the ISA was recorded (unknown, so a series of its own) are three machines."""
+    base = _read(FIXTURES / "cpu_shared_2core" / "cpu_a.json.gz")
+    amx, avx2, old = (copy.deepcopy(base) for _ in range(3))
+    amx["environment"]["cpu"].update(isa=AMX, torch_capability="AVX512")
+    avx2["environment"]["cpu"].update(isa=["avx2"], torch_capability="AVX2")
+    assert not {"isa", "torch_capability"} & set(old["environment"]["cpu"])  # as every file before version 6
+    prints = [fingerprint(d) for d in (amx, avx2, old)]
+    assert len(set(prints)) == 3 and splitting_fields(prints) == ["isa"]
+    assert [p.isa for p in prints] == ["AVX512 (" + " ".join(AMX) + ")", "AVX2 (avx2)", "-"]
+    assert [p.machine for p in prints] == [
+        f"{prints[2].model} (2 cores, AMX)",
+        f"{prints[2].model} (2 cores, AVX2)",
+        f"{prints[2].model} (2 cores)",
+    ]
+    for name, doc in (("amx", amx), ("avx2", avx2), ("old", old)):
+        _write(tmp_path, f"{name}.json", doc)
+    h = compute([tmp_path], None)
+    for f in h.findings:
+        assert len({p.run.fingerprint for p in f.series.points}) == 1
+    assert {f.series.fingerprint for f in h.findings} == set(prints)
+    out = tmp_path / "page"
+    r = cli("history", tmp_path, "--out", out)
+    assert r.rc == 0, r.err
+    assert "These runs are split apart by: isa." in (out / "history.md").read_text()
+
+
+def test_an_unreadable_isa_is_said_so_not_dropped():
+    doc = _read(FIXTURES / "cpu_shared_2core" / "cpu_a.json.gz")
+    doc["environment"]["cpu"].update(isa=None, torch_capability="AVX2")
+    assert fingerprint(doc).isa == "AVX2 (?)"
+    doc["environment"]["cpu"].update(isa=[], torch_capability=None)
+    assert fingerprint(doc).isa == "? (none)"
