@@ -36,7 +36,7 @@ from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
 from .fmt import intervals_apart, sig_apart
-from .glossary import note, spelling
+from .glossary import spelling
 from .verdict_words import short_why
 
 NBSP = "\u00a0"
@@ -51,21 +51,6 @@ ORDER_LINE = (
     "Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
     "glossary at the end."
 )
-# The terms the two lines print (test_glossary holds it against their words).
-LINES_TERMS = ("baseline", "optimization", "slower", "CI", "estimate", "claim", "inconclusive")
-
-
-def note_terms(sm: Summary) -> None:
-    """What the summary prints, for the page's glossary: its lines' terms, the headers'
-    (a run's column names the run; the tables note the rest), and each printed row's."""
-    note(*LINES_TERMS)
-    if sm.several:
-        note("run", "speedup")
-    if not sm.has_mechanism:
-        note("mechanism")
-    for r in sm.rows + sm.unjudged:
-        note(*r.terms)
-    note(*sm.unmeasured_terms)
 
 
 @dataclass
