@@ -1,4 +1,4 @@
-"""A rendered page as data: blocks of inline spans, built once (build.py) and written to
+"""A rendered page as data: blocks of inline spans, built once (pages.py) and written to
 Markdown (write_md.py) or HTML (write_html.py). Escaping is the writers'; a span says
 what its text is, so each writer knows how to show it and the glossary what to read.
 
@@ -120,7 +120,7 @@ class Image(Block):
 
 @dataclass
 class Details(Block):
-    """Folded under its summary (HTML)."""
+    """Folded under its summary (HTML; Markdown writes its blocks)."""
 
     summary: Spans
     blocks: list[Block]
@@ -128,7 +128,7 @@ class Details(Block):
 
 @dataclass
 class Blank(Block):
-    """An empty line (HTML)."""
+    """An empty line (HTML): where report.html's claims have no table, the page keeps its lines."""
 
 
 @dataclass
