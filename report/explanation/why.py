@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from ..load.document import Breakdown
 from ..load.numbers import is_num
 from ..render.fmt import sig, time_scale
-from ..render.glossary import is_term, spelling
+from ..render.glossary import spelling
 
 # "compiled" last: a category's plot colour is its place here, and older files' plots keep theirs.
 CATEGORIES = (
@@ -57,7 +57,6 @@ NOTE = (
     "The why column comes from a profiled window per variant, run after the timed rounds; "
     "its terms are in the glossary."
 )
-NOTE_TERMS = ("why", "profiled window", "variant", "run", "rounds")
 PER_BASE = spelling("per step of the baseline's work")
 NOT_SETTLED = spelling("mean not settled")
 # A change this many times the category's own time reads better as the times themselves.
@@ -172,36 +171,33 @@ def _launches(x: float) -> str:
     return f"{x:,.0f}" if x >= 10 or float(x).is_integer() else f"{x:.1f}"
 
 
-def _profiled(base_bd: Breakdown, var_bd: Breakdown) -> tuple[str, tuple[str, ...]]:
-    """'profiled: 20 steps, overhead +44% / +31%': what stands behind the shares; and the
-    glossary terms it prints."""
+def _profiled(base_bd: Breakdown, var_bd: Breakdown) -> str:
+    """'profiled: 20 steps, overhead +44% / +31%': what stands behind the shares."""
     steps = (base_bd.steps, var_bd.steps)
     text = (
         f"profiled: {steps[0]} step{'s' * (steps[0] != 1)}"
         if steps[0] == steps[1] and is_num(steps[0])
         else f"profiled: {steps[0]} / {steps[1]} steps"
     )
-    terms = ("profiled:",)
     over = (base_bd.overhead, var_bd.overhead)
     if all(o is not None for o in over):
         text += f", overhead {100 * over[0]:+.0f}% / {100 * over[1]:+.0f}%"
         marks = _beyond(base_bd, var_bd)
-        text += f" ({'; '.join(m for _, m in marks)})" if marks else ""
-        terms += tuple(t for t, _ in marks)
-    return text, terms
+        text += f" ({'; '.join(marks)})" if marks else ""
+    return text
 
 
-def _beyond(base_bd: Breakdown, var_bd: Breakdown) -> list[tuple[str, str]]:
-    """(term, words) of what the window-sizing rule (windows sized by it record `window`;
+def _beyond(base_bd: Breakdown, var_bd: Breakdown) -> list[str]:
+    """What the window-sizing rule (windows sized by it record `window`;
     older ones are not marked) could not promise: an overhead beyond `tolerance` ('over
     the ±25% bound'), a mean whose standard error stayed above target."""
     marks = []
     sized = [bd for bd in (base_bd, var_bd) if bd.sized]
     bounds = [bd.tolerance for bd in sized if bd.agrees is False and bd.tolerance is not None]
     if bounds:
-        marks.append(("over the bound", f"over the ±{100 * max(bounds):.0f}% bound"))
+        marks.append(f"over the ±{100 * max(bounds):.0f}% bound")
     if any(bd.stopped == "max_steps" for bd in sized):
-        marks.append((NOT_SETTLED, NOT_SETTLED))
+        marks.append(NOT_SETTLED)
     return marks
 
 
@@ -248,7 +244,6 @@ class Shares:
     top: tuple = ()  # the one or two Movers with the change
     against: Mover | None = None  # the largest Mover against it
     profiled: str = ""  # 'profiled: 5 steps, overhead +3% / +2%'
-    profiled_terms: tuple = ()  # the glossary terms `profiled` prints
 
     @property
     def moved_s(self) -> float:
@@ -263,24 +258,6 @@ class Shares:
         """'A -61% (12.1 -> 4.70 ms/step) and B -55% account for 91% of the 10.6 ms/step saved
         (timed)'; detail False: without the bracketed times and basis (the summary's phrase)."""
         return _movers(self, detail)
-
-    def terms(self, detail: bool = True, sentence: bool = True) -> set[str]:
-        """The glossary terms movers(detail) prints (and, with `sentence`, the sentence's
-        idle share, launches and profiled parts): noted where they are printed."""
-        if not self.ok:
-            return set()
-        names = {t.label for t in self.top}
-        if self.against is not None and self.top and (detail or not self.covers_all):
-            names.add(self.against.label)
-        if detail and self.per_base:
-            names.add(PER_BASE)
-        if sentence:
-            if all(is_num(x) for x in self.idle_share):
-                names.add(label(IDLE, self.device))
-            if self.show_launches and all(is_num(x) for x in self.launches):
-                names.add("launches")
-            names.update(self.profiled_terms)
-        return {n for n in names if is_term(n)}
 
     @property
     def sentence(self) -> str:
@@ -338,7 +315,7 @@ def explain(
         )
         return _other_name(m, base_bd, var_bd)
 
-    profiled, profiled_terms = _profiled(base_bd, var_bd)
+    profiled = _profiled(base_bd, var_bd)
     top = tuple(item(k) for k in _ranked(cats, deltas, sign))
     against = _ranked(cats, deltas, -sign)[:1]
     against = (
@@ -360,7 +337,6 @@ def explain(
         top=top,
         against=against,
         profiled=profiled,
-        profiled_terms=profiled_terms,
     )
 
 

@@ -105,13 +105,6 @@ class Agreement:
             return f"({shown}: the other direction)"
         return f"({shown}, allowed {sig(self.band[0])}–{sig(self.band[1])})"
 
-    def terms(self, detail_only: bool = False) -> set[str]:
-        """The glossary terms text() (or detail()) prints that the CI's own words do not bring."""
-        if not self.reason.disagrees:
-            return set()
-        out = {"allowed"} if self.reason is Reason.OUTSIDE_BAND else set()
-        return out if detail_only else out | {"profile disagrees with the timing"}
-
     def text(self) -> str:
         """Why no mechanism is shown; '' where the window agrees."""
         if self.reason.disagrees:

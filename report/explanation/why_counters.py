@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..load.document import Breakdown
 from ..load.numbers import is_num
 from ..render.fmt import sig
-from ..render.glossary import is_term, spelling
+from ..render.glossary import spelling
 
 LABELS = {
     "op_calls_per_step": "operator calls",
@@ -52,10 +52,6 @@ class Count:
             and self.after != self.before
             and (self.after < self.before) == (speedup > 1.0)
         )
-
-    def terms(self) -> set[str]:
-        """The glossary terms text() prints."""
-        return ({self.label} if is_term(self.label) else set()) | ({PER_BASE} if self.scaled else set())
 
     def text(self) -> str:
         """'fill operations 34 -> 0 per step'."""

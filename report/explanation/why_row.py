@@ -67,21 +67,6 @@ class Why:
             return self.count.text()
         return self.shares.movers(detail=False) if self.kind is Kind.SHARES else ""
 
-    def terms(self, headline: bool = False) -> set[str]:
-        """The glossary terms text() (or headline()) prints, from the fields that make it."""
-        if headline:
-            if self.count_leads and self.is_mechanism:
-                return self.count.terms()
-            return self.shares.terms(detail=False, sentence=False) if self.kind is Kind.SHARES else set()
-        if self.kind is Kind.NO_BREAKDOWN:
-            return set()
-        counted = set() if self.count is None else {"counted"} | self.count.terms()
-        if self.kind is Kind.SHARES:
-            return self.shares.terms() | (self.count.terms() if self.count_leads else counted)
-        if self.kind is Kind.COUNT:
-            return self.count.terms() | self.agreement.terms(detail_only=True)
-        return self.agreement.terms() | counted
-
     def _with_count(self, text: str) -> str:
         """What was counted, in brackets where it is no mechanism (it did not move the
         way the timing did, or the timing has no direction)."""

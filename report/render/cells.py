@@ -7,7 +7,6 @@ from ..gpu.gpu_specs import match_gpu
 from ..load.document import NvidiaSmi, device_name, gpu_name, run_facts
 from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
-from . import glossary
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, sig
 from .glossary import spelling
 from .tables import ExperimentTable, Row
@@ -30,7 +29,6 @@ def verification_cell(r: Row) -> str:
 
 
 def throughput_header(t: ExperimentTable) -> str:
-    glossary.note("throughput")
     return f"throughput ({t.unit})" if t.unit else "throughput"
 
 
@@ -84,11 +82,9 @@ def faults_text(per_step: float | None, across: list[float] | None = None) -> st
     seen = [x for x in across or [] if is_num(x)]
     if len(seen) > 1 and max(seen) >= FAULTS_WORTH_SAYING and min(seen) < max(seen) / 2:
         each = ", ".join(f"{x:,.0f}" for x in seen)
-        glossary.note(FAULTS)
         return f"{FAULTS} differ between the run's processes ({each})"
     if per_step is None or per_step < FAULTS_WORTH_SAYING:
         return ""
-    glossary.note(FAULTS)
     return f"{per_step:,.0f} {FAULTS}"
 
 
@@ -142,8 +138,6 @@ def experiment_cells(t: ExperimentTable, r: Row) -> list[str]:
     cells.append(speedup_cell(r, t.has_processes))
     if t.has_why:
         cells.append(r.why or DASH)
-        if r.why_of is not None:
-            glossary.note(*r.why_of.terms())
     if t.has_peak:
         cells.append(f"{fmt_pct(r.pct_peak)} of {r.peak_label}" if is_num(r.pct_peak) else DASH)
     cells.append(verification_cell(r))
@@ -179,8 +173,7 @@ def main_headers(t: ExperimentTable) -> list[str]:
 
 
 def main_cells(t: ExperimentTable, r: Row, processes: int | None) -> list[str]:
-    with glossary.quiet():  # the details' cells, some of them shown here
-        full = dict(zip(experiment_headers(t), experiment_cells(t, r)))
+    full = dict(zip(experiment_headers(t), experiment_cells(t, r)))  # the details' cells, some of them shown here
     cells = [full["case"], full["variant"], full["median time per step"], full[throughput_header(t)]]
     if t.has_items:
         cells.append(full["items/s"])
@@ -250,7 +243,6 @@ def claim_details(cr: ClaimResult) -> dict:
         "beside": [f"{b.label}: {b.text}" for b in cr.beside],
         "quote": str(c.get("quote", "")).strip(),
         "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else "",
-        "terms": cr.terms(),
     }
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from ..claims.judge import ClaimResult, evaluate
 from ..load.document import Document, device_name
 from ..load.results import Input, ResultsError
-from . import render_csv, render_html, render_md
+from . import pages, render_csv, write_html, write_md
 from .claims_chart import plot_claims
 from .plots import Plot, make_plots, matplotlib_or_none
 from .summary import RunClaims, Summary, common_processes, summarize
@@ -150,10 +150,9 @@ def render(inputs: list[Input], out_dir: Path, plots: bool | str = True) -> dict
             if t.resolve() in input_paths:
                 raise ResultsError(f"{t}: is one of the inputs; choose another --out")
         report = build(inputs, plot_dir, mode, notices)
-        main, details = render_md.render(report, out_dir)
-        targets["markdown"].write_text(main, encoding="utf-8")
-        targets["details"].write_text(details, encoding="utf-8")
-        targets["html"].write_text(render_html.render(report), encoding="utf-8")
+        targets["markdown"].write_text(write_md.write(pages.main_page(report), out_dir), encoding="utf-8")
+        targets["details"].write_text(write_md.write(pages.details_page(report), out_dir), encoding="utf-8")
+        targets["html"].write_text(write_html.write(pages.html_page(report)), encoding="utf-8")
         render_csv.write_results_csv(report.sections, targets["csv"])
         written.update(targets)
         if render_csv.write_gbench_csv(report.sections, out_dir / "benchmarks.csv"):

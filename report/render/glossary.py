@@ -1,10 +1,8 @@
 """The report's vocabulary, defined once: each term a rendered report may use, what it
 means, and the exact spellings it is printed with. A page lists the terms it prints in
-a glossary at its end: the code that prints a term notes it (note(), note_headers()),
-while the page renders (page()), from what it prints (a header, a typed explanation's
-fields, a claim's rows), never by reading the page back; only a text the page quotes
-(an experiment's title, claims.json's words) is read for its terms (note_quoted), as
-the definitions are; page_terms() adds the terms their definitions use.
+a glossary at its end: used() looks them up in the page's own words (page.Page.glossary:
+its text and headers, not its code spans nor a results file's notes), quoted words
+included (an experiment's title, claims.json's), and adds the terms their definitions use.
 
 The list is data the printing code reads: a module that prints a term of its own takes
 the words from here (spelling(), at import, so an undefined term fails on import, not
@@ -20,9 +18,7 @@ A spelling may hold '#' for a number ('between # processes' is 'between 3 proces
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -401,60 +397,17 @@ def spelling(name: str) -> str:
     return BY_NAME[name.lower()].name
 
 
-# The terms the page being rendered has printed so far (page()).
-_PAGE: ContextVar[set[str] | None] = ContextVar("glossary_page", default=None)
-
-
-@contextmanager
-def page() -> Iterator[None]:
-    """Render one page inside: what it prints is noted for its glossary (page_terms)."""
-    token = _PAGE.set(set())
-    try:
-        yield
-    finally:
-        _PAGE.reset(token)
-
-
-@contextmanager
-def quiet() -> Iterator[None]:
-    """What is made inside is not printed (cells made to pick some of them): no notes."""
-    token = _PAGE.set(None)
-    try:
-        yield
-    finally:
-        _PAGE.reset(token)
-
-
-def note(*names: str) -> None:
-    """The page prints these terms (KeyError for one the glossary does not define)."""
-    terms = [BY_NAME[n.lower()].name for n in names]
-    noted = _PAGE.get()
-    if noted is not None:
-        noted.update(terms)
-
-
-def note_quoted(text: str) -> None:
-    """A text the page quotes rather than makes (an experiment's title as its workload
-    wrote it): the terms its words use."""
-    note(*(t.name for t in TERMS if t.in_text(text)))
-
-
-def note_headers(headers: Iterable[object]) -> None:
-    """A table's headers that name a term (the others are the file's names, in code)."""
-    for h in headers:
-        if (t := HEADERS.get(str(h).lower())) is not None:
-            note(t.name)
-
-
 @cache
 def _refers() -> dict[str, frozenset[str]]:
     """Each term's definition's terms: a glossary defines the terms it prints too."""
     return {t.name: frozenset(u.name for u in TERMS if u is not t and u.in_text(t.definition)) for t in TERMS}
 
 
-def page_terms() -> list[Term]:
-    """The terms the page noted, and the terms their definitions use, in glossary order."""
-    found = set(_PAGE.get() or ())
+def used(words: list[str], headers: list[str]) -> list[Term]:
+    """The terms a page's words use (by their spellings) and its table headers name, and the
+    terms their definitions use, in glossary order: the page's glossary."""
+    text = "\n".join(words + headers)
+    found = {t.name for t in TERMS if t.in_text(text)} | {t.name for h in headers if (t := HEADERS.get(h.lower()))}
     todo = list(found)
     while todo:
         for name in _refers()[todo.pop()] - found:

@@ -3,7 +3,7 @@ component, cache keys left out. A path names a file on one machine (/tmp/optbenc
 model.pt2, a venv's python, an AOTInductor cache entry): a reader elsewhere can open
 none of them, and a cache key is no fact about the measurement. The results file keeps
 them whole; only what the report shows is shortened, at the one place text is written
-(render_md's and render_html's escaping)."""
+(write_md's and write_html's escaping)."""
 
 from __future__ import annotations
 

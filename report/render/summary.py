@@ -36,7 +36,7 @@ from ..load.numbers import is_num
 from ..statistics.estimate import PROCESS
 from ..statistics.rounds import rounds_text
 from .fmt import intervals_apart, sig_apart
-from .glossary import note, spelling
+from .glossary import spelling
 from .verdict_words import short_why
 
 NBSP = "\u00a0"
@@ -51,21 +51,6 @@ ORDER_LINE = (
     "Ranked by the estimate, the decided claims first, then the inconclusive ones; terms are in the "
     "glossary at the end."
 )
-# The terms the two lines print (test_glossary holds it against their words).
-LINES_TERMS = ("baseline", "optimization", "slower", "CI", "estimate", "claim", "inconclusive")
-
-
-def note_terms(sm: Summary) -> None:
-    """What the summary prints, for the page's glossary: its lines' terms, the headers'
-    (a run's column names the run; the tables note the rest), and each printed row's."""
-    note(*LINES_TERMS)
-    if sm.several:
-        note("run", "speedup")
-    if not sm.has_mechanism:
-        note("mechanism")
-    for r in sm.rows + sm.unjudged:
-        note(*r.terms)
-    note(*sm.unmeasured_terms)
 
 
 @dataclass
@@ -99,7 +84,6 @@ class SummaryRow:
     mechanism: str = ""
     moved: str = "—"
     group: str = DECIDED
-    terms: set[str] = field(default_factory=set)  # the glossary terms its cells print beyond the core
 
     @property
     def estimate(self) -> float | None:
@@ -139,7 +123,6 @@ class Summary:
     unjudged: list[SummaryRow] = field(default_factory=list)  # not measurable anywhere, with a figure
     unmeasured: list[tuple[str, list[str]]] = field(default_factory=list)  # (reason, claim ids), no figure
     has_mechanism: bool = False  # a run has profiler breakdowns
-    unmeasured_terms: set[str] = field(default_factory=set)  # the glossary terms the reasons print
 
     @property
     def several(self) -> bool:
@@ -195,7 +178,7 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
     if len(rows) > 1 and cr.apart:
         role = cr.decisive_role.removeprefix("the ")
         tags.append(
-            f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} judged apart, "
+            f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} {JUDGED_APART}, "
             f"{sig_apart(cr.low, cr.bounds)}–{sig_apart(cr.high, cr.bounds)}"
         )
     elif len(rows) > 1:
@@ -245,19 +228,19 @@ def mechanism(e: Evidence) -> Why | None:
     return why if why.headline() else None
 
 
-def _mechanism(cr: ClaimResult) -> tuple[str, set[str]]:
+def _mechanism(cr: ClaimResult) -> str:
     """The mechanism of the row the figure shows (judged apart: that row's or none, since
     another row's time saved beside this row's figure, which may be a slowdown, would read
     as explaining it), else (pooled) of the first case with one, named where the claim has
-    several; and its glossary terms."""
+    several."""
     rows = cr.pooled
     if cr.decisive in rows:
         rows = [cr.decisive]
     for e in rows:
         if why := mechanism(e):
             text = why.headline()
-            return (f"{e.case}: {text}" if len(cr.pooled) > 1 else text), why.terms(headline=True)
-    return "", set()
+            return f"{e.case}: {text}" if len(cr.pooled) > 1 else text
+    return ""
 
 
 @dataclass
@@ -277,7 +260,7 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         runs = [RunClaims("run 1", list(runs), has_breakdowns)]
     labels = [r.label for r in runs]
     by_id = [{cr.claim["id"]: cr for cr in r.claims} for r in runs]
-    judged, unjudged, unmeasured, unmeasured_terms = [], [], {}, set()
+    judged, unjudged, unmeasured = [], [], {}
     for cr0 in runs[0].claims if runs else []:
         cid = cr0.claim["id"]
         crs = [m.get(cid) for m in by_id]
@@ -295,13 +278,8 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         else:
             reasons = list(dict.fromkeys(c.why or c.verdict for c in cells))
             unmeasured.setdefault("; ".join(reasons), []).append(cid)
-            unmeasured_terms.update(t for cr in crs for t in cr.reason_terms)
             continue
-        row.mechanism, mech_terms = next(
-            (m for cr, r in zip(crs, runs) if r.has_breakdowns and (m := _mechanism(cr))[0]), ("", set())
-        )
-        apart = any(cr.estimate is not None and cr.apart and len(cr.pooled) > 1 for cr in crs)
-        row.terms = mech_terms | ({JUDGED_APART} if apart else set())
+        row.mechanism = next((m for cr, r in zip(crs, runs) if r.has_breakdowns and (m := _mechanism(cr))), "")
         if len(runs) > 1:
             row.moved = moved([(r.label, r.device, cr) for r, cr in zip(runs, crs)])
     key = lambda r: -(r.estimate or 0.0)  # noqa: E731
@@ -309,9 +287,7 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         (r for r in judged if r.group == UNDECIDED), key=key
     )
     unjudged.sort(key=key)
-    return Summary(
-        labels, judged, unjudged, list(unmeasured.items()), any(r.has_breakdowns for r in runs), unmeasured_terms
-    )
+    return Summary(labels, judged, unjudged, list(unmeasured.items()), any(r.has_breakdowns for r in runs))
 
 
 def _apart(intervals: list[tuple[str, dict]]) -> str:

@@ -5,8 +5,8 @@ fixture, gzipped ones included; each alone, and the runs of one device together)
 rendered to Markdown (report.md and report_details.md) and checked:
 
 - every column header that is not a code span, and every verdict cell, names a term;
-- each rendered file's glossary, made from what the page noted while it was rendered,
-  lists exactly the terms its text uses and its headers name (and those their
+- each rendered file's glossary, looked up in the page's own words (page.py), lists
+  exactly the terms its text uses and its headers name (and those their
   definitions use), found here by their printed spellings;
 - no term is printed with a spelling it retired (one term, one spelling);
 - the words the issue found undefined are terms now, or are no longer printed;
@@ -25,10 +25,9 @@ from conftest import FIXTURES, REPO
 from glossary_audit import header_terms, lookup, retired_in, undefined, used, without_quoted_notes
 
 from report.load.results import Input, load_results
-from report.render import render_html
+from report.render import pages, write_html, write_md
 from report.render.command import build
 from report.render.glossary import BY_NAME, HEADERS, TERMS, spelling
-from report.render.render_md import render
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
@@ -56,7 +55,8 @@ def built() -> dict[str, object]:
 def rendered(built, tmp_path_factory) -> dict[str, tuple[str, str]]:
     """{name: (report.md, report_details.md)}: every committed file alone, and TOGETHER."""
     out = tmp_path_factory.mktemp("glossary")
-    return {name: render(report, out) for name, report in built.items()}
+    md = write_md.write
+    return {name: (md(pages.main_page(r), out), md(pages.details_page(r), out)) for name, r in built.items()}
 
 
 def _body_and_glossary(md: str) -> tuple[str, list[str]]:
@@ -78,7 +78,7 @@ def test_each_glossary_lists_the_terms_its_text_uses(rendered):
     for name, texts in rendered.items():
         for md in texts:
             body, listed = _body_and_glossary(md)
-            # what the page noted while it was made: the terms its text uses, read back here
+            # what the page's look-up found: the terms its text uses, read back here
             # (less the results file's own notes), and those its headers name
             text = without_quoted_notes(body) + "\n" + "\n".join(header_terms(body))
             assert listed == [t.name for t in used(text)], name
@@ -91,7 +91,7 @@ def test_each_glossary_lists_the_terms_its_text_uses(rendered):
 def test_each_html_glossary_lists_the_terms_its_page_uses(built):
     """report.html holds both pages' parts, made by its own code: its glossary too."""
     for name, report in built.items():
-        page = render_html.render(report)
+        page = write_html.write(pages.html_page(report))
         body, _, glossary = page.partition('<h2 id="glossary">')
         body = re.sub(r"<p>Notes:</p>[^\n]*", "", body.split("<body>", 1)[-1])  # the file's own words
         text = html.unescape(re.sub(r"<[^>]*>", " ", body))

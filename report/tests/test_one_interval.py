@@ -25,7 +25,7 @@ from conftest import FIXTURES, REPO
 from report.load.document import Document
 from report.load.results import Input, load_results
 from report.render.command import render
-from report.render.render_md import esc
+from report.render.write_md import esc
 from report.statistics.estimate import Estimate
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
