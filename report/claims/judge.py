@@ -290,7 +290,7 @@ def _failed(case: Case, v: Variant) -> bool:
     return any(cm.variant_name == v.name and cm.failed for cm in case.comparisons)
 
 
-def _evidence(
+def _claim_row(
     cm: Comparison,
     m: Measurement,
     variant: str | None = None,
@@ -298,6 +298,7 @@ def _evidence(
     sides: tuple | None = None,
     sp: Spread | None = None,
 ) -> ClaimRow:
+    """The row for comparison cm, its figures m (its estimate, or a ratio the claim formed)."""
     c = cm.case
     var, base = cm.variant, cm.baseline
     if sides is None and var is not None and base is not None:
@@ -349,7 +350,7 @@ def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[ClaimRow
     for cm, _ in _largest(rules, found):
         est = cm.estimate
         if est is not None:
-            out.append(_evidence(cm, est))
+            out.append(_claim_row(cm, est))
     return out
 
 
@@ -469,7 +470,7 @@ def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -
     the samples of the one process (evidence.py)."""
     cm = c.comparison(v.name, ref.name)
     if cm is not None and cm.speedup is not None and (est := cm.estimate) is not None:
-        return _evidence(cm, est, baseline=label)
+        return _claim_row(cm, est, baseline=label)
     cm_v, cm_ref = c.comparison(v.name), c.comparison(ref.name)
     sp_v, sp_ref = (x.spread if x is not None else None for x in (cm_v, cm_ref))
     if cm_v is not None and sp_v and sp_ref:
@@ -477,11 +478,11 @@ def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -
         if (t := t_interval(sp.speedups, confidence)) is not None:
             k = len(sp.speedups)
             m = Measurement(*t, confidence, PROCESS, k, k - 1, cm_v.rounds, cm_v.floor, source=Source.DERIVED)
-            return _evidence(cm_v, m, baseline=label, sides=(ref, v), sp=sp)
+            return _claim_row(cm_v, m, baseline=label, sides=(ref, v), sp=sp)
     r = ev.ratio(ref, v, confidence)
     if r is None or cm_v is None:
         return None
-    return _evidence(cm_v, r, baseline=label, sides=(ref, v))
+    return _claim_row(cm_v, r, baseline=label, sides=(ref, v))
 
 
 def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
@@ -579,7 +580,7 @@ def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimRes
             cm = c.comparison(v.name)
             if r is None or cm is None:
                 continue
-            item = _evidence(
+            item = _claim_row(
                 cm, r, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)", sides=(dv, v)
             )
             item.spread = None
