@@ -24,7 +24,9 @@ from .multiplicity import rounds_floor
 from .stats import paired_ratio, paired_ratio_of_medians_ci, ratio_of_medians_ci
 
 
-def _computed(s: float, lo: float | None, hi: float | None, n: int, confidence: float, paired: bool = True):
+def _computed(
+    s: float, lo: float | None, hi: float | None, n: int, confidence: float, paired: bool = True
+) -> Measurement:
     """A ratio computed here from n rounds (unpaired: the fewer samples of the two sides):
     below the floor at its confidence, no CI."""
     floor = rounds_floor(confidence)

@@ -38,6 +38,8 @@ class Source(Enum):
 
 @dataclass(frozen=True)
 class Measurement:
+    """A speedup with its interval, the interval's basis and where it comes from."""
+
     speedup: float | None  # None: the process recorded no ratio (`missing` says why)
     ci_low: float | None  # None: no interval (one process below the rounds floor, ...)
     ci_high: float | None
@@ -53,7 +55,7 @@ class Measurement:
     paired: bool = True  # False: medians of two cases' samples, no rounds in common
     process: int | None = None  # the one process it is from (0: the first); None: across processes
     source: Source = Source.RECORDED
-    missing: str = ""
+    missing: str = ""  # why the process recorded no ratio
 
     @property
     def has_ci(self) -> bool:
