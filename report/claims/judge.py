@@ -5,7 +5,7 @@ document.py), never by their names, and never by their results: what carries a
 claim's verdict is fixed in claims.json before the data.
 
 Every comparison is read as its one estimate and interval (document.Comparison.estimate,
-estimate.py): with several processes, their geometric mean and t interval (the process
+measurement.py): with several processes, their geometric mean and t interval (the process
 is the unit), else the one process's own. A claim is judged on that, never on a
 re-derived or wider interval.
 
@@ -60,8 +60,7 @@ from ..render.fmt import fmt_no_ci, fmt_speedup, sig, sig_apart
 from ..render.glossary import TERMS, is_term
 from ..render.verdict_words import claimed_text
 from ..statistics import evidence as ev
-from ..statistics.estimate import PROCESS, ROUND, Estimate, t_interval
-from ..statistics.multiplicity import rounds_floor
+from ..statistics.measurement import PROCESS, ROUND, Measurement, Source, t_interval
 from ..statistics.pooled import geometric_mean, pooled_ci
 from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared
 from ..statistics.rounds import rounds_text, why_no_ci
@@ -107,15 +106,14 @@ def authored_terms(claim: dict, *fields: str) -> set[str]:
 
 
 @dataclass
-class Evidence:
+class ClaimRow:
+    """One comparison that tests a claim, as the claim reads it."""
+
     experiment: str
     case: str
     variant: str
-    est: Estimate  # the comparison's one estimate and interval
+    m: Measurement  # the comparison's one estimate and interval, or the ratio computed for the claim
     baseline: str = ""  # what the variant was compared with
-    rounds: int | None = None  # interleaved rounds behind the first process's ratio
-    floor: int = rounds_floor(DEFAULT_CONFIDENCE)  # the rounds its ratio needed for a CI
-    below: bool = False  # fewer rounds than the floor
     unjudged: bool = False  # its verification judged nothing but the first loss (judged.py)
     # (reference variant, variant): what its ratio is resampled from (one process)
     sides: tuple | None = field(default=None, repr=False, compare=False)
@@ -129,27 +127,6 @@ class Evidence:
     alone: bool = False
 
     @property
-    def speedup(self) -> float:
-        return self.est.speedup
-
-    @property
-    def ci_low(self) -> float | None:
-        return self.est.ci_low if self.est.has_ci else None
-
-    @property
-    def ci_high(self) -> float | None:
-        return self.est.ci_high if self.est.has_ci else None
-
-    @property
-    def confidence(self) -> float:
-        return self.est.confidence
-
-    @property
-    def below_floor(self) -> bool:
-        """No CI because its rounds are below the floor."""
-        return not self.est.has_ci and self.below
-
-    @property
     def label(self) -> str:
         vs = f" vs {self.baseline}" if self.baseline else ""
         return f"{self.experiment}/{self.case}: {self.variant}{vs}"
@@ -158,16 +135,15 @@ class Evidence:
     def text(self) -> str:
         """'4.57× [4.21, 4.91] (3 processes)', '4.57× [4.21, 4.91]' from one process's
         rounds, or '7.13× (n = 1, no CI)' below the rounds floor."""
-        if self.below_floor:
-            return fmt_no_ci(self.speedup, self.rounds, self.bounds)
-        if not self.est.has_ci:
-            return f"{sig_apart(self.speedup, self.bounds)}× (no CI)"
-        tags = [self.est.basis] if self.est.unit == PROCESS else ["one process"] if self.alone else []
-        if abs(self.confidence - 0.95) > 1e-9:
-            tags.append(f"{100 * self.confidence:.3g}% CI")
-        return fmt_speedup(self.speedup, self.ci_low, self.ci_high, self.bounds) + (
-            f" ({', '.join(tags)})" if tags else ""
-        )
+        m = self.m
+        if m.below_floor:
+            return fmt_no_ci(m.speedup, m.rounds, self.bounds)
+        if not m.has_ci:
+            return f"{sig_apart(m.speedup, self.bounds)}× (no CI)"
+        tags = [m.basis] if m.unit == PROCESS else ["one process"] if self.alone else []
+        if abs(m.confidence - 0.95) > 1e-9:
+            tags.append(f"{100 * m.confidence:.3g}% CI")
+        return fmt_speedup(m.speedup, m.ci_low, m.ci_high, self.bounds) + (f" ({', '.join(tags)})" if tags else "")
 
 
 @dataclass
@@ -180,8 +156,8 @@ class Beside:
 class ClaimResult:
     claim: dict
     experiments: list[str]
-    evidence: list[Evidence] = field(default_factory=list)  # every comparison that tests the claim as written
-    stress: list[Evidence] = field(default_factory=list)  # shown apart, never in the verdict
+    evidence: list[ClaimRow] = field(default_factory=list)  # every comparison that tests the claim as written
+    stress: list[ClaimRow] = field(default_factory=list)  # shown apart, never in the verdict
     estimate: float | None = None  # the one row's, the decisive row's, or the pooled geometric mean
     low: float | None = None  # range of the figures behind it
     high: float | None = None
@@ -195,7 +171,7 @@ class ClaimResult:
     basis: str = WITHIN  # BETWEEN where the printed interval is across processes
     processes: int = 1  # processes behind it, where BETWEEN
     apart: bool = True  # its rows judged apart (not pooled)
-    decisive: Evidence | None = None  # judged apart: the row the verdict and figure rest on
+    decisive: ClaimRow | None = None  # judged apart: the row the verdict and figure rest on
     reason_terms: set[str] = field(default_factory=set)  # the glossary terms of why nothing was measured
 
     @property
@@ -204,19 +180,19 @@ class ClaimResult:
         return bounds(self.claim.get("kind", "qualitative"), self.claim.get("low"), self.claim.get("high"))
 
     @property
-    def pooled(self) -> list[Evidence]:
+    def pooled(self) -> list[ClaimRow]:
         """The rows the figures come from: judged apart, all of them; pooled, those at or
         above the rounds floor, else (every case below it) all of them, as points."""
         if self.apart:
             return list(self.evidence)
-        return [e for e in self.evidence if not e.below_floor] or list(self.evidence)
+        return [e for e in self.evidence if not e.m.below_floor] or list(self.evidence)
 
     @property
-    def left_out(self) -> list[Evidence]:
+    def left_out(self) -> list[ClaimRow]:
         """Pooled cases below the rounds floor not pooled beside cases at or above it."""
-        if self.apart or all(e.below_floor for e in self.evidence):
+        if self.apart or all(e.m.below_floor for e in self.evidence):
             return []
-        return [e for e in self.evidence if e.below_floor]
+        return [e for e in self.evidence if e.m.below_floor]
 
     @property
     def claimed(self) -> str:
@@ -251,8 +227,8 @@ class ClaimResult:
             e = self.decisive
             return f"{e.text}, {e.case}: {e.variant}, {self.decisive_role} of {len(rows)} judged apart ({rng})"
         text = f"{sig_apart(self.estimate, self.bounds)}× geometric mean of {len(rows)} cases ({rng})"
-        if rows[0].below_floor:
-            text += f"; {rounds_text([e.rounds for e in rows])}, no CI"
+        if rows[0].m.below_floor:
+            text += f"; {rounds_text([e.m.rounds for e in rows])}, no CI"
         elif is_num(self.ci_low) and is_num(self.ci_high):
             how = f"between {self.processes} processes" if self.basis == BETWEEN else "bootstrap"
             ci = f"[{sig_apart(self.ci_low, self.bounds)}, {sig_apart(self.ci_high, self.bounds)}]"
@@ -262,7 +238,7 @@ class ClaimResult:
         if self.left_out:
             text += (
                 f"; not pooled, below the rounds floor: {len(self.left_out)} case"
-                f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.rounds for e in self.left_out])}, no CI)"
+                f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.m.rounds for e in self.left_out])}, no CI)"
             )
         return text
 
@@ -292,7 +268,7 @@ class ClaimResult:
         what two runs must overlap in to reproduce it (summary.mark_reproduced)."""
         rows = self.evidence if self.apart and len(self.evidence) > 1 else []
         if rows:
-            return {e.label: (e.ci_low, e.ci_high) for e in rows if e.est.has_ci}
+            return {e.label: (e.m.ci_low, e.m.ci_high) for e in rows if e.m.has_ci}
         return {"": (self.ci_low, self.ci_high)} if is_num(self.ci_low) and is_num(self.ci_high) else {}
 
 
@@ -314,31 +290,29 @@ def _failed(case: Case, v: Variant) -> bool:
     return any(cm.variant_name == v.name and cm.failed for cm in case.comparisons)
 
 
-def _evidence(
+def _claim_row(
     cm: Comparison,
-    est: Estimate,
+    m: Measurement,
     variant: str | None = None,
     baseline: str | None = None,
     sides: tuple | None = None,
     sp: Spread | None = None,
-) -> Evidence:
+) -> ClaimRow:
+    """The row for comparison cm, its figures m (its estimate, or a ratio the claim formed)."""
     c = cm.case
     var, base = cm.variant, cm.baseline
     if sides is None and var is not None and base is not None:
         sides = (base, var)
-    return Evidence(
+    return ClaimRow(
         str(c.experiment.name),
         str(c.name),
         str(variant or cm.variant_name or ""),
-        est,
+        m,
         str(baseline if baseline is not None else cm.baseline_name or ""),
-        cm.rounds,
-        cm.floor,
-        cm.below_floor,
         judged_status(cm.verification) == NOT_JUDGED,
         sides=sides,
         spread=sp if sp is not None else cm.spread,
-        alone=est.unit == ROUND and c.experiment.measured_in_several,
+        alone=m.unit == ROUND and c.experiment.measured_in_several,
     )
 
 
@@ -351,7 +325,7 @@ def _largest(rules: dict, found: list[tuple[Comparison, Variant]]) -> list[tuple
     return [max(valued, key=lambda x: x[1].params[key])] if valued else []
 
 
-def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[Evidence]:
+def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[ClaimRow]:
     """Every comparison of the case that matches the rules, as evidence (file order)."""
     found = []
     for cm in case.comparisons:
@@ -376,22 +350,22 @@ def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[Evidence
     for cm, _ in _largest(rules, found):
         est = cm.estimate
         if est is not None:
-            out.append(_evidence(cm, est))
+            out.append(_claim_row(cm, est))
     return out
 
 
-def speedups_text(items: list[Evidence]) -> str:
+def speedups_text(items: list[ClaimRow]) -> str:
     """'4.57× [4.21, 4.91] (exp/case)' for one, else the range and median over them."""
     if not items:
         return "not in these results"
     if len(items) == 1:
         e = items[0]
         return f"{e.text} ({e.experiment}/{e.case})"
-    s = [e.speedup for e in items]
+    s = [e.m.speedup for e in items]
     text = f"{sig(min(s))}–{sig(max(s))}× over {len(s)} comparisons (median {sig(statistics.median(s))}×)"
     if len({(e.experiment, e.case) for e in items}) == 1:
         text += f" ({items[0].experiment}/{items[0].case})"
-    below = [e.rounds for e in items if e.below_floor]
+    below = [e.m.rounds for e in items if e.m.below_floor]
     if below:
         text += f"; {len(below)} of them below the rounds floor ({rounds_text(below)}, no CI)"
     return text
@@ -488,7 +462,7 @@ def default_fp32(case: Case) -> tuple[Variant | None, str]:
     return v, f"{v.name} ({why})"
 
 
-def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -> Evidence | None:
+def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -> ClaimRow | None:
     """The variant against a reference of its case: the recorded comparison where the
     reference is its baseline; else, measured in several processes, per process the
     ratio of the two recorded speedups over the baseline with the t interval across
@@ -496,23 +470,19 @@ def _against(c: Case, ref: Variant, v: Variant, label: str, confidence: float) -
     the samples of the one process (evidence.py)."""
     cm = c.comparison(v.name, ref.name)
     if cm is not None and cm.speedup is not None and (est := cm.estimate) is not None:
-        return _evidence(cm, est, baseline=label)
+        return _claim_row(cm, est, baseline=label)
     cm_v, cm_ref = c.comparison(v.name), c.comparison(ref.name)
     sp_v, sp_ref = (x.spread if x is not None else None for x in (cm_v, cm_ref))
     if cm_v is not None and sp_v and sp_ref:
         sp = relative(sp_v, sp_ref)
         if (t := t_interval(sp.speedups, confidence)) is not None:
-            est = Estimate(
-                t[0], t[1], t[2], confidence, PROCESS, len(sp.speedups), len(sp.speedups) - 1, recorded=False
-            )
-            return _evidence(cm_v, est, baseline=label, sides=(ref, v), sp=sp)
+            k = len(sp.speedups)
+            m = Measurement(*t, confidence, PROCESS, k, k - 1, cm_v.rounds, cm_v.floor, source=Source.DERIVED)
+            return _claim_row(cm_v, m, baseline=label, sides=(ref, v), sp=sp)
     r = ev.ratio(ref, v, confidence)
     if r is None or cm_v is None:
         return None
-    est = Estimate(r.speedup, r.ci_low, r.ci_high, r.confidence, ROUND, r.rounds, recorded=False)
-    item = _evidence(cm_v, est, baseline=label, sides=(ref, v), sp=None)
-    item.rounds, item.floor, item.below = r.rounds, r.floor, r.below_floor
-    return item
+    return _claim_row(cm_v, r, baseline=label, sides=(ref, v))
 
 
 def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | None:
@@ -576,7 +546,7 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
         return None
     where = f"({c.experiment.name}/{c.name})"
     if n == 1:
-        text = _ratio_text(est.speedup, est.ci_low, est.ci_high, not est.has_ci and cm.below_floor, cm.rounds, "×")
+        text = _ratio_text(est.speedup, est.ci_low, est.ci_high, est.below_floor, est.rounds, "×")
         return Beside(
             f"{what} at world size 1 (its overhead, not the claim)", f"{v.name}: {text} of one device {where}"
         )
@@ -610,11 +580,10 @@ def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimRes
             cm = c.comparison(v.name)
             if r is None or cm is None:
                 continue
-            est = Estimate(r.speedup, r.ci_low, r.ci_high, r.confidence, ROUND, r.rounds, recorded=False)
-            item = _evidence(
-                cm, est, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)", sides=(dv, v)
+            item = _claim_row(
+                cm, r, variant=f"{v.name} ({n} ranks)", baseline=f"{dc.name}/{dv.name} ({m} devices)", sides=(dv, v)
             )
-            item.spread, item.rounds, item.floor, item.below = None, r.rounds, r.floor, r.below_floor
+            item.spread = None
             res.evidence.append(item)
     if res.evidence:
         return None
@@ -638,15 +607,15 @@ def _pool(res: ClaimResult) -> None:
     """A pooled claim's estimate, interval and range, over its cases at or above the floor."""
     rows = res.pooled
     res.notes += [
-        f"{e.label}: left out of the pooled figures, {why_no_ci([e.rounds], [e.floor], res.run_confidence)}"
+        f"{e.label}: left out of the pooled figures, {why_no_ci([e.m.rounds], [e.m.floor], res.run_confidence)}"
         for e in res.left_out
     ]
     if len(rows) == 1:
         _take(res, rows[0])
         return
     spreads = [e.spread for e in rows]
-    if rows[0].below_floor:  # every case below the floor: points, no CI
-        points = [e.speedup for e in rows]
+    if rows[0].m.below_floor:  # every case below the floor: points, no CI
+        points = [e.m.speedup for e in rows]
         res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
         return
     if all(spreads) and (between := pooled_between(spreads, res.run_confidence)) is not None:
@@ -657,7 +626,7 @@ def _pool(res: ClaimResult) -> None:
         if any(len(sp.measured) > res.processes for sp in spreads):
             res.notes.append(f"pooled over the {res.processes} processes that measured every case")
         return
-    points = [e.speedup for e in rows]
+    points = [e.m.speedup for e in rows]
     res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
     if any(spreads):
         res.notes.append(
@@ -666,7 +635,7 @@ def _pool(res: ClaimResult) -> None:
             else "no pooled CI: its cases were measured in different numbers of processes"
         )
         return
-    how = [ev.estimator_for(e.sides, e.speedup) for e in rows]
+    how = [ev.estimator_for(e.sides, e.m.speedup) for e in rows]
     ci = pooled_ci([(e.sides, h) for e, h in zip(rows, how)], res.run_confidence) if all(how) else None
     if ci is None:
         res.notes.append(
@@ -678,25 +647,25 @@ def _pool(res: ClaimResult) -> None:
     res.confidence = res.run_confidence
 
 
-def _take(res: ClaimResult, e: Evidence) -> None:
+def _take(res: ClaimResult, e: ClaimRow) -> None:
     """The claim's figures are this row's estimate, exactly."""
-    res.estimate, res.ci_low, res.ci_high, res.confidence = e.speedup, e.ci_low, e.ci_high, e.confidence
-    res.basis = BETWEEN if e.est.unit == PROCESS else WITHIN
-    res.processes = e.est.n or 1 if e.est.unit == PROCESS else 1
+    res.estimate, res.ci_low, res.ci_high, res.confidence = e.m.speedup, e.m.ci_low, e.m.ci_high, e.m.confidence
+    res.basis = BETWEEN if e.m.unit == PROCESS else WITHIN
+    res.processes = e.m.n or 1 if e.m.unit == PROCESS else 1
 
 
-def _row_verdict(claim: dict, e: Evidence, run_confidence: float) -> Verdict:
+def _row_verdict(claim: dict, e: ClaimRow, run_confidence: float) -> Verdict:
     kind = claim.get("kind", "qualitative")
-    few = Rounds((e.rounds,), (e.floor,), run_confidence) if e.below_floor else None
+    few = Rounds((e.m.rounds,), (e.m.floor,), run_confidence) if e.m.below_floor else None
     v = decide(
         kind,
         claim.get("low"),
         claim.get("high"),
-        e.ci_low,
-        e.ci_high,
+        e.m.ci_low,
+        e.m.ci_high,
         too_few_rounds=few,
-        point=e.speedup,
-        one_process=e.est.unit != PROCESS,
+        point=e.m.speedup,
+        one_process=e.m.unit != PROCESS,
     )
     return replace(v, rests_on=(e.label,))
 
@@ -717,7 +686,7 @@ def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
         v = decide(c.get("kind", "qualitative"), c.get("low"), c.get("high"), None, None, rows=verdicts)
         res.decisive = rows[v.decisive or 0]
     _take(res, res.decisive)
-    points = [e.speedup for e in rows]
+    points = [e.m.speedup for e in rows]
     res.low, res.high = min(points), max(points)
     return v if measurable else None
 
@@ -725,10 +694,10 @@ def _judge_apart(res: ClaimResult, measurable: bool) -> Verdict | None:
 def _too_few_rounds(res: ClaimResult) -> Rounds | None:
     """The rounds when every case behind the claim is below the rounds floor (no
     verdict can be drawn); None when some case is at or above it."""
-    if not res.evidence or not all(e.below_floor for e in res.evidence):
+    if not res.evidence or not all(e.m.below_floor for e in res.evidence):
         return None
-    rounds = tuple(e.rounds for e in res.evidence)
-    floors = tuple(e.floor for e in res.evidence)
+    rounds = tuple(e.m.rounds for e in res.evidence)
+    floors = tuple(e.m.floor for e in res.evidence)
     if len(res.evidence) == 1:
         return Rounds(rounds, floors, res.run_confidence, label=res.evidence[0].label)
     return Rounds(rounds, floors, res.run_confidence, cases=len(res.evidence))
@@ -742,7 +711,7 @@ def _annotate(res: ClaimResult) -> None:
     res.verdict = replace(
         v,
         rests_on=tuple(e.label for e in res.pooled) if v.verdict != NOT_MEASURABLE else (),
-        left_out=tuple(e.rounds for e in res.left_out) if drawn else (),
+        left_out=tuple(e.m.rounds for e in res.left_out) if drawn else (),
         unjudged=tuple(e.label for e in res.evidence if e.unjudged) if drawn else (),
     )
 
@@ -788,7 +757,7 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         res.verdict = _judge_apart(res, testable and not unavailable)
     elif res.evidence:
         _pool(res)
-        if not unavailable and res.ci_low is None and not res.pooled[0].below_floor:
+        if not unavailable and res.ci_low is None and not res.pooled[0].m.below_floor:
             unavailable = (
                 "no pooled CI over its cases"
                 if len(res.pooled) > 1

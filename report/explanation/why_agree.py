@@ -43,9 +43,10 @@ from enum import Enum
 
 from scipy import stats
 
-from ..load.document import Breakdown, Timed, Variant
+from ..load.document import Breakdown, Variant
 from ..load.numbers import is_num
 from ..render.fmt import fmt_speedup, sig
+from ..statistics.measurement import Measurement
 from .why import window_speedup
 
 CONFIDENCE = 0.95
@@ -183,14 +184,12 @@ def _side(x: float) -> int:
     return (x > 1.0) - (x < 1.0)
 
 
-def _ci(t: Timed) -> tuple[float, float, float] | None:
+def _ci(t: Measurement) -> tuple[float, float, float] | None:
     """(speedup, low, high) where the ratio has a CI."""
-    if t.below_floor or not (is_num(t.speedup) and is_num(t.ci_low) and is_num(t.ci_high)):
-        return None
-    return t.speedup, t.ci_low, t.ci_high
+    return (t.speedup, t.ci_low, t.ci_high) if t.has_ci and is_num(t.speedup) else None
 
 
-def agreement(timed: Timed, base: Variant, var: Variant, shown: Timed | None = None) -> Agreement:
+def agreement(timed: Measurement, base: Variant, var: Variant, shown: Measurement | None = None) -> Agreement:
     """Rules 1-3 for the ratio `timed` of variant `var` against `base`, as the process
     their windows were profiled in timed it; `shown`, the comparison's one estimate
     printed beside the why, where it is not that ratio (several processes)."""

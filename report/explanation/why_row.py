@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from ..load.document import Timed, Variant
+from ..load.document import Variant
 from ..load.numbers import is_num
+from ..statistics.measurement import Measurement
 from .why import Shares, explain, usable
 from .why_agree import Agreement, agreement
 from .why_counters import Count, named_count
@@ -82,7 +83,9 @@ def timed_change_s(base: Variant, speedup: float | None) -> float | None:
     return t / speedup - t
 
 
-def why_of(timed: Timed, base: Variant, var: Variant, counters: object = (), shown: Timed | None = None) -> Why:
+def why_of(
+    timed: Measurement, base: Variant, var: Variant, counters: object = (), shown: Measurement | None = None
+) -> Why:
     """The why of variant `var` against `base`, whose ratio the process their windows
     were profiled in timed as `timed`; counters: the experiment's mechanism_counters
     (absent in older files); shown: the comparison's one estimate printed beside it,

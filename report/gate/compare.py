@@ -42,7 +42,7 @@ from scipy import stats as sps
 from ..load.document import Case, Comparison, Document, Variant, device_name, run_facts
 from ..load.numbers import is_num
 from ..load.results import ResultsError
-from ..statistics.estimate import PROCESS, Estimate
+from ..statistics.measurement import PROCESS, Measurement
 from ..statistics.rounds import rounds_text
 from ..statistics.stats import diff_ci, log_median_boot, mann_whitney_p, smallest_p
 from .noise import Floor, floor_for, kind
@@ -177,7 +177,7 @@ class Run:
             return None, f"not paired by round ({len(b)} vs {len(v)} samples)"
         return (b, v), None
 
-    def estimate(self, key: tuple[str, ...]) -> tuple[Estimate | None, str | None]:
+    def estimate(self, key: tuple[str, ...]) -> tuple[Measurement | None, str | None]:
         """The comparison's one estimate with an interval, or why there is none."""
         cm = self.cms.get(key)
         est = cm.estimate if cm is not None else None
@@ -187,8 +187,8 @@ class Run:
             return None, "no speedup recorded"
         if est.has_ci:
             return est, None
-        if cm.below_floor and est.unit != PROCESS:  # its ratio is a point: a change against it says nothing
-            return None, f"{rounds_text([cm.rounds])}, below the rounds floor of {cm.floor}"
+        if est.below_floor and est.unit != PROCESS:  # its ratio is a point: a change against it says nothing
+            return None, f"{rounds_text([est.rounds])}, below the rounds floor of {est.floor}"
         return None, "no interval recorded"
 
     def log_value(self, what: str, key: tuple[str, ...]) -> float | None:
@@ -290,7 +290,7 @@ def compare_time(key, base: Run, cur: Run, history: list[Run], st: Settings) -> 
     return _guarded(_judge_time, Row("time", key), key, base, cur, history, st)
 
 
-def _log_se(est: Estimate) -> tuple[float, float]:
+def _log_se(est: Measurement) -> tuple[float, float]:
     """(standard error of the log speedup, degrees of freedom) read back from the
     estimate's interval: Student's t with its df between processes; the normal within
     one process (an order-statistic interval over many rounds), df infinite."""
@@ -299,7 +299,7 @@ def _log_se(est: Estimate) -> tuple[float, float]:
     return math.log(est.ci_high / est.ci_low) / (2.0 * q), df
 
 
-def change_interval(base: Estimate, cur: Estimate, alpha: float) -> tuple[float, float, float, float]:
+def change_interval(base: Measurement, cur: Measurement, alpha: float) -> tuple[float, float, float, float]:
     """(d, low, high, p) of d = log(cur / base): Welch's t interval at 1 - alpha from the
     two estimates' intervals (Welch-Satterthwaite df), and its two-sided p value."""
     (sb, fb), (sc, fc) = _log_se(base), _log_se(cur)

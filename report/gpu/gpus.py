@@ -22,7 +22,7 @@ from ..load.numbers import is_num
 from ..render.fmt import DASH, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, rate_scale
 from ..render.md_escape import inline
 from ..render.textable import table
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS
 from .gpu_specs import match_gpu, peak_for
 
 PAIR = " / "  # between a pair's cells: each run judged and shown alone, as `report render A B` does
@@ -98,8 +98,8 @@ def _speedup_cell(cm: Comparison) -> str:
     est = cm.estimate
     if est is None:
         return DASH
-    if not est.has_ci and cm.below_floor and est.unit != PROCESS:
-        return fmt_no_ci(est.speedup, cm.rounds)
+    if est.below_floor and est.unit != PROCESS:
+        return fmt_no_ci(est.speedup, est.rounds)
     if not est.has_ci:
         return f"{fmt_speedup(est.speedup)} (no CI)"
     text = fmt_speedup(est.speedup, est.ci_low, est.ci_high)

@@ -20,7 +20,7 @@ from ..gate.compare import NotComputable
 from ..gate.noise import kind
 from ..gate.noise import spread as log_spread
 from ..load.document import Document
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS
 from ..statistics.stats import median_ci
 from .fingerprint import Fingerprint
 from .order import Ordering

@@ -21,14 +21,15 @@ display."""
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
-from ..statistics.estimate import PROCESS, ROUND, Estimate, from_processes
+from ..statistics.measurement import PROCESS, ROUND, Measurement, from_processes
 from ..statistics.multiplicity import rounds_floor
-from ..statistics.processes import ProcessEstimate, Spread
+from ..statistics.processes import Spread
 from .numbers import is_num
 
 # A throughput kind -> its key in variants[].throughput.
@@ -377,29 +378,13 @@ class Variant:
         return (np.asarray(self.primary_samples, dtype=float) / self.work).tolist()
 
 
-class Timed(NamedTuple):
-    """A timed ratio as one process recorded it, with its own interval: what a profiled
-    window (taken in that process) is checked against (why_agree.py)."""
-
-    speedup: float | None
-    ci_low: float | None
-    ci_high: float | None
-    below_floor: bool = False
-
-    @staticmethod
-    def of(est: Estimate) -> Timed:
-        """A comparison's one estimate as a Timed: what a why printed beside it must not
-        contradict (no interval: as below the floor)."""
-        return Timed(est.speedup, est.ci_low, est.ci_high, not est.has_ci)
-
-
-def estimate_record(rec: dict, confidence: float) -> Estimate | None:
-    """experiments[].estimates' record (harness/two_level.h) as an Estimate; None without a ratio."""
+def estimate_record(rec: dict, confidence: float) -> Measurement | None:
+    """experiments[].estimates' record (harness/two_level.h); None without a ratio."""
     s = _num(rec.get("speedup"))
     if s is None or s <= 0:
         return None
     n, df = rec.get("n"), rec.get("df")
-    return Estimate(
+    return Measurement(
         s,
         _num(rec.get("ci_low")),
         _num(rec.get("ci_high")),
@@ -410,33 +395,23 @@ def estimate_record(rec: dict, confidence: float) -> Estimate | None:
     )
 
 
-def spread_of(raw: dict, repeats: list[dict]) -> Spread | None:
+def spread_of(raw: dict, repeats: list[dict], confidence: float) -> Spread | None:
     """A comparison's ratio in each process: the first process's figures (its dict), then
     each further process's entry for it; None where it was measured in one process only."""
     if not repeats:
         return None
-    s = _num(raw.get("speedup"))
-    out = [
-        ProcessEstimate(
-            0,
-            s,
-            _num(raw.get("ci_low")),
-            _num(raw.get("ci_high")),
-            "" if s is not None else "the first process recorded no ratio",
-        )
-    ]
+    first = "" if _num(raw.get("speedup")) is not None else "the first process recorded no ratio"
+    out = [_process(raw, confidence, 0, first)]
     for r in repeats:
         if isinstance(r, dict):
-            out.append(
-                ProcessEstimate(
-                    int(r.get("process", len(out))),
-                    _num(r.get("speedup")),
-                    _num(r.get("ci_low")),
-                    _num(r.get("ci_high")),
-                    str(r.get("reason") or ""),
-                )
-            )
+            out.append(_process(r, confidence, int(r.get("process", len(out))), str(r.get("reason") or "")))
     return Spread(out)
+
+
+def _process(r: dict, confidence: float, process: int, missing: str) -> Measurement:
+    """One process's ratio and interval as it recorded them."""
+    figures = (_num(r.get(k)) for k in ("speedup", "ci_low", "ci_high"))
+    return Measurement(*figures, confidence, process=process, missing=missing)
 
 
 class Comparison:
@@ -473,17 +448,11 @@ class Comparison:
         return Verification(self.raw.get("verification"))
 
     @property
-    def first_process(self) -> Timed:
+    def first_process(self) -> Measurement:
         """The ratio and within-process interval of the process that ran everything
-        (the profiled windows' process)."""
-        return Timed(*(_num(self.raw.get(k)) for k in ("speedup", "ci_low", "ci_high")), self.below_floor)
-
-    @property
-    def shown(self) -> Timed | None:
-        """Its one estimate (`estimate`) as a Timed, what a why printed beside it must not
-        contradict; None without a ratio."""
-        est = self.estimate
-        return None if est is None else Timed.of(est)
+        (the profiled windows' process), as recorded (below the floor, no CI: has_ci)."""
+        n, first = self.rounds, _process(self.raw, self.confidence, 0, "")
+        return replace(first, n=n, rounds=n, floor=self.floor, below_floor=self.below_floor)
 
     @property
     def failed(self) -> bool:
@@ -520,16 +489,23 @@ class Comparison:
         return self.raw.get("below_floor") is True or (n is not None and n < self.floor)
 
     @property
-    def estimate(self) -> Estimate | None:
-        """The comparison's one estimate and interval (estimate.py): what every table,
-        plot, export, gate and verdict shows for it. None without a ratio."""
+    def estimate(self) -> Measurement | None:
+        """The comparison's one estimate and interval (measurement.py): what every table,
+        plot, export, gate and verdict shows for it, with the first process's rounds
+        and floor. None without a ratio."""
         rec = self.case.experiment.estimate_of(self.case.name, self.baseline_name, self.variant_name)
         if isinstance(rec, dict):
-            return estimate_record(rec, self.confidence)
-        t = self.first_process
-        within = (None, None) if self.below_floor or t.ci_low is None or t.ci_high is None else (t.ci_low, t.ci_high)
-        further = [x for x in (_num(r.get("speedup")) for r in self._repeats) if x is not None]
-        return from_processes(t.speedup, further, self.confidence, within, self.rounds)
+            est = estimate_record(rec, self.confidence)
+        else:
+            t = self.first_process
+            within = (t.ci_low, t.ci_high) if t.has_ci else (None, None)
+            further = [x for x in (_num(r.get("speedup")) for r in self._repeats) if x is not None]
+            est = from_processes(t.speedup, further, self.confidence, within, self.rounds)
+        if est is None:
+            return None
+        # Below the floor means no interval: an interval between processes stands.
+        below = self.below_floor and not (is_num(est.ci_low) and is_num(est.ci_high))
+        return replace(est, rounds=self.rounds, floor=self.floor, below_floor=below)
 
     @property
     def _repeats(self) -> list[dict]:
@@ -554,7 +530,7 @@ class Comparison:
     def spread(self) -> Spread | None:
         """The comparison's ratio in each process (the first's, then each further one's);
         None where it was measured in one process only (older files, --processes 1)."""
-        return spread_of(self.raw, self._repeats)
+        return spread_of(self.raw, self._repeats, self.confidence)
 
 
 class Case:

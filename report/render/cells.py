@@ -6,7 +6,7 @@ from ..claims.judge import ClaimResult
 from ..gpu.gpu_specs import match_gpu
 from ..load.document import NvidiaSmi, device_name, gpu_name, run_facts
 from ..load.numbers import is_num
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, sig
 from .glossary import spelling
 from .tables import ExperimentTable, Row

@@ -17,13 +17,12 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from ..explanation.why import CATEGORIES, IDLE, label, per_step, usable
 from ..gpu.gpu_specs import match_gpu, peak_for
 from ..load.document import VARIANT_KINDS, Case, Document, Experiment, Variant
 from ..load.numbers import is_num
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS, Measurement
 from ..statistics.rounds import floor_text, rounds_text
 from .fmt import rate_scale, time_scale
 
@@ -41,13 +40,6 @@ class Label(str):
         obj = super().__new__(cls, text + (REFERENCE if reference else ""))
         obj.reference = reference
         return obj
-
-
-class SpeedupPoint(NamedTuple):
-    label: Label
-    speedup: float
-    ci_low: float | None
-    ci_high: float | None
 
 
 REFERENCE_COLOR = "#bdbdbd"
@@ -101,9 +93,8 @@ def _text(s: object) -> str:
     return str(s).replace("$", r"\$")
 
 
-def _speedup_items(experiment: Experiment) -> list[tuple[tuple, str, float, float | None, float | None, bool]]:
-    """(key (case, variant), label, speedup, CI low, CI high, reference) per comparison
-    from its one estimate, in file order."""
+def _speedup_items(experiment: Experiment) -> list[tuple[tuple, Label, Measurement]]:
+    """(key (case, variant), label, its one estimate) per comparison, in file order."""
     out = []
     shared = common_basis(experiment)
     for c in experiment.cases:
@@ -116,23 +107,21 @@ def _speedup_items(experiment: Experiment) -> list[tuple[tuple, str, float, floa
             key = (str(c.name), str(cm.variant_name))
             if est.unit == PROCESS and shared is None:
                 label += f" ({est.basis})"
-            if est.has_ci:
-                out.append((key, label, est.speedup, est.ci_low, est.ci_high, ref))
-            elif est.unit != PROCESS and cm.below_floor:
-                out.append((key, f"{label} ({rounds_text([cm.rounds])}, no CI)", est.speedup, None, None, ref))
-            else:
-                out.append((key, f"{label} (no CI)", est.speedup, None, None, ref))
+            if est.unit != PROCESS and est.below_floor:
+                label += f" ({rounds_text([est.rounds])}, no CI)"
+            elif not est.has_ci:
+                label += " (no CI)"
+            out.append((key, Label(label, ref), est))
     return out
 
 
-def speedup_points(experiment: Experiment) -> list[SpeedupPoint]:
-    """(label, speedup, CI low, CI high) per comparison from its one estimate
-    (cm.estimate: the tables' and the gate's figures), the references' last and labelled
-    so; a label says an interval between processes ('3 processes') and a ratio without
-    one (below the rounds floor: the rounds)."""
-    out = [SpeedupPoint(Label(label, ref), s, lo, hi) for _, label, s, lo, hi, ref in _speedup_items(experiment)]
+def speedup_points(experiment: Experiment) -> list[tuple[Label, Measurement]]:
+    """(label, its one estimate) per comparison (cm.estimate: the tables' and the gate's
+    figures), the references' last and labelled so; a label says an interval between
+    processes ('3 processes') and a ratio without one (below the rounds floor: the rounds)."""
+    out = [(label, m) for _, label, m in _speedup_items(experiment)]
     # The options first, the references (bounds, not options) after them.
-    return [p for p in out if not p.label.reference] + [p for p in out if p.label.reference]
+    return [p for p in out if not p[0].reference] + [p for p in out if p[0].reference]
 
 
 def common_basis(experiment: Experiment) -> str | None:
@@ -147,11 +136,11 @@ def common_basis(experiment: Experiment) -> str | None:
 def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float]) -> bool:
     """Markers with CI whiskers, and hollow markers without whiskers for ratios that
     have no CI (a zero-width whisker would read as certainty); True if any has none."""
-    with_ci = [i for i, p in enumerate(pts) if p[2] is not None and p[3] is not None]
+    with_ci = [i for i, (_, m) in enumerate(pts) if m.has_ci]
     no_ci = [i for i in range(len(pts)) if i not in with_ci]
     if with_ci:
         ax.errorbar(
-            [pts[i][1] for i in with_ci],
+            [pts[i][1].speedup for i in with_ci],
             [y[i] for i in with_ci],
             xerr=[[lo_err[i] for i in with_ci], [hi_err[i] for i in with_ci]],
             fmt="o",
@@ -161,7 +150,7 @@ def _points(ax, pts: list, y: list[int], lo_err: list[float], hi_err: list[float
         )
     if no_ci:
         ax.plot(
-            [pts[i][1] for i in no_ci],
+            [pts[i][1].speedup for i in no_ci],
             [y[i] for i in no_ci],
             "o",
             markerfacecolor="white",
@@ -176,18 +165,18 @@ def plot_speedups(plt, experiment: Experiment, path: Path) -> bool:
     pts = speedup_points(experiment)
     if not pts:
         return False
-    refs = [p.label.reference for p in pts]
-    labels = [p[0] for p in pts]
-    vals = [p[1] for p in pts]
-    lo_err = [p[1] - p[2] if p[2] is not None else 0.0 for p in pts]
-    hi_err = [p[3] - p[1] if p[3] is not None else 0.0 for p in pts]
+    refs = [label.reference for label, _ in pts]
+    labels = [label for label, _ in pts]
+    vals = [m.speedup for _, m in pts]
+    lo_err = [m.speedup - m.ci_low if m.has_ci else 0.0 for _, m in pts]
+    hi_err = [m.ci_high - m.speedup if m.has_ci else 0.0 for _, m in pts]
     colors = []
-    for (_, _, lo, hi), ref in zip(pts, refs):
+    for (_, m), ref in zip(pts, refs):
         if ref:
             colors.append(REFERENCE_COLOR)
-        elif lo is not None and lo > 1:
+        elif m.has_ci and m.ci_low > 1:
             colors.append("#2a9d5c")
-        elif hi is not None and hi < 1:
+        elif m.has_ci and m.ci_high < 1:
             colors.append("#c0392b")
         else:
             colors.append("#8c8c8c")
@@ -439,7 +428,7 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
     keys = list(dict.fromkeys(k for per in items.values() for k in per))
     if not keys:
         return False
-    refs = {k: any(per[k][5] for per in items.values() if k in per) for k in keys}
+    refs = {k: any(per[k][1].reference for per in items.values() if k in per) for k in keys}
     keys = [k for k in keys if not refs[k]] + [k for k in keys if refs[k]]
     fig, ax = plt.subplots(figsize=(8, 1.4 + (0.22 + 0.16 * len(runs)) * len(keys)))
     y0 = list(range(len(keys)))[::-1]
@@ -447,14 +436,14 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
     lows, highs, no_ci = [1.0], [1.0], False
     for j, (lab, _) in enumerate(runs):
         color, marker = RUN_COLORS[j % len(RUN_COLORS)], RUN_MARKERS[j % len(RUN_MARKERS)]
-        pts = [(y0[i] + 0.35 - step * (j + 0.5), items[lab][k]) for i, k in enumerate(keys) if k in items[lab]]
-        with_ci = [(y, it) for y, it in pts if it[3] is not None and it[4] is not None]
-        without = [(y, it) for y, it in pts if not (it[3] is not None and it[4] is not None)]
+        pts = [(y0[i] + 0.35 - step * (j + 0.5), items[lab][k][2]) for i, k in enumerate(keys) if k in items[lab]]
+        with_ci = [(y, m) for y, m in pts if m.has_ci]
+        without = [(y, m) for y, m in pts if not m.has_ci]
         if with_ci:
             ax.errorbar(
-                [it[2] for _, it in with_ci],
+                [m.speedup for _, m in with_ci],
                 [y for y, _ in with_ci],
-                xerr=[[it[2] - it[3] for _, it in with_ci], [it[4] - it[2] for _, it in with_ci]],
+                xerr=[[m.speedup - m.ci_low for _, m in with_ci], [m.ci_high - m.speedup for _, m in with_ci]],
                 fmt=marker,
                 color=color,
                 markersize=4,
@@ -464,7 +453,7 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
         if without:
             no_ci = True
             ax.plot(
-                [it[2] for _, it in without],
+                [m.speedup for _, m in without],
                 [y for y, _ in without],
                 marker,
                 markerfacecolor="white",
@@ -473,8 +462,8 @@ def plot_speedups_runs(plt, name: str, runs: list[tuple[str, Experiment]], path:
                 linestyle="none",
                 label=None if with_ci else _text(lab),
             )
-        lows += [it[3] if it[3] is not None else it[2] for _, it in pts]
-        highs += [it[4] if it[4] is not None else it[2] for _, it in pts]
+        lows += [m.ci_low if m.has_ci else m.speedup for _, m in pts]
+        highs += [m.ci_high if m.has_ci else m.speedup for _, m in pts]
     if any(refs.values()) and not all(refs.values()):
         ax.axhline(y0[[refs[k] for k in keys].index(True)] + 0.5, color="#7f7f7f", linewidth=0.8)
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")

@@ -28,12 +28,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..claims.judge import NO_EXPERIMENT, ClaimResult, Evidence
+from ..claims.judge import NO_EXPERIMENT, ClaimResult, ClaimRow
 from ..claims.verdicts import DRAWN, INCONCLUSIVE, NOT_MEASURABLE, outcome
 from ..explanation.why_row import Why, why_of
-from ..load.document import Document, Timed
+from ..load.document import Document
 from ..load.numbers import is_num
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS
 from ..statistics.rounds import rounds_text
 from .fmt import intervals_apart, sig_apart
 from .glossary import spelling
@@ -194,8 +194,8 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
             tags.append("one process")  # the run measured others in several: this one was left to one
         if abs(cr.confidence - 0.95) > 1e-9:
             tags.append(f"{100 * cr.confidence:.3g}% CI")
-    elif (cr.decisive or rows[0]).below_floor:
-        tags.append(f"{rounds_text([e.rounds for e in rows if e.below_floor])}, no CI")
+    elif (cr.decisive or rows[0]).m.below_floor:
+        tags.append(f"{rounds_text([e.m.rounds for e in rows if e.m.below_floor])}, no CI")
     else:
         tags.append("no CI")
     if cr.left_out:
@@ -210,7 +210,7 @@ def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
     return RunCell(v.verdict, speedup_text(cr, processes) if est is not None else "—", why, est)
 
 
-def mechanism(e: Evidence) -> Why | None:
+def mechanism(e: ClaimRow) -> Why | None:
     """The why (why_row.Why) of the comparison behind one case's figure, where it has a
     headline (Why.headline): the experiment's mechanism counter where it leads the why,
     else the time shares where the profile agrees with the timing; None otherwise. The
@@ -223,8 +223,8 @@ def mechanism(e: Evidence) -> Why | None:
     if not (base.breakdown.usable and var.breakdown.usable):
         return None
     cm = var.case.comparison(var.name, base.name)
-    timed = cm.first_process if cm is not None else Timed(e.speedup, e.ci_low, e.ci_high, e.below_floor)
-    why = why_of(timed, base, var, var.case.experiment.mechanism_counters, Timed.of(e.est))
+    timed = cm.first_process if cm is not None else e.m
+    why = why_of(timed, base, var, var.case.experiment.mechanism_counters, e.m)
     return why if why.headline() else None
 
 

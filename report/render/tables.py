@@ -14,7 +14,7 @@ from ..explanation.why_row import why_of
 from ..gpu.gpu_specs import match_gpu, peak_for
 from ..load.document import Case, Comparison, Document, Experiment, Variant
 from ..load.numbers import is_num
-from ..statistics.estimate import PROCESS
+from ..statistics.measurement import PROCESS
 from .facts import derived_tables
 from .fmt import rate_scale, sig
 from .machine_paths import is_machine_path
@@ -161,7 +161,7 @@ def _variant_row(
     if cm:
         row.update(**_estimate_fields(cm))
         if why:  # a mechanism only where the profile agrees with the timing (why_row.py)
-            row.why_of = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters, cm.shown)
+            row.why_of = why_of(cm.first_process, cm.baseline or Variant({}, c), var, counters, cm.estimate)
             row.why = row.why_of.text()
         if row.speedup is not None:  # rounds behind the first process's ratio; no ratio, nothing to count
             row.update(rounds=cm.rounds, below_floor=cm.below_floor)

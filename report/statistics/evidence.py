@@ -14,69 +14,65 @@ re-read at a corrected confidence (reestimate)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 
 from ..load.document import Comparison, Variant
+from .measurement import Measurement, Source
 from .multiplicity import rounds_floor
 from .stats import paired_ratio, paired_ratio_of_medians_ci, ratio_of_medians_ci
 
 
-@dataclass
-class Ratio:
-    speedup: float  # how many times faster the variant is than the reference
-    ci_low: float | None  # None below the rounds floor: no CI
-    ci_high: float | None
-    paired: bool
-    rounds: int | None  # paired: the rounds; unpaired: the fewer samples of the two sides
-    confidence: float  # of the CI
-    floor: int  # the rounds a CI at that confidence needs
-    below_floor: bool
-
-
-def _computed(r: Ratio) -> Ratio:
-    if r.below_floor:
-        r.ci_low = r.ci_high = None
-    return r
-
-
-def recorded(cm: Comparison) -> Ratio | None:
-    """The harness's comparison as a ratio; below its floor, no CI (older files wrote
-    [min, max] of too few rounds as one)."""
-    s = cm.speedup
-    if s is None:
-        return None
-    lo, hi = cm.first_process.ci_low, cm.first_process.ci_high
-    r = Ratio(
+def _computed(
+    s: float, lo: float | None, hi: float | None, n: int, confidence: float, paired: bool = True
+) -> Measurement:
+    """A ratio computed here from n rounds (unpaired: the fewer samples of the two sides):
+    below the floor at its confidence, no CI."""
+    floor = rounds_floor(confidence)
+    below = n < floor
+    return Measurement(
         s,
-        lo if lo is not None else s,
-        hi if hi is not None else s,
-        True,
-        cm.rounds,
-        cm.confidence,
-        cm.floor,
-        cm.below_floor,
+        None if below else lo,
+        None if below else hi,
+        confidence,
+        n=n,
+        rounds=n,
+        floor=floor,
+        below_floor=below,
+        paired=paired,
+        process=0,
+        source=Source.COMPUTED,
     )
-    return _computed(r)
 
 
-def computed(ref: Variant, var: Variant, confidence: float) -> Ratio | None:
+def recorded(cm: Comparison) -> Measurement | None:
+    """The harness's comparison (its first process's ratio); below its floor, no CI
+    (older files wrote [min, max] of too few rounds as one)."""
+    t = cm.first_process
+    if t.speedup is None:
+        return None
+    if t.below_floor:
+        return replace(t, ci_low=None, ci_high=None)
+    lo, hi = (t.speedup if x is None else x for x in (t.ci_low, t.ci_high))
+    return replace(t, ci_low=lo, ci_high=hi)
+
+
+def computed(ref: Variant, var: Variant, confidence: float) -> Measurement | None:
     """Speedup of `var` over `ref` per item from the samples, paired when both come from
     the same case's rounds, else from independent resamples, its CI at `confidence`
     (below that confidence's rounds floor, none). None without samples on both sides."""
     a, b = ref.per_unit_times, var.per_unit_times
     if not a or not b:
         return None
-    n, floor = min(len(a), len(b)), rounds_floor(confidence)
+    n = min(len(a), len(b))
     if ref.case is var.case and len(a) == len(b):
-        s, lo, hi = paired_ratio(a, b, confidence)
-        return _computed(Ratio(s, lo, hi, True, n, confidence, floor, n < floor))
+        return _computed(*paired_ratio(a, b, confidence), n, confidence)
     lo, hi = ratio_of_medians_ci(a, b, confidence)
-    return _computed(Ratio(float(np.median(a) / np.median(b)), lo, hi, False, n, confidence, floor, n < floor))
+    return _computed(float(np.median(a) / np.median(b)), lo, hi, n, confidence, paired=False)
 
 
-def ratio(ref: Variant, var: Variant, confidence: float) -> Ratio | None:
+def ratio(ref: Variant, var: Variant, confidence: float) -> Measurement | None:
     """The recorded comparison of `var` against `ref` where the harness made it at this
     confidence, else computed from the samples."""
     cm = var.case.comparison(var.name, ref.name) if ref.case is var.case else None
@@ -85,7 +81,7 @@ def ratio(ref: Variant, var: Variant, confidence: float) -> Ratio | None:
     return computed(ref, var, confidence)
 
 
-def reproduces(r: Ratio | None, speedup: float, rel: float = 1e-3) -> bool:
+def reproduces(r: Measurement | None, speedup: float, rel: float = 1e-3) -> bool:
     return r is not None and abs(r.speedup / speedup - 1.0) <= rel
 
 
@@ -109,7 +105,7 @@ def estimator_for(sides: tuple | None, speedup: float) -> str | None:
     return None
 
 
-def reestimate(sides: tuple, speedup: float, confidence: float) -> Ratio | None:
+def reestimate(sides: tuple, speedup: float, confidence: float) -> Measurement | None:
     """The recorded speedup's CI at `confidence` (the file records it at the run's), by
     the estimator that gave it: the order-statistic interval of the per-round ratios, or
     a percentile bootstrap resampling whole rounds for a ratio of medians; None where
@@ -121,5 +117,4 @@ def reestimate(sides: tuple, speedup: float, confidence: float) -> Ratio | None:
         return None
     a, b = sides[0].per_unit_times, sides[1].per_unit_times
     lo, hi = paired_ratio_of_medians_ci(a, b, confidence)
-    floor = rounds_floor(confidence)
-    return _computed(Ratio(float(np.median(a) / np.median(b)), lo, hi, True, len(a), confidence, floor, len(a) < floor))
+    return _computed(float(np.median(a) / np.median(b)), lo, hi, len(a), confidence)

@@ -4,7 +4,7 @@ harness/process_repeats.h records each further process's speedup beside the firs
 The process is the unit: a process's allocator history, page placement and clocks
 move a ratio more than its own rounds scatter (fused AdamW over 16 MB tensors: 3.5x in
 one process, 8.7x in the next, each with a CI a few percent wide). A comparison's one
-estimate (estimate.py, experiments[].estimates) is the processes' geometric mean with
+estimate (measurement.py, experiments[].estimates) is the processes' geometric mean with
 Student's t interval, which carries that disagreement; nothing here makes a second
 interval for it. What is here: each process's figures (for the tables, the gate and a
 pooled claim), and the intervals the report has to form itself from them, a pooled
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..load.numbers import is_num
 from ..render.fmt import sig
-from .estimate import t_interval
+from .measurement import Measurement, Source, t_interval
 
 # How an interval was formed (claims.ClaimResult.basis).
 WITHIN = "within one process"
@@ -26,22 +26,13 @@ BETWEEN = "between processes"
 
 
 @dataclass
-class ProcessEstimate:
-    process: int  # 0: the first process, which recorded everything else
-    speedup: float | None  # None: the process recorded no ratio (why says why)
-    ci_low: float | None
-    ci_high: float | None
-    why: str = ""
-
-
-@dataclass
 class Spread:
     """One comparison across the processes that measured it."""
 
-    estimates: list[ProcessEstimate]  # every process asked for, the first first
+    estimates: list[Measurement]  # every process asked for, the first first (`process`)
 
     @property
-    def measured(self) -> list[ProcessEstimate]:
+    def measured(self) -> list[Measurement]:
         return [e for e in self.estimates if is_num(e.speedup) and e.speedup > 0]
 
     @property
@@ -58,8 +49,8 @@ class Spread:
     def text(self, confidence: float) -> str:
         """'3 processes: 0.97–1.83×', or how many of those asked for measured it."""
         xs = self.speedups
-        missing = [e for e in self.estimates if e not in self.measured]
-        gone = f"; {len(missing)} without a ratio ({missing[0].why})" if missing else ""
+        absent = [e for e in self.estimates if e not in self.measured]
+        gone = f"; {len(absent)} without a ratio ({absent[0].missing})" if absent else ""
         if len(xs) < 2:
             return f"{len(xs)} of {len(self.estimates)} processes measured it{gone}"
         return f"{len(xs)} processes: {sig(min(xs))}–{sig(max(xs))}×{gone}"
@@ -99,7 +90,7 @@ def relative(variant: Spread, reference: Spread) -> Spread:
     ref = reference.by_process()
     return Spread(
         [
-            ProcessEstimate(e.process, e.speedup / ref[e.process], None, None)
+            Measurement(e.speedup / ref[e.process], None, None, e.confidence, process=e.process, source=Source.DERIVED)
             for e in variant.measured
             if e.process in ref
         ]

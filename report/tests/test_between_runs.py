@@ -1,6 +1,6 @@
 """The two committed standard CPU runs of one commit, minutes apart (results/, README
 "Results"): issue 32's between-run test. Each comparison was measured in several
-processes, and its one estimate (estimate.py) is the processes' geometric mean with
+processes, and its one estimate (measurement.py) is the processes' geometric mean with
 Student's t interval; these tests read what the files hold."""
 
 from __future__ import annotations

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from conftest import FIXTURES, REPO
 
-from report.claims.judge import ON_CPU, STRESS, ClaimResult, Evidence, _judge_apart, evaluate, load_claims
+from report.claims.judge import ON_CPU, STRESS, ClaimResult, ClaimRow, _judge_apart, evaluate, load_claims
 from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 from report.load.document import Document
 from report.load.results import load_results
 from report.render.fmt import sig_apart
 from report.render.verdict_words import ONE_PROCESS, why_text
-from report.statistics.estimate import PROCESS, ROUND, Estimate
+from report.statistics.measurement import PROCESS, ROUND, Measurement
 
 COMMITTED = (
     sorted((REPO / "results").glob("*.json"))
@@ -47,7 +47,7 @@ def judged() -> dict:
     return out
 
 
-def _comparison(doc: Document, e: Evidence):
+def _comparison(doc: Document, e: ClaimRow):
     case = next(c for x in doc.experiments if x.name == e.experiment for c in x.cases if c.name == e.case)
     return next(cm for cm in case.comparisons if cm.variant_name == e.variant)
 
@@ -80,7 +80,7 @@ def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
                 if cm.baseline_name != e.baseline:
                     continue  # AMP against TF32, DDP against DataParallel: formed by the claim
                 est = cm.estimate
-                assert (e.speedup, e.ci_low, e.ci_high) == (
+                assert (e.m.speedup, e.m.ci_low, e.m.ci_high) == (
                     est.speedup,
                     est.ci_low if est.has_ci else None,
                     est.ci_high if est.has_ci else None,
@@ -88,7 +88,7 @@ def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
                 checked += 1
             if r.decisive is not None or len(r.pooled) == 1:
                 row = r.decisive or r.pooled[0]
-                assert (r.estimate, r.ci_low, r.ci_high) == (row.speedup, row.ci_low, row.ci_high)
+                assert (r.estimate, r.ci_low, r.ci_high) == (row.m.speedup, row.m.ci_low, row.m.ci_high)
     assert checked > 200
 
 
@@ -97,7 +97,7 @@ def test_no_figure_is_a_best_of_several(judged):
         for r in results:
             text = " ".join([r.text, why_text(r.verdict), *(b.text for b in r.beside), *(e.text for e in r.evidence)])
             assert "best of" not in text and "98.3%" not in text, (path.name, r.claim["id"])
-            assert all(e.confidence == r.run_confidence for e in r.evidence), (path.name, r.claim["id"])
+            assert all(e.m.confidence == r.run_confidence for e in r.evidence), (path.name, r.claim["id"])
 
 
 def test_every_pooled_claim_has_one_comparison_per_case(judged):
@@ -152,7 +152,7 @@ def test_unlike_alignment_cases_are_each_judged(judged):
     r = _by_id(results)["tensor_core_alignment"]
     assert r.apart and len(r.evidence) == 17
     assert all(
-        e.est.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and why_text(e.verdict) == ONE_PROCESS
+        e.m.unit == ROUND and e.verdict.verdict == INCONCLUSIVE and why_text(e.verdict) == ONE_PROCESS
         for e in r.evidence
     )
     assert r.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(r.verdict)
@@ -160,17 +160,18 @@ def test_unlike_alignment_cases_are_each_judged(judged):
     # verdict, the weakest confirmed on the 4104 case
     c = r.claim
     between = [
-        decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict for e in r.evidence
+        decide(c["kind"], c.get("low"), c.get("high"), e.m.ci_low, e.m.ci_high, point=e.m.speedup).verdict
+        for e in r.evidence
     ]
     assert all(v in DRAWN for v in between)
-    weakest = min(range(len(between)), key=lambda i: (RANK[between[i]], r.evidence[i].ci_low))
+    weakest = min(range(len(between)), key=lambda i: (RANK[between[i]], r.evidence[i].m.ci_low))
     assert between[weakest] == CONFIRMED and r.evidence[weakest].case == "matmul_fp16_4104_vs_4096"
-    assert min(e.speedup for e in r.evidence) == r.low and r.high == pytest.approx(5.82, abs=0.01)
+    assert min(e.m.speedup for e in r.evidence) == r.low and r.high == pytest.approx(5.82, abs=0.01)
     assert all("fp32" not in e.case for e in r.evidence)  # FP32 with TF32 off uses no tensor cores: beside
 
 
-def _row(lo: float, hi: float, point: float) -> Evidence:
-    return Evidence("e", "c", "v", Estimate(point, lo, hi, 0.95, PROCESS, 5, 4), "b", rounds=40, floor=6)
+def _row(lo: float, hi: float, point: float) -> ClaimRow:
+    return ClaimRow("e", "c", "v", Measurement(point, lo, hi, 0.95, PROCESS, 5, 4, rounds=40, floor=6), "b")
 
 
 CLAIM = {"id": "x", "kind": "speedup", "low": 1.1, "high": 1.2}
@@ -200,7 +201,7 @@ def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
         # confirmed only where every row is as claimed or more; the figure is the decisive row's
         if after.verdict in (CONFIRMED, EXCEEDED):
             assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)
-        assert res.estimate == res.decisive.speedup and res.low <= res.estimate <= res.high
+        assert res.estimate == res.decisive.m.speedup and res.low <= res.estimate <= res.high
 
 
 def test_a_claim_with_no_verdict_shows_the_same_row_whatever_the_data():
@@ -211,9 +212,7 @@ def test_a_claim_with_no_verdict_shows_the_same_row_whatever_the_data():
     for _ in range(200):
         points = np.exp(rng.normal(0.0, 0.1, 3))
         res = ClaimResult(dict(CLAIM), ["e"], [_row(p * 0.98, p * 1.02, p) for p in points])
-        res.evidence = [
-            Evidence("e", "c", v, e.est, "b", rounds=40, floor=6) for v, e in zip(("a", "b", "c"), res.evidence)
-        ]
+        res.evidence = [ClaimRow("e", "c", v, e.m, "b") for v, e in zip(("a", "b", "c"), res.evidence)]
         assert _judge_apart(res, False) is None
         assert res.decisive.variant == "a" and res.estimate == points[0]
         assert res.low == min(points) and res.high == max(points)
@@ -273,11 +272,11 @@ def test_every_printed_claim_interval_keeps_its_side_of_the_claim_and_the_no_eff
                 continue
             texts = [(speedup_text(r), (r.estimate, r.ci_low, r.ci_high))]
             texts += [
-                (why_text(e.verdict), (e.ci_low, e.ci_high))
+                (why_text(e.verdict), (e.m.ci_low, e.m.ci_high))
                 for e in r.evidence
                 if e.verdict and "CI [" in why_text(e.verdict)
             ]
-            texts += [(e.text, (e.speedup, e.ci_low, e.ci_high)) for e in r.evidence]
+            texts += [(e.text, (e.m.speedup, e.m.ci_low, e.m.ci_high)) for e in r.evidence]
             for text, values in texts:
                 figures = [float(x) for x in re.findall(number, text.replace("\u00a0", " "))]
                 for v in values:

@@ -51,7 +51,7 @@ def claim(cid):
 def as_if_between(c: dict, e) -> str:
     """The verdict the row's interval would draw were it between processes: where a row is
     inconclusive for ONE_PROCESS, that the one-process rule, not its interval, held it back."""
-    return decide(c["kind"], c.get("low"), c.get("high"), e.ci_low, e.ci_high, point=e.speedup).verdict
+    return decide(c["kind"], c.get("low"), c.get("high"), e.m.ci_low, e.m.ci_high, point=e.m.speedup).verdict
 
 
 def one_process(v) -> bool:
@@ -233,7 +233,7 @@ def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
     texts = [b.text for b in r.beside]
     assert any(t.startswith("62%") for t in texts) and any(t.startswith("4 ") for t in texts)
     assert any("over 3 comparisons" in t for t in texts)  # every worker count beside, none picked
-    assert "best of" not in r.evidence[0].text and r.evidence[0].confidence == 0.95
+    assert "best of" not in r.evidence[0].text and r.evidence[0].m.confidence == 0.95
     p = evaluate_claim(claim("prefetch_factor"), doc)
     # the depth the claim names (prefetch_factor=2), not the best of 2, 4 and 8 (1.43x, prefetch_8)
     assert [e.variant for e in p.evidence] == ["prefetch_2"] and p.verdict.verdict == NO_EFFECT_VERDICT
@@ -274,10 +274,10 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
     assert set(rows) == {(c, v) for c in ("resnet50_b128_224", "gpt") for v in ("amp_fp16", "amp_bf16")}
     # conv net: against tf32 (cuDNN TF32 is the default); transformer: against fp32 (matmul TF32 off by default)
     assert rows["resnet50_b128_224", "amp_fp16"].baseline.startswith("tf32")
-    assert rows["resnet50_b128_224", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
+    assert rows["resnet50_b128_224", "amp_fp16"].m.speedup == pytest.approx(2.0, rel=0.02)
     assert rows["gpt", "amp_fp16"].baseline.startswith("fp32")
-    assert rows["gpt", "amp_fp16"].speedup == pytest.approx(2.0, rel=0.02)
-    assert all(e.est.unit == "process" and e.est.n == 3 for e in rows.values())  # per process, against tf32 too
+    assert rows["gpt", "amp_fp16"].m.speedup == pytest.approx(2.0, rel=0.02)
+    assert all(e.m.unit == "process" and e.m.n == 3 for e in rows.values())  # per process, against tf32 too
     assert [rows[k].verdict.verdict for k in sorted(rows)] == [CONFIRMED, CONFIRMED, SMALLER, CONFIRMED]
     # the weakest row carries the claim: bf16 on the conv net, 2.0 / 1.2
     assert r.verdict.verdict == SMALLER and r.decisive is rows["resnet50_b128_224", "amp_bf16"]
@@ -292,7 +292,7 @@ def test_amp_prefers_the_variant_that_declares_itself_the_default():
     variants["tf32"]["params"]["default_fp32"] = False  # a run with a variant for PyTorch's exact flags
     variants["fp32_default"]["params"] = {"default_fp32": True}
     r = evaluate_claim(claim("amp"), doc)
-    assert r.evidence[0].baseline.startswith("fp32_default") and r.evidence[0].speedup == pytest.approx(2.5, rel=0.02)
+    assert r.evidence[0].baseline.startswith("fp32_default") and r.evidence[0].m.speedup == pytest.approx(2.5, rel=0.02)
 
 
 def ddp_doc(cases, gpu=synth.H100):
@@ -350,10 +350,10 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
     r = evaluate_claim(claim("ddp_scaling"), doc)
     # DDP against DataParallel is read off one process's samples (claims._ddp_vs_dp): no verdict
     e = r.evidence[0]
-    assert one_process(r.verdict) and e.est.unit == "round" and as_if_between(claim("ddp_scaling"), e) == CONFIRMED
+    assert one_process(r.verdict) and e.m.unit == "round" and as_if_between(claim("ddp_scaling"), e) == CONFIRMED
     assert "2 ranks" in e.variant and "2 devices" in e.baseline
     # DDP: 64 items / 1.1 s; DataParallel: 32 items / 0.8 s
-    assert e.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
+    assert e.m.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
     eff = [b for b in r.beside if b.label.startswith("DDP on 2")]
     assert eff and eff[0].text == "0.909 [0.900, 0.920] (data_parallel/mlp_train_ws2)"  # read, not recomputed
 
@@ -374,7 +374,7 @@ def test_ddp_against_data_parallel_in_one_case_is_paired():
     c["derived"] = {"variants": {"dp": {"scaling_efficiency": 0.5}, "dist": {"scaling_efficiency": 0.83}}}
     r = evaluate_claim(claim("ddp_scaling"), ddp_doc([c]))
     assert one_process(r.verdict) and as_if_between(claim("ddp_scaling"), r.evidence[0]) == CONFIRMED
-    assert r.evidence[0].speedup == pytest.approx(0.5 / 0.3, rel=0.03)
+    assert r.evidence[0].m.speedup == pytest.approx(0.5 / 0.3, rel=0.03)
     assert r.evidence[0].variant == "dist (4 ranks)"
     assert {b.label.split(":")[0] for b in r.beside} >= {"DDP on 4", "DataParallel on 4"}
 
@@ -398,7 +398,7 @@ def test_ddp_variants_of_one_n_rank_case_with_data_parallel_inside():
     assert [as_if_between(claim("ddp_scaling"), e) for e in r.evidence] == [CONFIRMED, CONFIRMED]
     # each DDP variant its own row; the first undecided one carries the claim (ddp, also the weaker)
     assert [e.variant.split(" ")[0] for e in r.evidence] == ["ddp", "ddp_bucket_view"]
-    assert [e.speedup for e in r.evidence] == pytest.approx([0.8 / 0.6, 0.8 / 0.55], rel=0.03)
+    assert [e.m.speedup for e in r.evidence] == pytest.approx([0.8 / 0.6, 0.8 / 0.55], rel=0.03)
     assert r.decisive is r.evidence[0]
 
 
@@ -577,7 +577,7 @@ def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
         ("python_convnet_b1", "python_script"),
         ("python_convnet_b1", "python_trace"),
     ]
-    assert all(e.confidence == 0.95 and e.verdict.verdict == CONFIRMED for e in r.evidence)
+    assert all(e.m.confidence == 0.95 and e.verdict.verdict == CONFIRMED for e in r.evidence)
     assert r.verdict.verdict == CONFIRMED
     beside = {b.label.split(":")[0]: b.text for b in r.beside}
     assert set(beside) == {"C++", "Python"}
@@ -633,7 +633,7 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     )
     pooled = {**claim("zero_grad_set_to_none"), "pool": True}
     r = evaluate_claim(pooled, doc)
-    s = [e.speedup for e in r.evidence]
+    s = [e.m.speedup for e in r.evidence]
     assert r.estimate == pytest.approx((s[0] * s[1]) ** 0.5)  # not their median (the mean of two)
     assert (r.low, r.high) == (min(s), max(s))
     assert r.ci_low < r.estimate < r.ci_high and r.confidence == 0.95

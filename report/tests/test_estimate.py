@@ -1,4 +1,4 @@
-"""The report's reading of a comparison's one estimate (estimate.py): the same golden
+"""The report's reading of a comparison's one estimate (measurement.py): the same golden
 values the harness's C++ is tested against (tests/data/two_level_golden.json), and the
 recorded estimate taken as recorded."""
 
@@ -10,7 +10,7 @@ from scipy import stats
 
 from report.load.document import Document
 from report.load.versions import upgrade
-from report.statistics.estimate import PROCESS, ROUND, t_interval
+from report.statistics.measurement import PROCESS, ROUND, Source, t_interval
 
 GOLDEN = json.loads((Path(__file__).resolve().parents[2] / "tests" / "data" / "two_level_golden.json").read_text())
 
@@ -44,16 +44,17 @@ def test_recorded_estimate_is_read_as_recorded():
         {"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1},
         estimates=[{"case": "c", "baseline": "a", "variant": "b", **rec}],
     )
-    assert (e.speedup, e.ci_low, e.ci_high, e.unit, e.n, e.df, e.recorded) == (2.2, 1.5, 3.0, PROCESS, 7, 6, True)
+    assert (e.speedup, e.ci_low, e.ci_high, e.unit, e.n, e.df) == (2.2, 1.5, 3.0, PROCESS, 7, 6)
+    assert e.source is Source.RECORDED
     # an older file's, inside the comparison, is read the same (versions.py moves it)
     old = _estimate({"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1, "estimate": rec})
-    assert (old.speedup, old.ci_low, old.ci_high, old.n, old.recorded) == (2.2, 1.5, 3.0, 7, True)
+    assert (old.speedup, old.ci_low, old.ci_high, old.n, old.source) == (2.2, 1.5, 3.0, 7, Source.RECORDED)
     # another comparison's record is not this one's
     other = _estimate(
         {"speedup": 2.0, "ci_low": 1.9, "ci_high": 2.1},
         estimates=[{"case": "d", "baseline": "a", "variant": "b", **rec}],
     )
-    assert other.recorded is False and other.speedup == 2.0
+    assert other.source is Source.DERIVED and other.speedup == 2.0
 
 
 def test_older_file_with_repeats_gets_the_process_interval():
@@ -68,7 +69,7 @@ def test_older_file_with_repeats_gets_the_process_interval():
     )
     g = GOLDEN["intervals"][0]
     assert (e.speedup, e.ci_low, e.ci_high) == pytest.approx((g["estimate"], g["ci_low"], g["ci_high"]))
-    assert (e.unit, e.n, e.df, e.recorded) == (PROCESS, 3, 2, False)
+    assert (e.unit, e.n, e.df, e.source) == (PROCESS, 3, 2, Source.DERIVED)
 
 
 def test_older_file_of_one_process_keeps_its_own_interval_and_none_below_the_floor():

@@ -23,7 +23,7 @@ from plant import scaled
 
 from report.gate.compare import AMBIGUOUS, BLIND, LOWER, SAME, SLOWER, Row, Settings, change_interval, compare_docs
 from report.load.results import load_results
-from report.statistics.estimate import PROCESS, ROUND, Estimate
+from report.statistics.measurement import PROCESS, ROUND, Measurement
 
 PAIR = [REPO / "results" / f"2026-11-26_cpu_amd-epyc-2core_libtorch-2.11_processes{s}.json" for s in ("", "_second")]
 LOSS = 0.8  # the planted speedup: 20% lower
@@ -147,8 +147,8 @@ def test_every_device_timed_slowdown_is_slower_or_cannot_tell(runs):
     assert [(k, after[k].verdict) for k in visible if after[k].verdict != SLOWER] == []
 
 
-def _est(s: float, lo: float, hi: float, unit: str = PROCESS, n: int = 3) -> Estimate:
-    return Estimate(s, lo, hi, 0.95, unit, n, n - 1 if unit == PROCESS else None)
+def _est(s: float, lo: float, hi: float, unit: str = PROCESS, n: int = 3) -> Measurement:
+    return Measurement(s, lo, hi, 0.95, unit, n, n - 1 if unit == PROCESS else None)
 
 
 def test_change_interval_is_welch_on_the_two_estimates():

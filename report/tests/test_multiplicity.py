@@ -43,7 +43,12 @@ def test_several_settings_are_each_a_row_at_the_runs_confidence():
     recorded = {e["variant"]: e for e in doc["experiments"][0]["estimates"]}
     for e in r.evidence:
         est = recorded[e.variant]  # the recorded estimate, its interval at the run's 95%, not corrected
-        assert (e.speedup, e.ci_low, e.ci_high, e.confidence) == (est["speedup"], est["ci_low"], est["ci_high"], 0.95)
+        assert (e.m.speedup, e.m.ci_low, e.m.ci_high, e.m.confidence) == (
+            est["speedup"],
+            est["ci_low"],
+            est["ci_high"],
+            0.95,
+        )
         assert e.verdict.verdict in DRAWN and "best of" not in e.text
     # the claim's figure is the weakest row's, not the largest
     assert r.decisive.variant == "c" and r.estimate == recorded["c"]["speedup"]

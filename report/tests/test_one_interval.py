@@ -26,7 +26,7 @@ from report.load.document import Document
 from report.load.results import Input, load_results
 from report.render.command import render
 from report.render.write_md import esc
-from report.statistics.estimate import Estimate
+from report.statistics.measurement import Measurement
 
 FILES = sorted((REPO / "results").glob("*.json")) + sorted(
     p for p in FIXTURES.rglob("*") if p.name.endswith((".json", ".json.gz"))
@@ -53,7 +53,7 @@ def rendered(tmp_path_factory):
     return docs, written
 
 
-def _estimates(doc: dict, markers: bool = False) -> list[tuple[str, str, str | None, Estimate | None, bool]]:
+def _estimates(doc: dict, markers: bool = False) -> list[tuple[str, str, str | None, Measurement | None, bool]]:
     """Per variant row of the experiment tables, in their order: (experiment, case,
     variant, the estimate of the variant's comparison, whether it has a comparison);
     markers: a case without variants as its marker row (variant None), as tables.py lays out."""
@@ -121,7 +121,7 @@ def _md_tables(md: str) -> list[tuple[list[str], list[list[str]]]]:
     return out
 
 
-def check_speedup_cell(cell: str, est: Estimate | None, where: tuple) -> bool:
+def check_speedup_cell(cell: str, est: Measurement | None, where: tuple) -> bool:
     """The cell shows the estimate's point and, where it has one, its interval and no
     other; True if it showed an interval."""
     intervals = INTERVAL.findall(cell)

@@ -1,5 +1,5 @@
 """A comparison in each process of a run (report/statistics/processes.py) and how claims use it:
-the comparison's one estimate (estimate.py) is judged, its processes' disagreement in
+the comparison's one estimate (measurement.py) is judged, its processes' disagreement in
 its interval; a pooled claim pools per process, then across processes."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from report.claims.verdicts import CONFIRMED, INCONCLUSIVE, decide
 from report.load.document import spread_of as spread
 from report.render.summary import summarize
 from report.render.verdict_words import ONE_PROCESS, why_text
-from report.statistics.estimate import t_interval
+from report.statistics.measurement import t_interval
 from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
 from report.tests import synth
 
@@ -30,7 +30,7 @@ def _spread(first, repeats):
         else {"process": i + 1, "speedup": None, "reason": "crashed before this case"}
         for i, r in enumerate(repeats)
     ]
-    return spread(raw, entries)
+    return spread(raw, entries, 0.95)
 
 
 def test_spread_reads_every_process_and_says_which_recorded_nothing():
@@ -38,7 +38,7 @@ def test_spread_reads_every_process_and_says_which_recorded_nothing():
     assert sp.speedups == [1.10, 1.30]
     assert [e.process for e in sp.estimates] == [0, 1, 2]
     assert "1 without a ratio (crashed before this case)" in sp.text(0.95)
-    assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}, []) is None  # one process
+    assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}, [], 0.95) is None  # one process
     g, lo, hi = sp.interval(0.95)
     half = stats.t.ppf(0.975, 1) * abs(math.log(1.3 / 1.1)) / math.sqrt(2) / math.sqrt(2)
     assert g == pytest.approx(math.sqrt(1.1 * 1.3)) and lo == pytest.approx(g * math.exp(-half))

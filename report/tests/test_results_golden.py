@@ -61,7 +61,7 @@ CLAIM_FIELDS = ("estimate", "low", "high", "ci_low", "ci_high", "confidence", "b
 def _evidence(e) -> list:
     """A comparison a claim rests on: where, its figures, and its own verdict where judged apart."""
     own = e.verdict.verdict if e.verdict else None
-    return [f"{e.experiment}/{e.case}/{e.variant}", *(_num(x) for x in (e.speedup, e.est.ci_low, e.est.ci_high)), own]
+    return [f"{e.experiment}/{e.case}/{e.variant}", *(_num(x) for x in (e.m.speedup, e.m.ci_low, e.m.ci_high)), own]
 
 
 def computed(p: Path) -> dict:

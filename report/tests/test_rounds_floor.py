@@ -121,7 +121,7 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
     )
     assert rows["r6"]["ci_low"] and rows["r6"]["ci_high"] and rows["r6"]["rounds"] == "6"
     assert rows["r6"]["below_floor"] == "False"
-    points = {p.label.split(":")[0]: (p.ci_low, p.ci_high) for p in speedup_points(Document(doc).experiments[0])}
+    points = {label.split(":")[0]: (m.ci_low, m.ci_high) for label, m in speedup_points(Document(doc).experiments[0])}
     assert points["r5"] == (None, None) and None not in points["r6"]
 
 
@@ -233,13 +233,15 @@ def test_real_one_round_comparisons_show_no_ci(real_report):
             assert cells[(e["name"], c["name"], shown)] == f"{sig(cm['speedup'])}× (n = 1, no CI)"
     for text in (" ".join(md.split()), page):  # the claims' cases, where one was used (the Markdown wrapped)
         for r in (r for d in docs.values() for r in evaluate(d)):
-            for ev in (ev for ev in r.evidence if ev.below_floor):
-                assert f"{ev.label}: {sig(ev.speedup)}× (n = 1, no CI)" in html.unescape(text)
-                assert f"{ev.label}: {sig(ev.speedup)}× [" not in html.unescape(text)
+            for ev in (ev for ev in r.evidence if ev.m.below_floor):
+                assert f"{ev.label}: {sig(ev.m.speedup)}× (n = 1, no CI)" in html.unescape(text)
+                assert f"{ev.label}: {sig(ev.m.speedup)}× [" not in html.unescape(text)
     main = (out / "report.md").read_text()
     assert "7.13× (n = 1, no CI)" in md and "7.13× [" not in md + main and "7.13× [" not in page
     batch = next(e for e in Document(docs["h100_rest_budget300.json"]).experiments if e.name == "batch_size")
-    assert all(lo is None and hi is None and "(n = 1, no CI)" in label for label, _, lo, hi in speedup_points(batch))
+    assert all(
+        m.ci_low is None and m.ci_high is None and "(n = 1, no CI)" in label for label, m in speedup_points(batch)
+    )
     assert (out / "plots" / "batch_size_speedup.png").is_file()  # both runs' in one plot
 
 
@@ -264,8 +266,8 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
     for name, doc in docs.items():
         for r in evaluate(doc):
             if r.verdict.verdict in DRAWN:  # drawn from pooled cases, none below the floor
-                assert all(not e.below_floor for e in r.pooled), (name, r.claim["id"])
-            if r.evidence and all(e.below_floor for e in r.evidence):
+                assert all(not e.m.below_floor for e in r.pooled), (name, r.claim["id"])
+            if r.evidence and all(e.m.below_floor for e in r.evidence):
                 assert r.ci_low is None and r.ci_high is None
                 numeric = r.claim["kind"] == "direction" or r.claim.get("low") is not None
                 assert r.verdict.verdict == (INCONCLUSIVE if numeric else NOT_MEASURABLE), (name, r.claim["id"])
@@ -279,6 +281,6 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
     rest = {r.claim["id"]: r for r in evaluate(docs["h100_rest_budget300.json"])}
     # judged apart: a row below the floor is inconclusive, and the claim with it
     for cid, case in (("host_sync", "gpt_l6_h768_s256_b8"), ("tensor_core_alignment", "linear_step_4095_vs_4096")):
-        below = [e for e in rest[cid].evidence if e.below_floor]
+        below = [e for e in rest[cid].evidence if e.m.below_floor]
         assert [e.case for e in below] == [case] * len(below) and below, cid
         assert all(e.verdict.verdict == INCONCLUSIVE for e in below) and rest[cid].verdict.verdict == INCONCLUSIVE

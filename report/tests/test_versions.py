@@ -221,7 +221,7 @@ def wiring(doc):
     """Per claim: the comparisons it picked, what it showed beside, its verdict."""
     return {
         r.claim["id"]: (
-            [(e.experiment, e.case, e.variant, e.baseline, e.speedup) for e in r.evidence],
+            [(e.experiment, e.case, e.variant, e.baseline, e.m.speedup) for e in r.evidence],
             [(b.label, b.text) for b in r.beside],
             r.verdict,
         )

@@ -17,7 +17,8 @@ from report.explanation.why_agree import (
     t_quantile,
     window_noise,
 )
-from report.load.document import Timed, Variant
+from report.load.document import Variant
+from report.statistics.measurement import Measurement
 
 MS = 1e-3
 
@@ -36,8 +37,8 @@ def side(
     )
 
 
-def cm(lo: float, hi: float, below_floor: bool = False) -> Timed:
-    return Timed(math.sqrt(lo * hi), lo, hi, below_floor)
+def cm(lo: float, hi: float, below_floor: bool = False) -> Measurement:
+    return Measurement(math.sqrt(lo * hi), lo, hi, 0.95, below_floor=below_floor)
 
 
 def test_the_band_is_the_ci_widened_by_both_windows_noise():

@@ -30,9 +30,10 @@ from dataclasses import dataclass, field
 
 from report.explanation.why import window_speedup
 from report.explanation.why_row import Kind, Why
-from report.load.document import Case, Comparison, Document, Timed, Variant
+from report.load.document import Case, Comparison, Document, Variant
 from report.load.numbers import is_num
 from report.render.tables import document_tables
+from report.statistics.measurement import Measurement
 
 # The figures are printed to 3 significant digits: half a unit of the third, and a margin.
 ROUNDING = 0.01
@@ -56,14 +57,14 @@ class Audit:
         return len({f.row for f in self.findings})
 
 
-def _no_difference(t: Timed) -> bool:
+def _no_difference(t: Measurement) -> bool:
     s, lo, hi = t.speedup, t.ci_low, t.ci_high
     return not (is_num(s) and is_num(lo) and is_num(hi)) or lo <= 1.0 <= hi
 
 
 def _nothing_to_explain(comparison: Comparison) -> bool:
     """Its process's timing, or the one estimate printed beside the why, shows no difference."""
-    shown = comparison.shown
+    shown = comparison.estimate
     return _no_difference(comparison.first_process) or (shown is not None and _no_difference(shown))
 
 
