@@ -50,20 +50,16 @@ from __future__ import annotations
 
 import functools
 import json
-import statistics
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..load.document import DEFAULT_CONFIDENCE, Case, Comparison, Document, Experiment, Variant, params_hold
 from ..load.numbers import is_num
-from ..render.fmt import fmt_no_ci, fmt_speedup, sig, sig_apart
-from ..render.glossary import TERMS, is_term
-from ..render.verdict_words import claimed_text
 from ..statistics import evidence as ev
 from ..statistics.measurement import PROCESS, ROUND, Measurement, Source, t_interval
 from ..statistics.pooled import geometric_mean, pooled_ci
-from ..statistics.processes import BETWEEN, WITHIN, Spread, case_points, pooled_between, relative, shared
-from ..statistics.rounds import rounds_text, why_no_ci
+from ..statistics.processes import Spread, case_points, pooled_between, relative, shared
+from ..statistics.rounds import why_no_ci
 from .judged import NOT_JUDGED
 from .judged import status as judged_status
 from .verdicts import DRAWN, NOT_MEASURABLE, Rounds, Verdict, bounds, decide
@@ -78,31 +74,6 @@ STRESS = "stress case, not in the verdict"
 def load_claims() -> tuple:
     with open(CLAIMS_PATH, encoding="utf-8") as f:
         return tuple(json.load(f)["claims"])
-
-
-@functools.lru_cache(maxsize=1)
-def _authored_terms() -> dict[str, dict[str, frozenset[str]]]:
-    """The glossary's terms in each claim's own words in claims.json, per top-level field
-    (its quote, note, why, needs, labels), indexed once: the project's text, as the
-    glossary's definitions are, not a sentence the report made."""
-
-    def strings(x: object) -> list[str]:
-        if isinstance(x, str):
-            return [x]
-        if isinstance(x, dict):
-            return [t for v in x.values() for t in strings(v)]
-        return [t for v in x for t in strings(v)] if isinstance(x, list) else []
-
-    return {
-        c["id"]: {k: frozenset(t.name for t in TERMS for text in strings(v) if t.in_text(text)) for k, v in c.items()}
-        for c in load_claims()
-    }
-
-
-def authored_terms(claim: dict, *fields: str) -> set[str]:
-    """The terms claims.json's words for the claim use: in `fields`, or in all of them."""
-    by_field = _authored_terms().get(claim.get("id"), {})
-    return {t for k, ts in by_field.items() if not fields or k in fields for t in ts}
 
 
 @dataclass
@@ -131,25 +102,20 @@ class ClaimRow:
         vs = f" vs {self.baseline}" if self.baseline else ""
         return f"{self.experiment}/{self.case}: {self.variant}{vs}"
 
-    @property
-    def text(self) -> str:
-        """'4.57× [4.21, 4.91] (3 processes)', '4.57× [4.21, 4.91]' from one process's
-        rounds, or '7.13× (n = 1, no CI)' below the rounds floor."""
-        m = self.m
-        if m.below_floor:
-            return fmt_no_ci(m.speedup, m.rounds, self.bounds)
-        if not m.has_ci:
-            return f"{sig_apart(m.speedup, self.bounds)}× (no CI)"
-        tags = [m.basis] if m.unit == PROCESS else ["one process"] if self.alone else []
-        if abs(m.confidence - 0.95) > 1e-9:
-            tags.append(f"{100 * m.confidence:.3g}% CI")
-        return fmt_speedup(m.speedup, m.ci_low, m.ci_high, self.bounds) + (f" ({', '.join(tags)})" if tags else "")
-
 
 @dataclass
 class Beside:
+    """Figures shown next to a claim's verdict, never in it: the speedups of comparisons
+    (rows), or one figure the harness recorded (value) in experiment/case `where`."""
+
     label: str
-    text: str
+    rows: list[ClaimRow] = field(default_factory=list)
+    # A recorded ratio against one device (a Measurement; `variant` names it), a scaling
+    # efficiency (a Measurement), or a derived value as the file has it.
+    value: Measurement | float | int | str | None = None
+    where: str = ""
+    variant: str = ""
+    pct: bool = False  # claims.json's format "pct"
 
 
 @dataclass
@@ -158,21 +124,17 @@ class ClaimResult:
     experiments: list[str]
     evidence: list[ClaimRow] = field(default_factory=list)  # every comparison that tests the claim as written
     stress: list[ClaimRow] = field(default_factory=list)  # shown apart, never in the verdict
-    estimate: float | None = None  # the one row's, the decisive row's, or the pooled geometric mean
-    low: float | None = None  # range of the figures behind it
+    # Its figure: the one row's or the decisive row's as it is; pooled, the geometric mean
+    # with its t interval between processes (DERIVED) or its bootstrap (COMPUTED).
+    m: Measurement | None = None
+    low: float | None = None  # range of the figures behind it: not an interval
     high: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    confidence: float = DEFAULT_CONFIDENCE  # of the CI
     run_confidence: float = DEFAULT_CONFIDENCE  # every interval the harness recorded is at it
     notes: list[str] = field(default_factory=list)
     beside: list[Beside] = field(default_factory=list)
     verdict: Verdict | None = None
-    basis: str = WITHIN  # BETWEEN where the printed interval is across processes
-    processes: int = 1  # processes behind it, where BETWEEN
     apart: bool = True  # its rows judged apart (not pooled)
     decisive: ClaimRow | None = None  # judged apart: the row the verdict and figure rest on
-    reason_terms: set[str] = field(default_factory=set)  # the glossary terms of why nothing was measured
 
     @property
     def bounds(self) -> tuple[float, ...]:
@@ -195,12 +157,6 @@ class ClaimResult:
         return [e for e in self.evidence if e.m.below_floor]
 
     @property
-    def claimed(self) -> str:
-        c = self.claim
-        text = claimed_text(c.get("kind", "qualitative"), c.get("low"), c.get("high"))
-        return f"{text} {c['condition']}" if c.get("condition") else text
-
-    @property
     def why(self) -> str:
         """Why these cases test the claim as written (claims.json)."""
         return str(self.claim.get("why", ""))
@@ -212,64 +168,14 @@ class ClaimResult:
             return ", ".join(x for x in (s.get("document"), s.get("section")) if x)
         return str(s)
 
-    @property
-    def text(self) -> str:
-        """The claim's printed estimate, the one every table shows: one row's estimate as
-        it is; the decisive row of several judged apart, with the range of all; a pooled
-        geometric mean with the range of the per-case figures it is the mean of."""
-        if self.estimate is None:
-            return "—"
-        rows = self.pooled
-        if len(rows) == 1:
-            return rows[0].text
-        rng = f"range {sig_apart(self.low, self.bounds)}–{sig_apart(self.high, self.bounds)}"
-        if self.apart:
-            e = self.decisive
-            return f"{e.text}, {e.case}: {e.variant}, {self.decisive_role} of {len(rows)} judged apart ({rng})"
-        text = f"{sig_apart(self.estimate, self.bounds)}× geometric mean of {len(rows)} cases ({rng})"
-        if rows[0].m.below_floor:
-            text += f"; {rounds_text([e.m.rounds for e in rows])}, no CI"
-        elif is_num(self.ci_low) and is_num(self.ci_high):
-            how = f"between {self.processes} processes" if self.basis == BETWEEN else "bootstrap"
-            ci = f"[{sig_apart(self.ci_low, self.bounds)}, {sig_apart(self.ci_high, self.bounds)}]"
-            text += f"; {100 * self.confidence:.3g}% CI {ci} {how}"
-        else:
-            text += "; no pooled CI"
-        if self.left_out:
-            text += (
-                f"; not pooled, below the rounds floor: {len(self.left_out)} case"
-                f"{'s' * (len(self.left_out) > 1)} ({rounds_text([e.m.rounds for e in self.left_out])}, no CI)"
-            )
-        return text
-
-    def terms(self) -> set[str]:
-        """The glossary terms the claim's details print beyond the core: its own words'
-        (claims.json's that the details quote), judged apart, stress cases, its verdict."""
-        out = authored_terms(self.claim, "note", "quote", "why", "source", "beside", "needs")
-        if self.apart and len(self.evidence) > 1:
-            out.add("judged apart")
-        if self.stress:
-            out.add("stress case")
-        out.add("verdict")
-        if is_term(self.verdict.verdict):
-            out.add(self.verdict.verdict)
-        return out
-
-    @property
-    def decisive_role(self) -> str:
-        """What the decisive row is among those judged apart."""
-        v = self.decisive.verdict if self.decisive else None
-        if v is None:
-            return "the first"
-        return "an inconclusive one" if v.verdict not in DRAWN else "the weakest"
-
     def intervals(self) -> dict[str, tuple[float, float]]:
         """The intervals the verdict rests on, by row (judged apart) or '' (one figure):
         what two runs must overlap in to reproduce it (summary.mark_reproduced)."""
         rows = self.evidence if self.apart and len(self.evidence) > 1 else []
         if rows:
             return {e.label: (e.m.ci_low, e.m.ci_high) for e in rows if e.m.has_ci}
-        return {"": (self.ci_low, self.ci_high)} if is_num(self.ci_low) and is_num(self.ci_high) else {}
+        m = self.m
+        return {"": (m.ci_low, m.ci_high)} if m is not None and is_num(m.ci_low) and is_num(m.ci_high) else {}
 
 
 def _matches(rules: dict, case: Case, variant: Variant | None, baseline: Variant | None = None) -> bool:
@@ -354,23 +260,6 @@ def _matching(rules: dict, case: Case, notes: list[str] | None) -> list[ClaimRow
     return out
 
 
-def speedups_text(items: list[ClaimRow]) -> str:
-    """'4.57× [4.21, 4.91] (exp/case)' for one, else the range and median over them."""
-    if not items:
-        return "not in these results"
-    if len(items) == 1:
-        e = items[0]
-        return f"{e.text} ({e.experiment}/{e.case})"
-    s = [e.m.speedup for e in items]
-    text = f"{sig(min(s))}–{sig(max(s))}× over {len(s)} comparisons (median {sig(statistics.median(s))}×)"
-    if len({(e.experiment, e.case) for e in items}) == 1:
-        text += f" ({items[0].experiment}/{items[0].case})"
-    below = [e.m.rounds for e in items if e.m.below_floor]
-    if below:
-        text += f"; {len(below)} of them below the rounds floor ({rounds_text(below)}, no CI)"
-    return text
-
-
 def _derived_value(case: Case, key: str) -> object:
     v: object = case.derived
     for part in key.split("."):
@@ -387,17 +276,13 @@ def _beside(spec: dict, doc: Document) -> Beside | None:
     rules = spec.get("match")
     if rules is not None:
         found = [e for _, c in doc.ran_cases() for e in _matching(rules, c, None)]
-        return Beside(label, speedups_text(found)) if found else None
+        return Beside(label, found) if found else None
     d = spec.get("derived") or {}
     for e, c in doc.ran_cases(d.get("experiment")):
         v = _derived_value(c, d.get("key", ""))
         if v is None:
             continue
-        if spec.get("format") == "pct" and is_num(v):
-            text = f"{100 * v:.0f}%"
-        else:
-            text = str(v) if isinstance(v, (int, str)) else sig(v)
-        return Beside(label, f"{text} ({e.name}/{c.name})")
+        return Beside(label, value=v, where=f"{e.name}/{c.name}", pct=spec.get("format") == "pct")
     return None
 
 
@@ -425,7 +310,7 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
             found = _matching(rules, c, res.notes)
             if found and (why := _stress(claim, c)) is not None:
                 res.stress += found
-                res.beside.append(Beside(f"{STRESS}: {why}", speedups_text(found)))
+                res.beside.append(Beside(f"{STRESS}: {why}", found))
                 continue
             res.evidence += found
             if found and c.status == "interrupted":
@@ -437,10 +322,8 @@ def _by_match(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResu
     if res.notes:
         return "verification failed for every matching comparison"
     if res.stress:
-        res.reason_terms = {"stress case"}
         return "only a stress case measured it"
     if claim.get("needs"):
-        res.reason_terms = authored_terms(claim, "needs")
         return f"needs {claim['needs']}, not in these results"
     return "no matching comparison with a speedup in these results"
 
@@ -507,9 +390,7 @@ def _vs_default_fp32(claim: dict, doc: Document, exps: list[Experiment], res: Cl
             ):
                 strict.append(item)
     if strict:
-        res.beside.append(
-            Beside("against strict FP32 (TF32 off everywhere), not in the verdict", speedups_text(strict))
-        )
+        res.beside.append(Beside("against strict FP32 (TF32 off everywhere), not in the verdict", strict))
     if res.evidence:
         return None
     return "no AMP variant with a default-FP32 reference in these results"
@@ -526,16 +407,6 @@ def _parallel_runs(doc: Document, parallelism: str) -> list[tuple[int, Case, Var
     return out
 
 
-def _ratio_text(s: float, lo: object, hi: object, below: bool, rounds: int | None, unit: str = "") -> str:
-    """A recorded figure with its CI, or with its rounds and 'no CI' below the rounds floor."""
-    head = f"{sig(s)}{unit}"
-    if below:
-        return f"{head} ({rounds_text([rounds])}, no CI)"
-    if is_num(lo) and is_num(hi):
-        return f"{head} [{sig(lo)}, {sig(hi)}]"
-    return head
-
-
 def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     """What the harness recorded against one device: at world size 1 the throughput ratio
     (the comparison with the single-device baseline), on N its scaling efficiency
@@ -544,12 +415,9 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     cm = c.comparison(v.name, single.name) if single is not None else None
     if cm is None or cm.speedup is None or (est := cm.estimate) is None:
         return None
-    where = f"({c.experiment.name}/{c.name})"
+    where = f"{c.experiment.name}/{c.name}"
     if n == 1:
-        text = _ratio_text(est.speedup, est.ci_low, est.ci_high, est.below_floor, est.rounds, "×")
-        return Beside(
-            f"{what} at world size 1 (its overhead, not the claim)", f"{v.name}: {text} of one device {where}"
-        )
+        return Beside(f"{what} at world size 1 (its overhead, not the claim)", value=est, where=where, variant=v.name)
     per_variant = c.derived.get("variants")
     d = per_variant.get(str(v.name)) if isinstance(per_variant, dict) else None
     d = d if isinstance(d, dict) else {}
@@ -557,10 +425,8 @@ def _efficiency(n: int, c: Case, v: Variant, what: str) -> Beside | None:
     if not is_num(eff):
         return None
     lo, hi = ci if isinstance(ci, list) and len(ci) == 2 else (None, None)
-    return Beside(
-        f"{what} on {n}: scaling efficiency (throughput / {n} x one device)",
-        f"{_ratio_text(eff, lo, hi, cm.below_floor, cm.rounds)} {where}",
-    )
+    m = Measurement(eff, lo, hi, cm.confidence, rounds=cm.rounds, below_floor=cm.below_floor)
+    return Beside(f"{what} on {n}: scaling efficiency (throughput / {n} x one device)", value=m, where=where)
 
 
 def _ddp_vs_dp(claim: dict, doc: Document, exps: list[Experiment], res: ClaimResult) -> str | list[str] | None:
@@ -614,20 +480,23 @@ def _pool(res: ClaimResult) -> None:
         _take(res, rows[0])
         return
     spreads = [e.spread for e in rows]
+    conf = res.run_confidence
     if rows[0].m.below_floor:  # every case below the floor: points, no CI
         points = [e.m.speedup for e in rows]
-        res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
-        return
-    if all(spreads) and (between := pooled_between(spreads, res.run_confidence)) is not None:
-        points = case_points(spreads)
-        res.estimate, res.ci_low, res.ci_high = between
+        res.m = Measurement(geometric_mean(points), None, None, conf, below_floor=True, source=Source.DERIVED)
         res.low, res.high = min(points), max(points)
-        res.basis, res.processes, res.confidence = BETWEEN, len(shared(spreads)), res.run_confidence
-        if any(len(sp.measured) > res.processes for sp in spreads):
-            res.notes.append(f"pooled over the {res.processes} processes that measured every case")
+        return
+    if all(spreads) and (between := pooled_between(spreads, conf)) is not None:
+        points = case_points(spreads)
+        k = len(shared(spreads))
+        res.m = Measurement(*between, conf, PROCESS, k, k - 1, source=Source.DERIVED)
+        res.low, res.high = min(points), max(points)
+        if any(len(sp.measured) > k for sp in spreads):
+            res.notes.append(f"pooled over the {k} processes that measured every case")
         return
     points = [e.m.speedup for e in rows]
-    res.estimate, res.low, res.high = geometric_mean(points), min(points), max(points)
+    res.m = Measurement(geometric_mean(points), None, None, conf, source=Source.DERIVED)
+    res.low, res.high = min(points), max(points)
     if any(spreads):
         res.notes.append(
             "no pooled CI: fewer than two processes measured every case"
@@ -636,22 +505,19 @@ def _pool(res: ClaimResult) -> None:
         )
         return
     how = [ev.estimator_for(e.sides, e.m.speedup) for e in rows]
-    ci = pooled_ci([(e.sides, h) for e, h in zip(rows, how)], res.run_confidence) if all(how) else None
+    ci = pooled_ci([(e.sides, h) for e, h in zip(rows, how)], conf) if all(how) else None
     if ci is None:
         res.notes.append(
             "no pooled CI: a case's rounds are not in these results as its speedup was estimated "
             "from (no samples, or samples that do not give its recorded speedup)"
         )
         return
-    res.ci_low, res.ci_high = ci
-    res.confidence = res.run_confidence
+    res.m = replace(res.m, ci_low=ci[0], ci_high=ci[1], source=Source.COMPUTED)  # from the rounds' samples
 
 
 def _take(res: ClaimResult, e: ClaimRow) -> None:
     """The claim's figures are this row's estimate, exactly."""
-    res.estimate, res.ci_low, res.ci_high, res.confidence = e.m.speedup, e.m.ci_low, e.m.ci_high, e.m.confidence
-    res.basis = BETWEEN if e.m.unit == PROCESS else WITHIN
-    res.processes = e.m.n or 1 if e.m.unit == PROCESS else 1
+    res.m = e.m
 
 
 def _row_verdict(claim: dict, e: ClaimRow, run_confidence: float) -> Verdict:
@@ -731,23 +597,20 @@ def _one_per_case(res: ClaimResult) -> bool:
 def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
     doc = doc if isinstance(doc, Document) else Document(doc)
     exps = [e for e in doc.experiments if claim["id"] in e.claims]
-    res = ClaimResult(claim, [e.name for e in exps], confidence=doc.confidence, run_confidence=doc.confidence)
+    res = ClaimResult(claim, [e.name for e in exps], run_confidence=doc.confidence)
     method = METHODS[claim.get("method", "match")]
     reason = method(claim, doc, exps, res) if exps else None
     for spec in claim.get("beside") or []:
         if b := _beside(spec, doc):
             res.beside.append(b)
     res.apart = not (claim.get("pool") is True and _one_per_case(res))
-    unavailable, methods_reason = None, False
+    unavailable = None
     if not exps:
         unavailable = NO_EXPERIMENT
     elif claim.get("gpu_only") and doc.device == "cpu":
         unavailable = ON_CPU if res.evidence else "CPU run: no GPU"
     elif not res.evidence:
         unavailable = reason or "no matching comparison with a speedup in these results"
-        methods_reason = bool(reason)
-    if not methods_reason:
-        res.reason_terms = set()  # the reason printed is not the method's: not its terms
     kind = claim.get("kind", "qualitative")
     low, high = claim.get("low"), claim.get("high")
     for e in res.evidence + res.stress:
@@ -757,24 +620,18 @@ def evaluate_claim(claim: dict, doc: dict | Document) -> ClaimResult:
         res.verdict = _judge_apart(res, testable and not unavailable)
     elif res.evidence:
         _pool(res)
-        if not unavailable and res.ci_low is None and not res.pooled[0].m.below_floor:
+        if not unavailable and res.m.ci_low is None and not res.pooled[0].m.below_floor:
             unavailable = (
                 "no pooled CI over its cases"
                 if len(res.pooled) > 1
                 else "no speedup with a confidence interval was measured"
             )
     if res.verdict is None:
-        res.verdict = decide(
-            kind,
-            low,
-            high,
-            res.ci_low,
-            res.ci_high,
-            unavailable,
-            _too_few_rounds(res),
-            point=res.estimate if res.ci_low is not None else None,
-            one_process=res.basis != BETWEEN,
-        )
+        m = res.m or Measurement(None, None, None, res.run_confidence)
+        ci = m.ci_low, m.ci_high
+        point = m.speedup if m.ci_low is not None else None
+        few = _too_few_rounds(res)
+        res.verdict = decide(kind, low, high, *ci, unavailable, few, point=point, one_process=m.unit != PROCESS)
     _annotate(res)
     return res
 

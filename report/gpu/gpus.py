@@ -19,6 +19,7 @@ from ..history.runs import HistoryRun, Skipped, load_runs
 from ..history.text import short
 from ..load.document import Case, Comparison, Document, Variant
 from ..load.numbers import is_num
+from ..render.claim_words import claimed
 from ..render.fmt import DASH, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, rate_scale
 from ..render.md_escape import inline
 from ..render.textable import table
@@ -150,10 +151,11 @@ def claim_cell(r: ClaimResult | None) -> str:
     if r is None:
         return DASH
     verdict = r.verdict.verdict if r.verdict else "no verdict"
-    if not is_num(r.estimate):
+    m = r.m
+    if m is None or not is_num(m.speedup):
         return verdict
-    ci = (r.ci_low, r.ci_high) if is_num(r.ci_low) and is_num(r.ci_high) else (None, None)
-    return f"{verdict} {fmt_speedup(r.estimate, *ci)}"
+    ci = (m.ci_low, m.ci_high) if is_num(m.ci_low) and is_num(m.ci_high) else (None, None)
+    return f"{verdict} {fmt_speedup(m.speedup, *ci)}"
 
 
 def claim_rows(judged: list[list[list[ClaimResult]]]) -> list[list[str]]:
@@ -169,7 +171,7 @@ def claim_rows(judged: list[list[list[ClaimResult]]]) -> list[list[str]]:
         for col in judged:
             by_id = [{str(r.claim.get("id")): r for r in results} for results in col]
             cells.append(PAIR.join(claim_cell(b.get(cid)) for b in by_id))
-        rows.append([cid, r0.claimed, *cells])
+        rows.append([cid, claimed(r0), *cells])
     return rows
 
 

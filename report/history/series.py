@@ -111,14 +111,15 @@ def time_points(run: HistoryRun) -> dict[str, Point]:
 def claim_points(run: HistoryRun) -> dict[str, tuple[Point, tuple]]:
     out = {}
     for res in evaluate(run.doc):
-        if not all(_usable(x) for x in (res.estimate, res.ci_low, res.ci_high)):
+        m = res.m
+        if m is None or not all(_usable(x) for x in (m.speedup, m.ci_low, m.ci_high)):
             continue
         ev = res.decisive or (res.evidence[0] if res.evidence else None)
         case = run.gate.cases.get((ev.experiment, ev.case)) if ev else None
         noise_kind = kind(case) if case is not None else ("cpu" if run.fingerprint.device == "cpu" else "device")
         verdict = res.verdict.verdict if res.verdict else None
         claim = res.claim
-        point = Point(run, run.commit, res.estimate, res.ci_low, res.ci_high, noise_kind, verdict=verdict)
+        point = Point(run, run.commit, m.speedup, m.ci_low, m.ci_high, noise_kind, verdict=verdict)
         out[str(claim.get("id"))] = (point, (claim.get("low"), claim.get("high")))
     return out
 

@@ -7,6 +7,7 @@ from ..gpu.gpu_specs import match_gpu
 from ..load.document import NvidiaSmi, device_name, gpu_name, run_facts
 from ..load.numbers import is_num
 from ..statistics.measurement import PROCESS
+from .claim_words import beside_text, row_text
 from .fmt import DASH, fmt_bytes, fmt_items, fmt_no_ci, fmt_pct, fmt_rate, fmt_speedup, fmt_time, sig
 from .glossary import spelling
 from .tables import ExperimentTable, Row
@@ -234,13 +235,13 @@ def claim_details(cr: ClaimResult) -> dict:
     speedup, why those cases, what is shown beside, and the quote with its source
     (a document and section whose excerpt ships in SOURCES_FILE)."""
     c = cr.claim
-    used = [f"{e.label}: {e.text}" for e in cr.evidence]
+    used = [f"{e.label}: {row_text(e)}" for e in cr.evidence]
     return {
         "id": c["id"],
         "note": c.get("note", ""),
         "used": used,
         "why": cr.why,
-        "beside": [f"{b.label}: {b.text}" for b in cr.beside],
+        "beside": [f"{b.label}: {beside_text(b)}" for b in cr.beside],
         "quote": str(c.get("quote", "")).strip(),
         "source": f"{cr.source} (excerpt in {SOURCES_FILE})" if cr.source else "",
     }

@@ -22,7 +22,7 @@ ROWS = (Why.ROWS_UNDECIDED, Why.ROWS_EACH, Why.ROWS_WEAKEST)
 
 
 def _has_ci(r: ClaimResult) -> bool:
-    return all(is_num(x) and x > 0 for x in (r.estimate, r.ci_low, r.ci_high))
+    return r.m is not None and all(is_num(x) and x > 0 for x in (r.m.speedup, r.m.ci_low, r.m.ci_high))
 
 
 def spans(v: Verdict | None) -> bool:
@@ -72,9 +72,9 @@ def plot_claims(plt, runs: list[tuple[str, list[ClaimResult]]], path: Path) -> b
             if not sel:
                 continue
             ax.errorbar(
-                [r.estimate for _, r in sel],
+                [r.m.speedup for _, r in sel],
                 [y for y, _ in sel],
-                xerr=[[r.estimate - r.ci_low for _, r in sel], [r.ci_high - r.estimate for _, r in sel]],
+                xerr=[[r.m.speedup - r.m.ci_low for _, r in sel], [r.m.ci_high - r.m.speedup for _, r in sel]],
                 fmt=RUN_MARKERS[j % len(RUN_MARKERS)],
                 color=color,
                 markerfacecolor="white" if hollow else color,
@@ -85,8 +85,8 @@ def plot_claims(plt, runs: list[tuple[str, list[ClaimResult]]], path: Path) -> b
                 label=_text(lab) if not hollow or not any(not spans(r.verdict) for _, r in pts) else None,
             )
             hollow_drawn |= hollow
-        lows += [r.ci_low for _, r in pts]
-        highs += [r.ci_high for _, r in pts]
+        lows += [r.m.ci_low for _, r in pts]
+        highs += [r.m.ci_high for _, r in pts]
     ax.axvline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_yticks(y0, [_text(c) for c in ids], fontsize=8)
     hollow_words = "; hollow: inconclusive" if hollow_drawn else ""

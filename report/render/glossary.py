@@ -387,10 +387,6 @@ for _t in TERMS:
         HEADERS.setdefault(_h.lower(), _t)
 
 
-def is_term(name: str) -> bool:
-    return name.lower() in BY_NAME
-
-
 def spelling(name: str) -> str:
     """The term's printed spelling; KeyError for a term the glossary does not define. The
     printing code calls it at import: a new term must be defined before it can be printed."""

@@ -35,6 +35,7 @@ from ..load.document import Document
 from ..load.numbers import is_num
 from ..statistics.measurement import PROCESS
 from ..statistics.rounds import rounds_text
+from .claim_words import claimed, decisive_role
 from .fmt import intervals_apart, sig_apart
 from .glossary import spelling
 from .verdict_words import short_why
@@ -168,15 +169,17 @@ def common_processes(doc: Document) -> int | None:
 
 
 def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
-    """The claims table's figure (ClaimResult.text), without the unit and shorter:
+    """The claims table's figure (claim_words.claim_text), without the unit and shorter:
     '1.64 [1.55, 1.69] (between 3 processes)'; the basis left out where it is the run's
     own (`processes`)."""
-    if cr.estimate is None:
+    m = cr.m
+    if m is None:
         return "—"
     rows = cr.pooled
     tags = []
+    k = (m.n or 1) if m.unit == PROCESS else 1  # processes behind the interval
     if len(rows) > 1 and cr.apart:
-        role = cr.decisive_role.removeprefix("the ")
+        role = decisive_role(cr).removeprefix("the ")
         tags.append(
             f"{cr.decisive.case}: {cr.decisive.variant}; {role} of {len(rows)} {JUDGED_APART}, "
             f"{sig_apart(cr.low, cr.bounds)}–{sig_apart(cr.high, cr.bounds)}"
@@ -185,15 +188,15 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
         tags.append(
             f"geometric mean of {len(rows)} cases, {sig_apart(cr.low, cr.bounds)}–{sig_apart(cr.high, cr.bounds)}"
         )
-    text = sig_apart(cr.estimate, cr.bounds)
-    if is_num(cr.ci_low) and is_num(cr.ci_high):  # no-break spaces: the figure never splits over lines
-        text += f"{NBSP}[{sig_apart(cr.ci_low, cr.bounds)},{NBSP}{sig_apart(cr.ci_high, cr.bounds)}]"
-        if cr.processes > 1 and cr.processes != processes:
-            tags.append(f"between {cr.processes} processes")
-        elif cr.processes == 1 and (cr.decisive or rows[0]).alone:
+    text = sig_apart(m.speedup, cr.bounds)
+    if is_num(m.ci_low) and is_num(m.ci_high):  # no-break spaces: the figure never splits over lines
+        text += f"{NBSP}[{sig_apart(m.ci_low, cr.bounds)},{NBSP}{sig_apart(m.ci_high, cr.bounds)}]"
+        if k > 1 and k != processes:
+            tags.append(f"between {k} processes")
+        elif k == 1 and (cr.decisive or rows[0]).alone:
             tags.append("one process")  # the run measured others in several: this one was left to one
-        if abs(cr.confidence - 0.95) > 1e-9:
-            tags.append(f"{100 * cr.confidence:.3g}% CI")
+        if abs(m.confidence - 0.95) > 1e-9:
+            tags.append(f"{100 * m.confidence:.3g}% CI")
     elif (cr.decisive or rows[0]).m.below_floor:
         tags.append(f"{rounds_text([e.m.rounds for e in rows if e.m.below_floor])}, no CI")
     else:
@@ -206,7 +209,7 @@ def speedup_text(cr: ClaimResult, processes: int | None = None) -> str:
 def run_cell(cr: ClaimResult, processes: int | None = None) -> RunCell:
     v = cr.verdict
     why = short_why(v) if v.verdict == NOT_MEASURABLE else ""
-    est = cr.estimate if cr.pooled else None
+    est = cr.m.speedup if cr.m is not None and cr.pooled else None
     return RunCell(v.verdict, speedup_text(cr, processes) if est is not None else "—", why, est)
 
 
@@ -267,7 +270,7 @@ def summarize(runs: list[RunClaims] | list[ClaimResult], has_breakdowns: bool = 
         if any(cr is None for cr in crs):
             continue
         cells = [run_cell(cr, r.processes) for cr, r in zip(crs, runs)]
-        row = SummaryRow(cid, cr0.claim.get("technique", ""), cr0.claimed, cells)
+        row = SummaryRow(cid, cr0.claim.get("technique", ""), claimed(cr0), cells)
         verdicts = [cr.verdict.verdict for cr in crs]
         if any(v in DRAWN for v in verdicts) or INCONCLUSIVE in verdicts:
             row.group = DECIDED if any(v in DRAWN for v in verdicts) else UNDECIDED
@@ -333,7 +336,7 @@ def moved(runs: list[tuple[str, str, ClaimResult]]) -> str:
     devices = list(dict.fromkeys(d for _, d, _ in runs))
     texts = []
     for dev in devices:
-        seen = [(lab, cr) for lab, d, cr in runs if d == dev and cr.estimate is not None and cr.pooled]
+        seen = [(lab, cr) for lab, d, cr in runs if d == dev and cr.m is not None and cr.pooled]
         text = _moved_within(seen)
         if text is not None:
             texts.append((dev, text))

@@ -17,12 +17,7 @@ import math
 from dataclasses import dataclass
 
 from ..load.numbers import is_num
-from ..render.fmt import sig
 from .measurement import Measurement, Source, t_interval
-
-# How an interval was formed (claims.ClaimResult.basis).
-WITHIN = "within one process"
-BETWEEN = "between processes"
 
 
 @dataclass
@@ -45,15 +40,6 @@ class Spread:
     def interval(self, confidence: float) -> tuple[float, float, float] | None:
         """(geometric mean, low, high) across processes; None with fewer than two."""
         return t_interval(self.speedups, confidence)
-
-    def text(self, confidence: float) -> str:
-        """'3 processes: 0.97–1.83×', or how many of those asked for measured it."""
-        xs = self.speedups
-        absent = [e for e in self.estimates if e not in self.measured]
-        gone = f"; {len(absent)} without a ratio ({absent[0].missing})" if absent else ""
-        if len(xs) < 2:
-            return f"{len(xs)} of {len(self.estimates)} processes measured it{gone}"
-        return f"{len(xs)} processes: {sig(min(xs))}–{sig(max(xs))}×{gone}"
 
 
 def shared(per_case: list[Spread]) -> list[int]:

@@ -18,6 +18,7 @@ from report.claims.judge import ON_CPU, STRESS, ClaimResult, ClaimRow, _judge_ap
 from report.claims.verdicts import CONFIRMED, DRAWN, EXCEEDED, INCONCLUSIVE, NOT_MEASURABLE, RANK, decide
 from report.load.document import Document
 from report.load.results import load_results
+from report.render.claim_words import beside_text, claim_text, row_text
 from report.render.fmt import sig_apart
 from report.render.verdict_words import ONE_PROCESS, why_text
 from report.statistics.measurement import PROCESS, ROUND, Measurement
@@ -55,16 +56,18 @@ def _comparison(doc: Document, e: ClaimRow):
 def test_every_claims_point_lies_inside_its_printed_range_and_interval(judged):
     for path, (_, results) in judged.items():
         for r in results:
-            if r.estimate is None:
+            if r.m is None:
                 continue
             where = (path.name, r.claim["id"])
-            assert r.low * (1 - 1e-12) <= r.estimate <= r.high * (1 + 1e-12), where
-            assert sig_apart(r.estimate, r.bounds) in r.text, where
+            assert r.low * (1 - 1e-12) <= r.m.speedup <= r.high * (1 + 1e-12), where
+            assert sig_apart(r.m.speedup, r.bounds) in claim_text(r), where
             if len(r.pooled) > 1:
-                assert f"range {sig_apart(r.low, r.bounds)}–{sig_apart(r.high, r.bounds)}" in r.text, where
-            if r.ci_low is not None:
-                assert r.ci_low <= r.estimate <= r.ci_high, where
-                assert f"[{sig_apart(r.ci_low, r.bounds)}, {sig_apart(r.ci_high, r.bounds)}]" in r.text, where
+                assert f"range {sig_apart(r.low, r.bounds)}–{sig_apart(r.high, r.bounds)}" in claim_text(r), where
+            if r.m.ci_low is not None:
+                assert r.m.ci_low <= r.m.speedup <= r.m.ci_high, where
+                assert f"[{sig_apart(r.m.ci_low, r.bounds)}, {sig_apart(r.m.ci_high, r.bounds)}]" in claim_text(r), (
+                    where
+                )
             if r.verdict.verdict == INCONCLUSIVE:
                 assert not why_text(r.verdict).startswith("bug"), where
 
@@ -88,14 +91,21 @@ def test_a_claims_figure_is_a_comparisons_one_estimate_exactly(judged):
                 checked += 1
             if r.decisive is not None or len(r.pooled) == 1:
                 row = r.decisive or r.pooled[0]
-                assert (r.estimate, r.ci_low, r.ci_high) == (row.m.speedup, row.m.ci_low, row.m.ci_high)
+                assert (r.m.speedup, r.m.ci_low, r.m.ci_high) == (row.m.speedup, row.m.ci_low, row.m.ci_high)
     assert checked > 200
 
 
 def test_no_figure_is_a_best_of_several(judged):
     for path, (_, results) in judged.items():
         for r in results:
-            text = " ".join([r.text, why_text(r.verdict), *(b.text for b in r.beside), *(e.text for e in r.evidence)])
+            text = " ".join(
+                [
+                    claim_text(r),
+                    why_text(r.verdict),
+                    *(beside_text(b) for b in r.beside),
+                    *(row_text(e) for e in r.evidence),
+                ]
+            )
             assert "best of" not in text and "98.3%" not in text, (path.name, r.claim["id"])
             assert all(e.m.confidence == r.run_confidence for e in r.evidence), (path.name, r.claim["id"])
 
@@ -129,8 +139,8 @@ def test_the_stress_case_is_shown_apart_and_not_in_the_verdict(judged):
     assert [e.case for e in r.evidence] == ["mlp_classifier_b512_c1000"]
     assert [e.case for e in r.stress] == ["gpt_l4_h512_s256_v8192"]
     stress = [b for b in r.beside if b.label.startswith(STRESS)]
-    assert len(stress) == 1 and "8192" in stress[0].label and stress[0].text.startswith("11.6×")
-    assert r.estimate == pytest.approx(1.19, abs=0.005)  # the classifier alone
+    assert len(stress) == 1 and "8192" in stress[0].label and beside_text(stress[0]).startswith("11.6×")
+    assert r.m.speedup == pytest.approx(1.19, abs=0.005)  # the classifier alone
 
 
 def test_gpu_claims_measured_on_a_cpu_show_the_figure_with_its_label(judged):
@@ -138,11 +148,11 @@ def test_gpu_claims_measured_on_a_cpu_show_the_figure_with_its_label(judged):
     by_id = _by_id(results)
     for cid in ("amp", "fp16_tensor_cores", "batch_size", "host_sync"):
         r = by_id[cid]
-        assert r.verdict.verdict == NOT_MEASURABLE and why_text(r.verdict) == ON_CPU and r.estimate is not None, cid
+        assert r.verdict.verdict == NOT_MEASURABLE and why_text(r.verdict) == ON_CPU and r.m is not None, cid
     # grad_accumulation (not a GPU claim, no number): its own variant, two micro-batches, shown
     g = by_id["grad_accumulation"]
-    assert [e.variant for e in g.evidence] == ["accumulate_k2"] and g.estimate == pytest.approx(0.599, abs=0.002)
-    assert g.estimate == _comparison(doc, g.evidence[0]).estimate.speedup
+    assert [e.variant for e in g.evidence] == ["accumulate_k2"] and g.m.speedup == pytest.approx(0.599, abs=0.002)
+    assert g.m.speedup == _comparison(doc, g.evidence[0]).estimate.speedup
 
 
 def test_unlike_alignment_cases_are_each_judged(judged):
@@ -201,7 +211,7 @@ def test_a_claim_judged_apart_never_gets_easier_with_a_wider_row():
         # confirmed only where every row is as claimed or more; the figure is the decisive row's
         if after.verdict in (CONFIRMED, EXCEEDED):
             assert all(RANK[e.verdict.verdict] >= RANK[CONFIRMED] for e in res.evidence)
-        assert res.estimate == res.decisive.m.speedup and res.low <= res.estimate <= res.high
+        assert res.m.speedup == res.decisive.m.speedup and res.low <= res.m.speedup <= res.high
 
 
 def test_a_claim_with_no_verdict_shows_the_same_row_whatever_the_data():
@@ -214,9 +224,9 @@ def test_a_claim_with_no_verdict_shows_the_same_row_whatever_the_data():
         res = ClaimResult(dict(CLAIM), ["e"], [_row(p * 0.98, p * 1.02, p) for p in points])
         res.evidence = [ClaimRow("e", "c", v, e.m, "b") for v, e in zip(("a", "b", "c"), res.evidence)]
         assert _judge_apart(res, False) is None
-        assert res.decisive.variant == "a" and res.estimate == points[0]
+        assert res.decisive.variant == "a" and res.m.speedup == points[0]
         assert res.low == min(points) and res.high == max(points)
-        assert "first of 3 judged apart" in res.text
+        assert "first of 3 judged apart" in claim_text(res)
 
 
 def test_the_committed_pair_shows_one_row_per_unjudged_claim_in_both_runs():
@@ -268,15 +278,15 @@ def test_every_printed_claim_interval_keeps_its_side_of_the_claim_and_the_no_eff
     for path, (_, results) in judged.items():
         for r in results:
             b = bounds(r.claim.get("kind", ""), r.claim.get("low"), r.claim.get("high"))
-            if r.estimate is None or not b:
+            if r.m is None or not b:
                 continue
-            texts = [(speedup_text(r), (r.estimate, r.ci_low, r.ci_high))]
+            texts = [(speedup_text(r), (r.m.speedup, r.m.ci_low, r.m.ci_high))]
             texts += [
                 (why_text(e.verdict), (e.m.ci_low, e.m.ci_high))
                 for e in r.evidence
                 if e.verdict and "CI [" in why_text(e.verdict)
             ]
-            texts += [(e.text, (e.m.speedup, e.m.ci_low, e.m.ci_high)) for e in r.evidence]
+            texts += [(row_text(e), (e.m.speedup, e.m.ci_low, e.m.ci_high)) for e in r.evidence]
             for text, values in texts:
                 figures = [float(x) for x in re.findall(number, text.replace("\u00a0", " "))]
                 for v in values:

@@ -20,6 +20,7 @@ from report.claims.verdicts import (
     decide,
 )
 from report.load.results import load_results
+from report.render.claim_words import beside_text, claim_text, row_text
 from report.render.verdict_words import ONE_PROCESS, why_text
 
 SOURCES = Path(__file__).resolve().parents[1] / "sources.md"
@@ -209,9 +210,9 @@ def test_pin_memory_verdict_comes_from_the_loader_with_copies_beside():
     r = evaluate_claim(claim("pin_memory"), loader_doc(processes=3))
     assert [(e.experiment, e.case, e.variant) for e in r.evidence] == [("dataloader", "pin_w8", "pinned")]
     assert r.evidence[0].baseline == "unpinned"
-    assert r.estimate == pytest.approx(1.15, rel=0.03)
+    assert r.m.speedup == pytest.approx(1.15, rel=0.03)
     assert r.verdict.verdict == CONFIRMED  # 1.15x, not pooled with the 4-6x copies
-    beside = " ".join(f"{b.label} {b.text}" for b in r.beside)
+    beside = " ".join(f"{b.label} {beside_text(b)}" for b in r.beside)
     assert "mechanism" in beside and "4" in beside and "6" in beside and "2 comparisons" in beside
 
 
@@ -228,16 +229,16 @@ def test_num_workers_and_prefetch_from_the_rebuilt_experiment():
     # the most workers the run built vs 0 workers, whatever their speeds; the data-only loops
     # (3.0 / 0.5 = 6x) are references, left out
     assert [e.variant for e in r.evidence] == ["workers_4"]
-    assert r.estimate == pytest.approx(3.0, rel=0.03)
+    assert r.m.speedup == pytest.approx(3.0, rel=0.03)
     assert r.verdict.verdict == EXCEEDED
-    texts = [b.text for b in r.beside]
+    texts = [beside_text(b) for b in r.beside]
     assert any(t.startswith("62%") for t in texts) and any(t.startswith("4 ") for t in texts)
     assert any("over 3 comparisons" in t for t in texts)  # every worker count beside, none picked
-    assert "best of" not in r.evidence[0].text and r.evidence[0].m.confidence == 0.95
+    assert "best of" not in row_text(r.evidence[0]) and r.evidence[0].m.confidence == 0.95
     p = evaluate_claim(claim("prefetch_factor"), doc)
     # the depth the claim names (prefetch_factor=2), not the best of 2, 4 and 8 (1.43x, prefetch_8)
     assert [e.variant for e in p.evidence] == ["prefetch_2"] and p.verdict.verdict == NO_EFFECT_VERDICT
-    beside = {b.label: b.text for b in p.beside}
+    beside = {b.label: beside_text(b) for b in p.beside}
     assert any("prefetch_factor=8" in k and v.startswith("1.4") for k, v in beside.items()), beside
 
 
@@ -281,9 +282,9 @@ def test_amp_is_judged_against_default_fp32_with_strict_beside():
     assert [rows[k].verdict.verdict for k in sorted(rows)] == [CONFIRMED, CONFIRMED, SMALLER, CONFIRMED]
     # the weakest row carries the claim: bf16 on the conv net, 2.0 / 1.2
     assert r.verdict.verdict == SMALLER and r.decisive is rows["resnet50_b128_224", "amp_bf16"]
-    assert r.estimate == pytest.approx(2.0 / 1.2, rel=0.02)
+    assert r.m.speedup == pytest.approx(2.0 / 1.2, rel=0.02)
     strict = [b for b in r.beside if "strict FP32" in b.label]
-    assert strict and "–4.80× over 4 comparisons" in strict[0].text
+    assert strict and "–4.80× over 4 comparisons" in beside_text(strict[0])
 
 
 def test_amp_prefers_the_variant_that_declares_itself_the_default():
@@ -320,7 +321,7 @@ def test_ddp_at_world_size_one_needs_two_gpus():
     r = evaluate_claim(claim("ddp_scaling"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE
     assert why_text(r.verdict).startswith("needs 2+ GPUs")
-    assert any("world size 1" in b.label and "0.77" in b.text for b in r.beside)
+    assert any("world size 1" in b.label and "0.77" in beside_text(b) for b in r.beside)
 
 
 def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
@@ -355,7 +356,7 @@ def test_ddp_against_data_parallel_on_two_gpus_in_todays_layout():
     # DDP: 64 items / 1.1 s; DataParallel: 32 items / 0.8 s
     assert e.m.speedup == pytest.approx((64 / 1.1) / (32 / 0.8), rel=0.03)
     eff = [b for b in r.beside if b.label.startswith("DDP on 2")]
-    assert eff and eff[0].text == "0.909 [0.900, 0.920] (data_parallel/mlp_train_ws2)"  # read, not recomputed
+    assert eff and beside_text(eff[0]) == "0.909 [0.900, 0.920] (data_parallel/mlp_train_ws2)"  # read, not recomputed
 
 
 def test_ddp_against_data_parallel_in_one_case_is_paired():
@@ -417,8 +418,8 @@ def test_confirmed_and_range_over_cases():
     r = evaluate_claim(claim("pin_memory"), doc)
     assert r.verdict.verdict == CONFIRMED
     assert len(r.evidence) == 3
-    assert r.low <= r.estimate <= r.high
-    assert r.estimate == pytest.approx(1.15, rel=0.03)
+    assert r.low <= r.m.speedup <= r.high
+    assert r.m.speedup == pytest.approx(1.15, rel=0.03)
 
 
 def test_exceeded_and_no_effect():
@@ -454,9 +455,9 @@ def test_cpu_run_is_not_measurable_for_gpu_claims():
     r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None))
     assert r.verdict.verdict == NOT_MEASURABLE
     assert why_text(r.verdict) == "measured on a CPU (the claim is about GPUs)"
-    assert r.estimate is not None  # the measurement is still shown
+    assert r.m is not None  # the measurement is still shown
     r = evaluate_claim(claim("pin_memory"), loader_doc(gpu=None, pin=None))
-    assert why_text(r.verdict) == "CPU run: no GPU" and r.estimate is None  # nothing measured
+    assert why_text(r.verdict) == "CPU run: no GPU" and r.m is None  # nothing measured
 
 
 def test_match_rules_pick_the_right_comparisons():
@@ -503,8 +504,8 @@ def test_qualitative_claim_shows_its_own_variant_but_no_verdict():
     r = evaluate_claim(claim("no_grad_eval"), doc)
     assert r.verdict.verdict == NOT_MEASURABLE and "no number" in why_text(r.verdict)
     # the claim's own variant, not the faster inference_mode, which stands beside
-    assert [e.variant for e in r.evidence] == ["no_grad"] and r.estimate == pytest.approx(1.1, rel=0.03)
-    assert any("inference_mode" in b.label and b.text.startswith("1.2") for b in r.beside)
+    assert [e.variant for e in r.evidence] == ["no_grad"] and r.m.speedup == pytest.approx(1.1, rel=0.03)
+    assert any("inference_mode" in b.label and beside_text(b).startswith("1.2") for b in r.beside)
 
 
 def test_claims_json_is_valid_json_with_known_methods():
@@ -579,12 +580,12 @@ def test_torchscript_is_judged_on_the_python_twin_with_cpp_and_freeze_beside():
     ]
     assert all(e.m.confidence == 0.95 and e.verdict.verdict == CONFIRMED for e in r.evidence)
     assert r.verdict.verdict == CONFIRMED
-    beside = {b.label.split(":")[0]: b.text for b in r.beside}
+    beside = {b.label.split(":")[0]: beside_text(b) for b in r.beside}
     assert set(beside) == {"C++", "Python"}
-    cpp = [b.text for b in r.beside if b.label.startswith("C++: a TorchScript module")]
+    cpp = [beside_text(b) for b in r.beside if b.label.startswith("C++: a TorchScript module")]
     assert len(cpp) == 1 and "1.01" in cpp[0] and "2 comparisons" in cpp[0]
-    assert any(b.label.startswith("Python: frozen") and "1.6" in b.text for b in r.beside)
-    assert any(b.label.startswith("C++: frozen") and "1.5" in b.text for b in r.beside)
+    assert any(b.label.startswith("Python: frozen") and "1.6" in beside_text(b) for b in r.beside)
+    assert any(b.label.startswith("C++: frozen") and "1.5" in beside_text(b) for b in r.beside)
 
 
 def test_a_file_without_the_python_twin_gives_no_torchscript_verdict_and_says_so():
@@ -593,7 +594,7 @@ def test_a_file_without_the_python_twin_gives_no_torchscript_verdict_and_says_so
     r = evaluate_claim(claim("torchscript"), ts_doc(1.3, 1.5))
     assert not r.evidence
     assert r.verdict.verdict == NOT_MEASURABLE and "Python twin" in why_text(r.verdict)
-    assert any(b.label.startswith("C++: a TorchScript module") and "1.3" in b.text for b in r.beside)
+    assert any(b.label.startswith("C++: a TorchScript module") and "1.3" in beside_text(b) for b in r.beside)
 
 
 def test_the_committed_breakdown_run_has_no_python_twin_and_says_so():
@@ -634,24 +635,26 @@ def test_several_cases_pool_as_a_geometric_mean_with_a_bootstrap_ci():
     pooled = {**claim("zero_grad_set_to_none"), "pool": True}
     r = evaluate_claim(pooled, doc)
     s = [e.m.speedup for e in r.evidence]
-    assert r.estimate == pytest.approx((s[0] * s[1]) ** 0.5)  # not their median (the mean of two)
+    assert r.m.speedup == pytest.approx((s[0] * s[1]) ** 0.5)  # not their median (the mean of two)
     assert (r.low, r.high) == (min(s), max(s))
-    assert r.ci_low < r.estimate < r.ci_high and r.confidence == 0.95
+    assert r.m.ci_low < r.m.speedup < r.m.ci_high and r.m.confidence == 0.95
     # an interval of the pooled estimate, away from either case's own
-    assert r.ci_high < s[1] * 0.95 and r.ci_low > s[0] * 1.05
-    assert "geometric mean of 2 cases" in r.text and "bootstrap" in r.text
+    assert r.m.ci_high < s[1] * 0.95 and r.m.ci_low > s[0] * 1.05
+    assert "geometric mean of 2 cases" in claim_text(r) and "bootstrap" in claim_text(r)
     # a bootstrap over one process's rounds decides nothing, however narrow (its interval as
     # if between processes would confirm: both cases are 1.2x or more)
     assert one_process(r.verdict) and why_text(r.verdict) == ONE_PROCESS
     assert (
-        decide(pooled["kind"], pooled.get("low"), pooled.get("high"), r.ci_low, r.ci_high, point=r.estimate).verdict
+        decide(
+            pooled["kind"], pooled.get("low"), pooled.get("high"), r.m.ci_low, r.m.ci_high, point=r.m.speedup
+        ).verdict
         == CONFIRMED
     )
     for c in doc["experiments"][0]["cases"]:
         for v in c["variants"]:
             v["samples"]["host_s"] = []
     r = evaluate_claim(pooled, doc)
-    assert r.ci_low is None and any(n.startswith("no pooled CI") for n in r.notes)
+    assert r.m.ci_low is None and any(n.startswith("no pooled CI") for n in r.notes)
     assert r.verdict.verdict == NOT_MEASURABLE
     # judged apart (the default), each case is its own row and the claim the weaker's (3 processes each)
     r = evaluate_claim(
@@ -710,5 +713,6 @@ def test_a_real_run_with_the_python_twins_judges_torchscript_on_them_and_kernel_
         ("optimizer_step_mlp_depth32_w64", "fused"),
     ]
     assert any(
-        b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in b.text for b in kf.beside
+        b.label.startswith("Python: torch.optim.AdamW") and "python_optimizer_step_mlp" in beside_text(b)
+        for b in kf.beside
     )

@@ -9,6 +9,7 @@ from report.claims.judge import ClaimResult, evaluate
 from report.claims.verdicts import DRAWN, Verdict, Why
 from report.load.results import load_results
 from report.render.claims_chart import judged_ids, spans
+from report.statistics.measurement import Measurement
 
 REPO = Path(__file__).resolve().parents[2]
 RUNS = [
@@ -39,7 +40,7 @@ def test_judged_claims_are_charted_before_the_summary(tmp_path, cli):
 
 def _result(verdict: Verdict, est=1.1, lo=1.04, hi=1.16) -> ClaimResult:
     claim = {"id": "c", "low": 1.05, "high": 1.15}
-    return ClaimResult(claim, ["e"], estimate=est, ci_low=lo, ci_high=hi, verdict=verdict)
+    return ClaimResult(claim, ["e"], m=Measurement(est, lo, hi, 0.95), verdict=verdict)
 
 
 def test_an_interval_spanning_outcomes_is_charted_hollow_and_others_are_not():

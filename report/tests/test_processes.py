@@ -12,10 +12,11 @@ from scipy import stats
 from report.claims.judge import evaluate, evaluate_claim
 from report.claims.verdicts import CONFIRMED, INCONCLUSIVE, decide
 from report.load.document import spread_of as spread
+from report.render.claim_words import claim_text
 from report.render.summary import summarize
 from report.render.verdict_words import ONE_PROCESS, why_text
-from report.statistics.measurement import t_interval
-from report.statistics.processes import BETWEEN, WITHIN, case_points, pooled_between, relative
+from report.statistics.measurement import PROCESS, ROUND, t_interval
+from report.statistics.processes import case_points, pooled_between, relative
 from report.tests import synth
 
 
@@ -37,7 +38,7 @@ def test_spread_reads_every_process_and_says_which_recorded_nothing():
     sp = _spread((1.10, 1.08, 1.12), [(1.30, 1.28, 1.32), None])
     assert sp.speedups == [1.10, 1.30]
     assert [e.process for e in sp.estimates] == [0, 1, 2]
-    assert "1 without a ratio (crashed before this case)" in sp.text(0.95)
+    assert sp.estimates[2].missing == "crashed before this case" and sp.estimates[2] not in sp.measured
     assert spread({"speedup": 1.1, "ci_low": 1.0, "ci_high": 1.2}, [], 0.95) is None  # one process
     g, lo, hi = sp.interval(0.95)
     half = stats.t.ppf(0.975, 1) * abs(math.log(1.3 / 1.1)) / math.sqrt(2) / math.sqrt(2)
@@ -87,8 +88,8 @@ def test_processes_that_agree_give_the_verdict_on_their_one_interval():
     cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
     g, lo, hi = t_interval([cm["speedup"], 1.3, 1.2], 0.95)
     assert res.verdict.verdict == CONFIRMED
-    assert (res.estimate, res.ci_low, res.ci_high) == pytest.approx((g, lo, hi))
-    assert res.basis == BETWEEN and res.processes == 3
+    assert (res.m.speedup, res.m.ci_low, res.m.ci_high) == pytest.approx((g, lo, hi))
+    assert res.m.unit == PROCESS and res.m.n == 3
     row = next(r for r in summarize([res], False).rows if r.claim == "zero_grad_set_to_none")
     assert "between 3 processes" in row.runs[0].figure
     # where every interval of the run is between 3 processes, the runs list says so once instead
@@ -102,7 +103,7 @@ def test_processes_that_disagree_make_a_wide_interval_and_an_inconclusive_verdic
     """No 'unstable between processes' verdict: the disagreement is in the interval."""
     res = _claim(_claim_doc([(1.01, 0.97, 1.05), (1.25, 1.22, 1.28)]))
     assert res.verdict.verdict == INCONCLUSIVE and "spans" in why_text(res.verdict)
-    assert res.ci_low < 1.02 < 1.25 < res.ci_high
+    assert res.m.ci_low < 1.02 < 1.25 < res.m.ci_high
 
 
 def test_one_process_files_show_their_figure_and_decide_nothing():
@@ -113,17 +114,17 @@ def test_one_process_files_show_their_figure_and_decide_nothing():
     assert "repeats" not in doc["experiments"][0]
     res = _claim(doc)
     cm = doc["experiments"][0]["cases"][0]["comparisons"][0]
-    assert res.basis == WITHIN and res.processes == 1
-    assert (res.estimate, res.ci_low, res.ci_high) == (cm["speedup"], cm["ci_low"], cm["ci_high"])
+    assert res.m.unit == ROUND
+    assert (res.m.speedup, res.m.ci_low, res.m.ci_high) == (cm["speedup"], cm["ci_low"], cm["ci_high"])
     assert res.verdict.verdict == INCONCLUSIVE and why_text(res.verdict) == ONE_PROCESS
     c = res.claim
-    assert decide(c["kind"], c["low"], c["high"], res.ci_low, res.ci_high, point=res.estimate).verdict == CONFIRMED
+    assert decide(c["kind"], c["low"], c["high"], res.m.ci_low, res.m.ci_high, point=res.m.speedup).verdict == CONFIRMED
     # judged apart too (the default), and pooled: the rule holds on both paths
     apart = _claim(_claim_doc([], cases=("mlp", "gpt")))
     assert apart.apart and all(why_text(e.verdict) == ONE_PROCESS for e in apart.evidence)
     assert apart.verdict.verdict == INCONCLUSIVE and ONE_PROCESS in why_text(apart.verdict)
     pooled = _claim(_claim_doc([], cases=("mlp", "gpt")), pool=True)
-    assert not pooled.apart and pooled.basis == WITHIN and pooled.ci_low is not None
+    assert not pooled.apart and pooled.m.unit == ROUND and pooled.m.ci_low is not None
     assert pooled.verdict.verdict == INCONCLUSIVE and why_text(pooled.verdict) == ONE_PROCESS
 
 
@@ -135,7 +136,7 @@ def test_a_pooled_claim_pools_per_process_then_across_processes():
     firsts = [c["comparisons"][0]["speedup"] for c in doc["experiments"][0]["cases"]]
     per_process = [math.sqrt(firsts[0] * firsts[1]), 1.2, 0.95]
     g, lo, hi = t_interval(per_process, 0.95)
-    assert not res.apart and (res.estimate, res.ci_low, res.ci_high) == pytest.approx((g, lo, hi))
-    assert res.low <= res.estimate <= res.high
+    assert not res.apart and (res.m.speedup, res.m.ci_low, res.m.ci_high) == pytest.approx((g, lo, hi))
+    assert res.low <= res.m.speedup <= res.high
     assert res.verdict.verdict == INCONCLUSIVE
-    assert "geometric mean of 2 cases" in res.text and "between 3 processes" in res.text
+    assert "geometric mean of 2 cases" in claim_text(res) and "between 3 processes" in claim_text(res)

@@ -19,6 +19,7 @@ import pytest
 from report.load.results import ResultsError, load_inputs
 from report.render.command import build
 from report.render.verdict_words import why_text
+from report.statistics.measurement import PROCESS
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
@@ -55,7 +56,24 @@ def _row_key(r) -> str:
 
 COMPARISON_FIELDS = ("median_s", "speedup", "ci_low", "ci_high", "confidence", "ci_unit", "ci_n", "ci_df")
 COMPARISON_FIELDS += ("process_speedups", "rounds", "below_floor", "marker", "variant_status")
-CLAIM_FIELDS = ("estimate", "low", "high", "ci_low", "ci_high", "confidence", "basis", "processes", "apart")
+
+
+def _claim_fields(c) -> dict:
+    """A claim's figure (its Measurement) by the keys the goldens were first pinned with."""
+    m = c.m
+    between = m is not None and m.unit == PROCESS
+    rec = {
+        "estimate": m and m.speedup,
+        "low": c.low,
+        "high": c.high,
+        "ci_low": m and m.ci_low,
+        "ci_high": m and m.ci_high,
+        "confidence": m.confidence if m else c.run_confidence,
+        "basis": "between processes" if between else "within one process",
+        "processes": (m.n or 1) if between else 1,
+        "apart": c.apart,
+    }
+    return {k: _num(v) for k, v in rec.items() if v is not None}
 
 
 def _evidence(e) -> list:
@@ -80,7 +98,7 @@ def computed(p: Path) -> dict:
             comparisons[_row_key(r)] = _fields(r, COMPARISON_FIELDS)
     claims = {}
     for c in s.claims:
-        rec = _fields(c, CLAIM_FIELDS)
+        rec = _claim_fields(c)
         rec["verdict"] = c.verdict.verdict if c.verdict else None
         rec["why"] = why_text(c.verdict) if c.verdict else None
         if c.evidence:

@@ -21,8 +21,8 @@ from report.load.results import load_results
 from report.render.fmt import sig
 from report.render.plots import speedup_points
 from report.render.verdict_words import ONE_PROCESS, why_text
+from report.statistics.measurement import PROCESS
 from report.statistics.multiplicity import rounds_floor
-from report.statistics.processes import BETWEEN
 from report.statistics.stats import median_ci
 
 
@@ -128,15 +128,15 @@ def test_boundary_5_rounds_no_ci_6_rounds_ci(tmp_path, cli):
 def test_boundary_verdicts():
     r5 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([5]))
     assert r5.verdict.verdict == INCONCLUSIVE and "n = 5" in why_text(r5.verdict)
-    assert r5.estimate == pytest.approx(1.5, rel=0.05) and r5.ci_low is None
+    assert r5.m.speedup == pytest.approx(1.5, rel=0.05) and r5.m.ci_low is None
     # the floor's reason comes first: below it, the rounds are named, not the one process
     assert ONE_PROCESS not in why_text(r5.verdict)
     # at the floor, one process: a CI, but no verdict from one process's interval
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6]))
-    assert r6.ci_low > 1 and r6.verdict.verdict == INCONCLUSIVE and why_text(r6.verdict) == ONE_PROCESS
+    assert r6.m.ci_low > 1 and r6.verdict.verdict == INCONCLUSIVE and why_text(r6.verdict) == ONE_PROCESS
     # at the floor, in 3 processes: the interval decides
     r6 = evaluate_claim(claim("zero_grad_set_to_none"), zero_grad_doc([6], processes=3))
-    assert r6.verdict.verdict == CONFIRMED and r6.ci_low > 1
+    assert r6.verdict.verdict == CONFIRMED and r6.m.ci_low > 1
 
 
 def test_pooled_claim_leaves_cases_below_the_floor_out():
@@ -148,11 +148,11 @@ def test_pooled_claim_leaves_cases_below_the_floor_out():
     assert len(r.evidence) == 3 and [e.case for e in r.left_out] == ["r3"]
     assert r.high < 2  # the 15x point moves neither the range nor the median
     assert r.verdict.verdict == CONFIRMED and "left out, below the rounds floor: 1 case (n = 3)" in why_text(r.verdict)
-    assert r.basis == BETWEEN and r.processes == 3  # pooled per process over r6 and r20
+    assert r.m.unit == PROCESS and r.m.n == 3  # pooled per process over r6 and r20
     assert any("r3" in n and "rounds floor" in n for n in r.notes)
     every = evaluate_claim(pooled, zero_grad_doc([1, 3, 5]))
     assert every.verdict.verdict == INCONCLUSIVE and "n = 1–5" in why_text(every.verdict)
-    assert every.ci_low is None and every.ci_high is None
+    assert every.m.ci_low is None and every.m.ci_high is None
     # judged apart (the default), a row below the floor is inconclusive, and so is the claim
     apart = evaluate_claim(claim("zero_grad_set_to_none"), doc)
     assert [e.verdict.verdict for e in apart.evidence] == [INCONCLUSIVE, CONFIRMED, CONFIRMED]
@@ -268,7 +268,7 @@ def test_real_claims_draw_no_verdict_from_one_round(real_report):
             if r.verdict.verdict in DRAWN:  # drawn from pooled cases, none below the floor
                 assert all(not e.m.below_floor for e in r.pooled), (name, r.claim["id"])
             if r.evidence and all(e.m.below_floor for e in r.evidence):
-                assert r.ci_low is None and r.ci_high is None
+                assert r.m.ci_low is None and r.m.ci_high is None
                 numeric = r.claim["kind"] == "direction" or r.claim.get("low") is not None
                 assert r.verdict.verdict == (INCONCLUSIVE if numeric else NOT_MEASURABLE), (name, r.claim["id"])
     loader = {r.claim["id"]: r for r in evaluate(docs["h100_dataloader.json"])}

@@ -125,25 +125,25 @@ def test_the_summary_ranks_what_was_judged_and_lists_the_rest(renders):
         listed = [r[0] for r in unjudged[2]] if unjudged else []
         judged = {c for c, cr in results.items() if cr.verdict.verdict in (*DRAWN, INCONCLUSIVE)}
         assert set(ranked) == judged, path
-        assert set(listed) == {c for c, cr in results.items() if c not in judged and cr.estimate is not None}, path
+        assert set(listed) == {c for c, cr in results.items() if c not in judged and cr.m is not None}, path
         not_measured = md.split("Not measured:", 1)[1].split("##", 1)[0] if "Not measured:" in md else ""
         for c, cr in results.items():
-            if c not in judged and cr.estimate is None:
+            if c not in judged and cr.m is None:
                 assert re.search(rf"^- [^:]*\b{c}\b", not_measured.replace("\\_", "_"), re.M), (path, c)
         for _, sh, rows in (t for t in (ranking, unjudged) if t):
             for r in rows:
                 cr = results[r[0]]
                 fig = figures(r[sh.index("speedup × [CI]")])
-                assert fig[0] == _sig_of(cr.estimate, cr.bounds), (path, r)
-                if cr.ci_low is not None:
-                    assert fig[1:] == (_sig_of(cr.ci_low, cr.bounds), _sig_of(cr.ci_high, cr.bounds)), (path, r)
+                assert fig[0] == _sig_of(cr.m.speedup, cr.bounds), (path, r)
+                if cr.m.ci_low is not None:
+                    assert fig[1:] == (_sig_of(cr.m.ci_low, cr.bounds), _sig_of(cr.m.ci_high, cr.bounds)), (path, r)
                 verdict = r[sh.index("verdict")]
                 assert verdict == cr.verdict.verdict or verdict.startswith(cr.verdict.verdict + ": "), (path, r)
         if ranking:
             decided = [results[c].verdict.verdict in DRAWN for c in ranked]
             assert decided == sorted(decided, reverse=True), path  # the decided first
             for group in (True, False):
-                values = [results[c].estimate for c, d in zip(ranked, decided) if d == group]
+                values = [results[c].m.speedup for c, d in zip(ranked, decided) if d == group]
                 assert values == sorted(values, reverse=True), path
         for c in listed:
             assert results[c].verdict.verdict == NOT_MEASURABLE

@@ -14,6 +14,7 @@ from report.claims.judge import evaluate
 from report.load.document import VARIANT_KINDS, Document
 from report.load.results import load_results, load_schema, read_json, schema_errors
 from report.load.versions import CURRENT, FIRST_NUMBERED, READABLE, TABLE, upgrade, version_of
+from report.render.claim_words import beside_text
 
 COMMITTED = sorted(
     glob.glob(str(REPO / "results" / "*.json"))
@@ -222,7 +223,7 @@ def wiring(doc):
     return {
         r.claim["id"]: (
             [(e.experiment, e.case, e.variant, e.baseline, e.m.speedup) for e in r.evidence],
-            [(b.label, b.text) for b in r.beside],
+            [(b.label, beside_text(b)) for b in r.beside],
             r.verdict,
         )
         for r in evaluate(Document(doc))
