@@ -128,16 +128,19 @@ def test_committed_pairs_are_the_first_columns_with_their_verdicts(tmp_path, cli
     runs' verdicts and figures as each run alone judges them; a GPU run after the CPUs."""
     gpu = synth.write(tmp_path / "h100.json", _flops_doc(synth.H100, 1e12 / 500e12))
     v = gpus.compute([RESULTS, gpu])
-    amd, intel = v.columns[:2]
-    assert [r.path.name for r in amd.runs] == [
-        f"2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard{s}.json" for s in ("", "_second")
+    pairs = [
+        "2026-11-27_cpu_amd-epyc-2core_libtorch-2.11_standard",
+        "2026-12-06_cpu_amd-epyc-2core_libtorch-2.11_standard",  # AVX2 recorded: a machine of its own
+        "2026-12-05_cpu_intel-xeon-2core_libtorch-2.11_standard_8proc",
+        "2026-12-06_cpu_intel-xeon-2core_libtorch-2.11_standard",  # AMX recorded
     ]
-    assert [r.path.name for r in intel.runs] == [
-        f"2026-12-05_cpu_intel-xeon-2core_libtorch-2.11_standard_8proc{s}.json" for s in ("", "_second")
+    assert [[r.path.name for r in c.runs] for c in v.columns[: len(pairs)]] == [
+        [f"{p}{s}.json" for s in ("", "_second")] for p in pairs
     ]
+    amd, intel = v.columns[0], v.columns[2]
     assert all(c.fingerprint.device == "cpu" for c in v.columns[:-1]) and v.columns[-1].fingerprint.device == "cuda"
     rows = {row[0]: row[2:] for row in gpus.claim_rows(v.judged)}
-    for col, i in ((amd, 0), (intel, 1)):
+    for col, i in ((amd, 0), (intel, 2)):
         want = gpus.PAIR.join(
             _cell_of(next(r for r in evaluate(run.doc) if r.claim.get("id") == "torch_compile")) for run in col.runs
         )
