@@ -10,12 +10,14 @@
 #  3. Reserved steps whose minimums exceed the session: exit 4 before the set-up.
 #  4. A slow build (a planted ninja that lists 400 units to compile): refused at
 #     once, exit 4, nothing after it run, checks.tsv naming the build.
-#  5. A slow build (a planted cmake whose build never ends) under a 40 s deadline:
-#     stopped at its budget (124) and named, the reserved steps after it still run;
-#     `new`, given 2 s for its four experiments, ends them not run for time and its
-#     check fails naming them; a step deaf to SIGTERM is killed 5 s past its budget,
-#     so the reserved step after it no longer fits, is skipped and named; a scratch
-#     folder in RAM (/dev/shm, where that is tmpfs) fails its row.
+#  5. A slow build (a planted cmake whose build never ends) under a 40 s deadline,
+#     its units counted slowly (a planted ninja whose dry run takes 2 s, as on a
+#     loaded CI machine): stopped at its budget (124) and named, the reserved steps
+#     after it still run; `new`, left its 1 s minimum for its four experiments, ends
+#     them not run for time and its check fails naming them; a step deaf to SIGTERM
+#     is killed 5 s past its budget, so the reserved step after it no longer fits,
+#     is skipped and named; a scratch folder in RAM (/dev/shm, where that is tmpfs)
+#     fails its row.
 #  6. --prepare with a bundle that is not an archive: one error line naming it.
 #   gpu_session_faults.sh SRC BUILD_DIR
 set -u
@@ -71,7 +73,7 @@ EOF
 OPTBENCH_SESSION_PLAN="$tmp/plan3" OPTBENCH_SESSION_S=4 session --rehearsal "$tmp/c"
 rc=$?
 [ "$rc" = 4 ] || fail "with its reserved steps past the deadline the session exited $rc, not 4"
-grep -q "the reserved steps need 11 s of the session's 4 s" "$tmp/log" || fail "the refusal does not say why"
+grep -q "the reserved steps need 13 s of the session's 4 s" "$tmp/log" || fail "the refusal does not say why"
 ! grep -q 'set-up done' "$tmp/log" || fail "the set-up ran"
 grep -q $'^step\tsetup\tfail' "$tmp/c/checks.tsv" || fail "checks.tsv: the set-up's refusal not failed"
 echo "ok: reserved steps past the deadline, exit 4 before the set-up"
@@ -94,15 +96,22 @@ grep -q 'error: the build is not started: its bound [0-9]* s (400 units to compi
 grep -q $'^step\tbuild\tfail\tskipped for time; its bound' "$tmp/d/checks.tsv" || fail "checks.tsv does not name the build"
 echo "ok: a build whose bound does not fit is refused, exit 4"
 
-# 5. A build that never ends (a cmake on PATH whose --build sleeps), then a starved
-# new, a step deaf to SIGTERM, and the reserved step it leaves no time.
+# 5. A build that never ends (a cmake on PATH whose --build sleeps; its units counted
+# by a ninja whose dry run takes 2 s), then a starved new, a step deaf to SIGTERM,
+# and the reserved step it leaves no time. The build's budget is reckoned when it
+# starts, so the slow count does not take new's minimum.
 mkdir -p "$tmp/slow-cmake"
 cat >"$tmp/slow-cmake/cmake" <<EOF
 #!/bin/sh
 [ "\$1" = --build ] && exec sleep 600
 exec $(command -v cmake) "\$@"
 EOF
-chmod +x "$tmp/slow-cmake/cmake"
+cat >"$tmp/slow-cmake/ninja" <<EOF
+#!/bin/sh
+case " \$* " in *" -n "*) sleep 2 ;; esac
+exec $(command -v ninja) "\$@"
+EOF
+chmod +x "$tmp/slow-cmake/cmake" "$tmp/slow-cmake/ninja"
 cat >"$tmp/plan5" <<'EOF'
 new	1	2	1	5	run fused_optimizer persistent_workers storage_reads torchscript --quick
 deaf	1	100	0	0	trap '' TERM; sleep 100
